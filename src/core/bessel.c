@@ -1,0 +1,66 @@
+/* log K_nu(x): dispatch to the regime that is exact and cheapest there.
+ *   |nu| >= 16         uniform (Debye) expansion
+ *   |nu| < 16, x <= 2  Temme's series and forward recurrence
+ *   otherwise          trapezoid rule centred on the peak of the integrand
+ * K_{-nu} = K_nu, so each regime sees nu >= 0 and odd nu-derivatives and
+ * the two neighbour ratios are swapped back here. */
+#include "bessel_impl.h"
+
+#include <math.h>
+
+GHMIX_INLINE void fill_all(ghmix_bessel_result *res, int what, double v) {
+  res->logk = v;
+  if (what & GHMIX_BESSEL_GRAD)
+    res->dx = res->dnu = v;
+  if (what & GHMIX_BESSEL_HESS)
+    res->dnu2 = res->dnudx = res->dx2 = v;
+  if (what & GHMIX_BESSEL_RATIOS)
+    res->ratio_up = res->ratio_down = v;
+}
+
+GHMIX_INLINE void eval_nonneg(double x, double nu, int what,
+                              ghmix_bessel_result *res) {
+  if (nu >= GHMIX_DEBYE_NU_MIN)
+    ghmix_bessel_debye(x, nu, what, res);
+  else if (x <= GHMIX_SERIES_X_MAX)
+    ghmix_bessel_series(x, nu, what, res);
+  else
+    ghmix_bessel_trapezoid(x, nu, what, res);
+}
+
+GHMIX_HD void ghmix_bessel_eval(double x, double nu, int what,
+                                ghmix_bessel_result *res) {
+  if (isnan(x) || isnan(nu) || x < 0) {
+    fill_all(res, what, NAN);
+    return;
+  }
+  if (x == 0 || isinf(nu)) {
+    /* K_nu(0+) = +Inf; the derivatives are not finite either */
+    fill_all(res, what, NAN);
+    res->logk = INFINITY;
+    return;
+  }
+  if (isinf(x)) {
+    fill_all(res, what, NAN);
+    res->logk = -INFINITY;
+    return;
+  }
+  eval_nonneg(x, fabs(nu), what, res);
+  if (nu < 0) {
+    if (what & GHMIX_BESSEL_GRAD)
+      res->dnu = -res->dnu;
+    if (what & GHMIX_BESSEL_HESS)
+      res->dnudx = -res->dnudx;
+    if (what & GHMIX_BESSEL_RATIOS) {
+      double up = res->ratio_up;
+      res->ratio_up = res->ratio_down;
+      res->ratio_down = up;
+    }
+  }
+}
+
+GHMIX_HD double ghmix_bessel_logk(double x, double nu) {
+  ghmix_bessel_result res;
+  ghmix_bessel_eval(x, nu, 0, &res);
+  return res.logk;
+}

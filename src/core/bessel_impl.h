@@ -1,0 +1,43 @@
+/* Internal pieces of the log K_nu(x) kernel, shared by its regimes.
+ * Every regime function takes nu >= 0 (the caller applies K_{-nu} = K_nu)
+ * and fills the fields of ghmix_bessel_result that `what` asks for. */
+#ifndef GHMIX_BESSEL_IMPL_H
+#define GHMIX_BESSEL_IMPL_H
+
+#include "bessel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* t0 = asinh(nu / x), the peak of exp(-x cosh t + nu t); finite for every
+ * x > 0 (no overflow of nu / x). */
+GHMIX_HD double ghmix_bessel_peak_t0(double x, double nu);
+
+/* f = nu asinh(nu / x) - sqrt(nu^2 + x^2), the exponent at the peak: the
+ * leading term of log K_nu(x) in every regime.  Its two terms cancel near
+ * x = 0.6627 nu, where f is computed without cancellation; the absolute
+ * error stays within a few ulps of max(1, |f|). */
+GHMIX_HD double ghmix_bessel_peak_exponent(double x, double nu);
+
+/* Uniform (Debye) expansion, DLMF 10.41; for nu >= GHMIX_DEBYE_NU_MIN. */
+#define GHMIX_DEBYE_NU_MIN 16.0
+GHMIX_HD void ghmix_bessel_debye(double x, double nu, int what,
+                                 ghmix_bessel_result *res);
+
+/* Small-x series (Temme's method, then forward recurrence in the order);
+ * for x <= GHMIX_SERIES_X_MAX and nu < GHMIX_DEBYE_NU_MIN. */
+#define GHMIX_SERIES_X_MAX 2.0
+GHMIX_HD void ghmix_bessel_series(double x, double nu, int what,
+                                  ghmix_bessel_result *res);
+
+/* Trapezoid rule over the whole line, centred on the peak; valid anywhere,
+ * used where the others are not. */
+GHMIX_HD void ghmix_bessel_trapezoid(double x, double nu, int what,
+                                     ghmix_bessel_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
