@@ -31,6 +31,12 @@ GHMIX_HD void ghmix_bessel_debye(double x, double nu, int what,
 GHMIX_HD void ghmix_bessel_series(double x, double nu, int what,
                                   ghmix_bessel_result *res);
 
+/* Hankel's large-x expansion; for x >= GHMIX_HANKEL_X_MIN and
+ * nu < GHMIX_DEBYE_NU_MIN. */
+#define GHMIX_HANKEL_X_MIN 40.0
+GHMIX_HD void ghmix_bessel_hankel(double x, double nu, int what,
+                                  ghmix_bessel_result *res);
+
 /* Trapezoid rule over the whole line, centred on the peak; valid anywhere,
  * used where the others are not. */
 GHMIX_HD void ghmix_bessel_trapezoid(double x, double nu, int what,
