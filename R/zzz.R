@@ -1,0 +1,4 @@
+.onLoad <- function(libname, pkgname) {
+  the$threads <- threads_from_env()
+  invisible()
+}

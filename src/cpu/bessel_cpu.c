@@ -1,0 +1,112 @@
+#include "bessel_cpu.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "../core/bessel.h"
+#include "threads.h"
+
+/* Values outside the core's domain (x > 0 finite, nu finite).  Returns 1 when
+ * it has filled the outputs. */
+static int logk_special(double x, double nu, double *v, double *gx,
+                        double *gnu) {
+  if (isnan(x) || isnan(nu)) {
+    *v = *gx = *gnu = x + nu; /* keeps R's NA payload */
+    return 1;
+  }
+  if (x < 0) {
+    *v = *gx = *gnu = NAN;
+    return 1;
+  }
+  if (isinf(x)) { /* x = +Inf: K -> 0 */
+    if (isinf(nu)) {
+      *v = *gx = *gnu = NAN;
+    } else {
+      *v = -INFINITY;
+      *gx = -1.0;
+      *gnu = 0.0;
+    }
+    return 1;
+  }
+  if (x == 0 || isinf(nu)) { /* K -> +Inf */
+    *v = INFINITY;
+    *gx = -INFINITY;
+    *gnu = nu == 0 ? 0.0 : copysign(INFINITY, nu);
+    return 1;
+  }
+  return 0;
+}
+
+/* Index into a recycled input of length m for output element i (of n). */
+static inline size_t recycle(ptrdiff_t i, size_t m, size_t n) {
+  return m == n ? (size_t)i : (m == 1 ? 0 : (size_t)i % m);
+}
+
+static void logk_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *x,
+                       size_t nx, const double *nu, size_t nnu, double *logk,
+                       int threads) {
+  ptrdiff_t i;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+  for (i = lo; i < hi; i++) {
+    double xi = x[recycle(i, nx, n)], nui = nu[recycle(i, nnu, n)], gx, gnu;
+    if (!logk_special(xi, nui, &logk[i], &gx, &gnu))
+      logk[i] = ghmix_bessel_logk(xi, nui);
+  }
+  (void)threads;
+}
+
+static void grad_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *x,
+                       size_t nx, const double *nu, size_t nnu, double *logk,
+                       double *grad_x, double *grad_nu, int threads) {
+  ptrdiff_t i;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+  for (i = lo; i < hi; i++) {
+    double xi = x[recycle(i, nx, n)], nui = nu[recycle(i, nnu, n)], v, gx, gnu;
+    if (!logk_special(xi, nui, &v, &gx, &gnu)) {
+      ghmix_bessel_result r;
+      ghmix_bessel_eval(xi, nui, GHMIX_BESSEL_GRAD, &r);
+      v = r.logk;
+      gx = r.dx;
+      gnu = r.dnu;
+    }
+    logk[i] = v;
+    if (grad_x != NULL)
+      grad_x[i] = gx;
+    if (grad_nu != NULL)
+      grad_nu[i] = gnu;
+  }
+  (void)threads;
+}
+
+ghmix_status ghmix_bessel_logk_batch(size_t n, const double *x, size_t nx,
+                                     const double *nu, size_t nnu, double *logk,
+                                     double *grad_x, double *grad_nu,
+                                     int threads, ghmix_error *err) {
+  size_t start;
+  int want_grad = grad_x != NULL || grad_nu != NULL;
+  ghmix_error_clear(err);
+  if (n == 0)
+    return GHMIX_OK;
+  if (nx == 0 || nnu == 0)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "x and nu must not be empty when n > 0");
+  threads = ghmix_clamp_threads(threads);
+  for (start = 0; start < n; start += GHMIX_CHUNK) {
+    size_t end = n - start > GHMIX_CHUNK ? start + GHMIX_CHUNK : n;
+    if (want_grad)
+      grad_range((ptrdiff_t)start, (ptrdiff_t)end, n, x, nx, nu, nnu, logk,
+                 grad_x, grad_nu, threads);
+    else
+      logk_range((ptrdiff_t)start, (ptrdiff_t)end, n, x, nx, nu, nnu, logk,
+                 threads);
+    if (end < n && ghmix_check_interrupt())
+      return ghmix_error_set(err, GHMIX_ERR_INTERRUPTED, (ptrdiff_t)end,
+                             "interrupted after %lu of %lu values",
+                             (unsigned long)end, (unsigned long)n);
+  }
+  return GHMIX_OK;
+}

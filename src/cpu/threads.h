@@ -1,0 +1,24 @@
+/* Thread-count helpers for the CPU drivers.  The thread count is always an
+ * explicit argument (num_threads(n) on every parallel region); nothing here
+ * calls omp_set_num_threads.  Without OpenMP everything runs on one thread. */
+#ifndef GHMIX_THREADS_H
+#define GHMIX_THREADS_H
+
+/* 1 when built with OpenMP, else 0. */
+int ghmix_openmp_built(void);
+
+/* The _OPENMP macro (yyyymm of the specification), or 0 without OpenMP. */
+int ghmix_openmp_version(void);
+
+/* Most threads ghmix will use: min(omp_get_num_procs(),
+ * omp_get_thread_limit()); 1 without OpenMP. */
+int ghmix_max_threads(void);
+
+/* Default thread count when the user sets none: ghmix_max_threads() further
+ * capped by omp_get_max_threads() (which honours OMP_NUM_THREADS). */
+int ghmix_default_threads(void);
+
+/* `threads` clamped to [1, ghmix_max_threads()]. */
+int ghmix_clamp_threads(int threads);
+
+#endif

@@ -1,0 +1,85 @@
+test_that("ghmix_threads() gets a positive count within the maximum", {
+  n <- ghmix_threads()
+  expect_type(n, "integer")
+  expect_length(n, 1L)
+  expect_gte(n, 1L)
+  expect_lte(n, max_threads())
+})
+
+test_that("ghmix_threads(n) sets and returns the old value invisibly", {
+  old <- ghmix_threads()
+  on.exit(ghmix_threads(old), add = TRUE)
+  expect_invisible(ghmix_threads(1))
+  expect_identical(ghmix_threads(), 1L)
+  expect_identical(ghmix_threads(old), 1L)
+  expect_identical(ghmix_threads(), old)
+  # doubles holding whole numbers are fine; large values are capped
+  ghmix_threads(1e6)
+  expect_identical(ghmix_threads(), max_threads())
+})
+
+test_that("ghmix_threads() rejects bad values with a classed error", {
+  old <- ghmix_threads()
+  on.exit(ghmix_threads(old), add = TRUE)
+  bad <- list(0, -1, 1.5, NA, NA_integer_, Inf, "2", c(1, 2), numeric(), NaN)
+  for (n in bad) {
+    expect_error(ghmix_threads(n), class = "ghmix_error_argument")
+  }
+  expect_error(ghmix_threads(0), "`n` must be a single positive whole number")
+  expect_identical(ghmix_threads(), old)
+})
+
+test_that("the threads argument is validated and capped", {
+  expect_error(log_besselK(1, 1, threads = 0), class = "ghmix_error_argument")
+  expect_error(log_besselK(1, 1, threads = "a"), "`threads`")
+  expect_identical(
+    log_besselK(c(1, 2), 1, threads = 1e6),
+    log_besselK(c(1, 2), 1, threads = 1)
+  )
+})
+
+test_that("GHMIX_NUM_THREADS sets the default thread count", {
+  old <- Sys.getenv("GHMIX_NUM_THREADS", NA)
+  on.exit(
+    if (is.na(old)) {
+      Sys.unsetenv("GHMIX_NUM_THREADS")
+    } else {
+      Sys.setenv(GHMIX_NUM_THREADS = old)
+    },
+    add = TRUE
+  )
+  Sys.setenv(GHMIX_NUM_THREADS = "1")
+  expect_identical(threads_from_env(), 1L)
+  Sys.setenv(GHMIX_NUM_THREADS = "100000")
+  expect_identical(threads_from_env(), max_threads())
+  Sys.setenv(GHMIX_NUM_THREADS = "two")
+  expect_warning(n <- threads_from_env(), "GHMIX_NUM_THREADS")
+  expect_gte(n, 1L)
+  Sys.setenv(GHMIX_NUM_THREADS = "0")
+  expect_warning(threads_from_env(), "not a positive whole number")
+  Sys.unsetenv("GHMIX_NUM_THREADS")
+  expect_identical(threads_from_env(), .Call(ffi_build_info)$default_threads)
+})
+
+test_that("1 and 2 threads give identical results, across chunks", {
+  skip_on_cran() # about 0.2 s with the production kernel
+  n <- 70000L # more than one chunk of 2^16 values
+  x <- exp(seq(log(1e-3), log(1e3), length.out = 997))
+  nu <- seq(-50, 50, length.out = 1009)
+  xr <- rep_len(x, n)
+  one <- log_besselK(xr, nu, gradient = TRUE, threads = 1)
+  two <- log_besselK(xr, nu, gradient = TRUE, threads = 2)
+  expect_identical(one, two)
+  expect_identical(
+    log_besselK(xr, nu, threads = 1),
+    log_besselK(xr, nu, threads = 2)
+  )
+})
+
+test_that("1 and 2 threads give identical results on a small batch", {
+  x <- exp(seq(log(1e-2), log(1e2), length.out = 101))
+  expect_identical(
+    log_besselK(x, 3.5, gradient = TRUE, threads = 1),
+    log_besselK(x, 3.5, gradient = TRUE, threads = 2)
+  )
+})
