@@ -10,7 +10,7 @@
 
 bessel_ref <- function() {
   utils::read.csv(
-    test_path("fixtures", "bessel_ref.csv"),
+    testthat::test_path("fixtures", "bessel_ref.csv"),
     colClasses = c(region = "character", method = "character")
   )
 }
@@ -38,7 +38,7 @@ expect_errors_below <- function(err, tol, ref, what) {
                     err[worst]), collapse = "\n")
     )
   }
-  expect(length(bad) == 0L, msg)
+  testthat::expect(length(bad) == 0L, msg)
   invisible(err)
 }
 
