@@ -29,17 +29,17 @@ const char *ghmix_status_name(ghmix_status status) {
   case GHMIX_ERR_DOMAIN:
     return "domain";
   case GHMIX_ERR_NOMEM:
-    return "out of memory";
+    return "nomem";
   case GHMIX_ERR_INTERRUPTED:
     return "interrupted";
   case GHMIX_ERR_NO_CONVERGENCE:
-    return "no convergence";
+    return "no_convergence";
   case GHMIX_ERR_INFEASIBLE:
     return "infeasible";
   case GHMIX_ERR_CUDA_NOT_BUILT:
-    return "cuda not built";
+    return "cuda_not_built";
   case GHMIX_ERR_NO_DEVICE:
-    return "no device";
+    return "no_device";
   case GHMIX_ERR_CUDA:
     return "cuda";
   }

@@ -33,6 +33,7 @@ typedef struct {
 void ghmix_error_clear(ghmix_error *err);
 ghmix_status ghmix_error_set(ghmix_error *err, ghmix_status status,
                              ptrdiff_t index, const char *fmt, ...);
+/* snake_case name of a status; the R glue signals ghmix_error_<name>. */
 const char *ghmix_status_name(ghmix_status status);
 
 /* Hooks the core calls back into its host (R, a C test, ...), set once. */
