@@ -1,7 +1,7 @@
 /* log K_nu(x): dispatch to the regime that is exact and cheapest there.
  *   |nu| >= 16         uniform (Debye) expansion
  *   |nu| < 16, x <= 2  Temme's series and forward recurrence
- *   |nu| < 16, x >= 40 Hankel's large-x expansion
+ *   |nu| < 16, x >= 30 Hankel's large-x expansion
  *   otherwise          trapezoid rule centred on the peak of the integrand
  * K_{-nu} = K_nu, so each regime sees nu >= 0 and odd nu-derivatives and
  * the two neighbour ratios are swapped back here. */
@@ -25,9 +25,7 @@ GHMIX_INLINE void eval_nonneg(double x, double nu, int what,
     ghmix_bessel_debye(x, nu, what, res);
   else if (x <= GHMIX_SERIES_X_MAX)
     ghmix_bessel_series(x, nu, what, res);
-  else if (x >= GHMIX_HANKEL_X_MIN)
-    ghmix_bessel_hankel(x, nu, what, res);
-  else
+  else if (x < GHMIX_HANKEL_X_MIN || !ghmix_bessel_hankel(x, nu, what, res))
     ghmix_bessel_trapezoid(x, nu, what, res);
 }
 

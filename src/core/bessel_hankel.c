@@ -18,10 +18,11 @@ typedef struct {
   double s, s_nu, s_nunu; /* sum t_k and its nu-derivatives */
   double k_s, k_s_nu;     /* sum k t_k, sum k dt_k/dnu */
   double kk_s;            /* sum k (k + 1) t_k */
+  int converged;
 } hankel_sums;
 
 GHMIX_INLINE hankel_sums hankel_sum(double x, double nu) {
-  hankel_sums acc = {1.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  hankel_sums acc = {1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0};
   double mu4 = 4.0 * nu * nu;
   double t = 1.0, t_nu = 0.0, t_nunu = 0.0;
   for (int k = 1; k <= HANKEL_MAX_TERMS; k++) {
@@ -38,19 +39,23 @@ GHMIX_INLINE hankel_sums hankel_sum(double x, double nu) {
     acc.k_s_nu += k * t_nu;
     acc.kk_s += k * (k + 1.0) * t;
     double size = (fabs(t) * (k + 1.0) + fabs(t_nu)) * (k + 1.0) + fabs(t_nunu);
-    if (k > nu && size < 1e-17 * fabs(acc.s))
+    if (k > nu && size < 1e-17 * fabs(acc.s)) {
+      acc.converged = 1;
       break;
+    }
   }
   return acc;
 }
 
-GHMIX_HD void ghmix_bessel_hankel(double x, double nu, int what,
-                                  ghmix_bessel_result *res) {
+GHMIX_HD int ghmix_bessel_hankel(double x, double nu, int what,
+                                 ghmix_bessel_result *res) {
   hankel_sums acc = hankel_sum(x, nu);
+  if (!acc.converged)
+    return 0;
   double inv = 1.0 / acc.s;
   res->logk = HALF_LOG_HALF_PI - 0.5 * log(x) - x + log(acc.s);
   if (what == 0)
-    return;
+    return 1;
   double mean_nu = acc.s_nu * inv;
   double sx = -acc.k_s * inv / x; /* (d/dx S) / S */
   double dx = -0.5 / x - 1.0 + sx;
@@ -69,4 +74,5 @@ GHMIX_HD void ghmix_bessel_hankel(double x, double nu, int what,
     res->ratio_up = nu / x - dx;
     res->ratio_down = -dx - nu / x;
   }
+  return 1;
 }

@@ -32,10 +32,11 @@ GHMIX_HD void ghmix_bessel_series(double x, double nu, int what,
                                   ghmix_bessel_result *res);
 
 /* Hankel's large-x expansion; for x >= GHMIX_HANKEL_X_MIN and
- * nu < GHMIX_DEBYE_NU_MIN. */
-#define GHMIX_HANKEL_X_MIN 40.0
-GHMIX_HD void ghmix_bessel_hankel(double x, double nu, int what,
-                                  ghmix_bessel_result *res);
+ * nu < GHMIX_DEBYE_NU_MIN.  Returns 0, having set nothing, if its terms do
+ * not fall below the tolerance (never seen for x >= 22). */
+#define GHMIX_HANKEL_X_MIN 30.0
+GHMIX_HD int ghmix_bessel_hankel(double x, double nu, int what,
+                                 ghmix_bessel_result *res);
 
 /* Trapezoid rule over the whole line, centred on the peak; valid anywhere,
  * used where the others are not. */
