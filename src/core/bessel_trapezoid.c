@@ -21,12 +21,13 @@ typedef struct {
   double em1;  /* e^s - 1 */
 } node_terms;
 
-/* cosh s - 1, e^s - 1 - s and e^s - 1 without cancellation near s = 0. */
-GHMIX_INLINE node_terms terms_at(double s) {
-  node_terms r;
-  if (fabs(s) < 0.5) {
+/* cosh s - 1, e^s - 1 - s and e^s - 1 at +s and -s (s >= 0), without
+ * cancellation near s = 0; the nodes come in such pairs around the peak,
+ * which share one exp() or one pair of Taylor polynomials. */
+GHMIX_INLINE void terms_pair(double s, node_terms *plus, node_terms *minus) {
+  if (s < 0.5) {
     double s2 = s * s;
-    /* Taylor series; at |s| = 1/2 the next terms are below 1e-18 */
+    /* Taylor series; at s = 1/2 the next terms are below 1e-18 */
     double cm1 =
         s2 * (0.5 +
               s2 * (1.0 / 24 +
@@ -40,16 +41,19 @@ GHMIX_INLINE node_terms terms_at(double s) {
                s2 * (1.0 / 5040 +
                      s2 * (1.0 / 362880 + s2 * (1.0 / 39916800 +
                                                 s2 * (1.0 / 6227020800.0))))));
-    r.cm1 = cm1;
-    r.em1s = cm1 + shms;
-    r.em1 = r.em1s + s;
+    plus->cm1 = minus->cm1 = cm1;
+    plus->em1s = cm1 + shms;
+    minus->em1s = cm1 - shms;
+    plus->em1 = plus->em1s + s;
+    minus->em1 = minus->em1s - s;
   } else {
     double e = exp(s), inv = 1.0 / e;
-    r.cm1 = 0.5 * (e + inv) - 1.0;
-    r.em1s = (e - 1.0) - s;
-    r.em1 = e - 1.0;
+    plus->cm1 = minus->cm1 = 0.5 * (e + inv) - 1.0;
+    plus->em1s = (e - 1.0) - s;
+    minus->em1s = (inv - 1.0) + s;
+    plus->em1 = e - 1.0;
+    minus->em1 = inv - 1.0;
   }
-  return r;
 }
 
 /* Angular frequency mu of the first alias that must be negligible: a blend
@@ -67,9 +71,8 @@ typedef struct {
 
 /* Adds the node at s; returns the log of its largest weight in any sum
  * (e^s, e^-s, s^2 and g^2 ~ e^{2|s|} widen the tails of the moments). */
-GHMIX_INLINE double add_node(sums *acc, double s, double nu, double c,
-                             double nu_over_a, int full) {
-  node_terms tm = terms_at(s);
+GHMIX_INLINE double add_node(sums *acc, double s, node_terms tm, double nu,
+                             double c, double nu_over_a, int full) {
   double psi = -nu * tm.em1s - c * tm.cm1;
   double w = exp(psi);
   acc->w += w;
@@ -98,11 +101,18 @@ GHMIX_HD void ghmix_bessel_trapezoid(double x, double nu, int what,
   double h = TWO_PI / alias_frequency(a, p);
   int full = what != 0;
   sums acc = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  add_node(&acc, 0.0, nu, c, p, full);
-  for (int k = 1; add_node(&acc, k * h, nu, c, p, full) > -CUTOFF; k++)
-    ;
-  for (int k = -1; add_node(&acc, k * h, nu, c, p, full) > -CUTOFF; k--)
-    ;
+  node_terms plus, minus;
+  terms_pair(0.0, &plus, &minus);
+  add_node(&acc, 0.0, plus, nu, c, p, full);
+  int right = 1, left = 1;
+  for (int k = 1; right || left; k++) {
+    double s = k * h;
+    terms_pair(s, &plus, &minus);
+    if (right)
+      right = add_node(&acc, s, plus, nu, c, p, full) > -CUTOFF;
+    if (left)
+      left = add_node(&acc, -s, minus, nu, c, p, full) > -CUTOFF;
+  }
   double f = ghmix_bessel_peak_exponent(x, nu);
   res->logk = f + log(0.5 * h * acc.w);
   if (!full)
