@@ -3,12 +3,36 @@
 
 #include "r_ffi.h"
 
+/* GIG expectation map (src/r_gig_solve.c) */
+SEXP ffi_gig_expectation(SEXP p, SEXP a, SEXP b, SEXP threads);
+SEXP ffi_gig_moment(SEXP p, SEXP a, SEXP b, SEXP order, SEXP what,
+                    SEXP threads);
+SEXP ffi_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter, SEXP tol,
+                              SEXP jacobian, SEXP threads);
+
+/* GIG distribution (src/r_gig.c) */
+SEXP ffi_dgig(SEXP x, SEXP p, SEXP a, SEXP b, SEXP give_log, SEXP threads);
+SEXP ffi_pgig(SEXP q, SEXP p, SEXP a, SEXP b, SEXP lower_tail, SEXP log_p,
+              SEXP threads);
+SEXP ffi_qgig(SEXP prob, SEXP p, SEXP a, SEXP b, SEXP lower_tail, SEXP log_p,
+              SEXP threads);
+SEXP ffi_rgig(SEXP n, SEXP p, SEXP a, SEXP b);
+
 static const R_CallMethodDef call_methods[] = {
     {"ffi_log_besselK", (DL_FUNC)&ffi_log_besselK, 4},
     {"ffi_build_info", (DL_FUNC)&ffi_build_info, 0},
     {"ffi_cuda_devices", (DL_FUNC)&ffi_cuda_devices, 0},
     {"ffi_cuda_require", (DL_FUNC)&ffi_cuda_require, 0},
     {"ffi_max_threads", (DL_FUNC)&ffi_max_threads, 0},
+    /* GIG expectation map */
+    {"ffi_gig_expectation", (DL_FUNC)&ffi_gig_expectation, 4},
+    {"ffi_gig_moment", (DL_FUNC)&ffi_gig_moment, 6},
+    {"ffi_gig_from_expectation", (DL_FUNC)&ffi_gig_from_expectation, 6},
+    /* GIG distribution */
+    {"ffi_dgig", (DL_FUNC)&ffi_dgig, 6},
+    {"ffi_pgig", (DL_FUNC)&ffi_pgig, 7},
+    {"ffi_qgig", (DL_FUNC)&ffi_qgig, 7},
+    {"ffi_rgig", (DL_FUNC)&ffi_rgig, 4},
     {NULL, NULL, 0}};
 
 void R_init_ghmix(DllInfo *dll) {
