@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "../core/bessel.h"
+#include "driver.h"
 #include "threads.h"
 
 /* Values outside the core's domain (x > 0 finite, nu finite).  Returns 1 when
@@ -37,11 +38,6 @@ static int logk_special(double x, double nu, double *v, double *gx,
   return 0;
 }
 
-/* Index into a recycled input of length m for output element i (of n). */
-static inline size_t recycle(ptrdiff_t i, size_t m, size_t n) {
-  return m == n ? (size_t)i : (m == 1 ? 0 : (size_t)i % m);
-}
-
 static void logk_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *x,
                        size_t nx, const double *nu, size_t nnu, double *logk,
                        int threads) {
@@ -50,7 +46,8 @@ static void logk_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *x,
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
 #endif
   for (i = lo; i < hi; i++) {
-    double xi = x[recycle(i, nx, n)], nui = nu[recycle(i, nnu, n)], gx, gnu;
+    double xi = x[ghmix_recycle(i, nx, n)], nui = nu[ghmix_recycle(i, nnu, n)],
+           gx, gnu;
     if (!logk_special(xi, nui, &logk[i], &gx, &gnu))
       logk[i] = ghmix_bessel_logk(xi, nui);
   }
@@ -65,7 +62,8 @@ static void grad_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *x,
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
 #endif
   for (i = lo; i < hi; i++) {
-    double xi = x[recycle(i, nx, n)], nui = nu[recycle(i, nnu, n)], v, gx, gnu;
+    double xi = x[ghmix_recycle(i, nx, n)], nui = nu[ghmix_recycle(i, nnu, n)],
+           v, gx, gnu;
     if (!logk_special(xi, nui, &v, &gx, &gnu)) {
       ghmix_bessel_result r;
       ghmix_bessel_eval(xi, nui, GHMIX_BESSEL_GRAD, &r);
@@ -104,9 +102,7 @@ ghmix_status ghmix_bessel_logk_batch(size_t n, const double *x, size_t nx,
       logk_range((ptrdiff_t)start, (ptrdiff_t)end, n, x, nx, nu, nnu, logk,
                  threads);
     if (end < n && ghmix_check_interrupt())
-      return ghmix_error_set(err, GHMIX_ERR_INTERRUPTED, (ptrdiff_t)end,
-                             "interrupted after %lu of %lu values",
-                             (unsigned long)end, (unsigned long)n);
+      return ghmix_interrupted(err, end, n);
   }
   return GHMIX_OK;
 }

@@ -3,12 +3,8 @@
 #include <stddef.h>
 
 #include "../core/gig.h"
+#include "driver.h"
 #include "threads.h"
-
-/* Index into a recycled input of length m for output element i (of n). */
-static inline size_t recycle(ptrdiff_t i, size_t m, size_t n) {
-  return m == n ? (size_t)i : (m == 1 ? 0 : (size_t)i % m);
-}
 
 static inline double eval_one(ghmix_gig_fun fun, ghmix_gig *g,
                               ghmix_gig_anchors *c, double x, int flag1,
@@ -53,12 +49,12 @@ static void run_range(const batch *bt, ptrdiff_t lo, ptrdiff_t hi,
 #pragma omp for schedule(static)
 #endif
     for (i = lo; i < hi; i++) {
-      double xi = bt->x[recycle(i, bt->nx, bt->n)];
+      double xi = bt->x[ghmix_recycle(i, bt->nx, bt->n)];
       ghmix_gig *gp = bt->shared;
       if (gp == NULL) {
-        double pi = bt->p[recycle(i, bt->np, bt->n)];
-        double ai = bt->a[recycle(i, bt->na, bt->n)];
-        double bi = bt->b[recycle(i, bt->nb, bt->n)];
+        double pi = bt->p[ghmix_recycle(i, bt->np, bt->n)];
+        double ai = bt->a[ghmix_recycle(i, bt->na, bt->n)];
+        double bi = bt->b[ghmix_recycle(i, bt->nb, bt->n)];
         /* NaN parameters never match, so they are prepared each time
          * (cheap: the set-up stops at the validity check) */
         if (!have || pi != cp || ai != ca || bi != cb) {
@@ -124,9 +120,7 @@ ghmix_status ghmix_gig_dpq_batch(ghmix_gig_fun fun, size_t n, const double *x,
     size_t end = n - start > chunk ? start + chunk : n;
     run_range(&bt, (ptrdiff_t)start, (ptrdiff_t)end, threads);
     if (end < n && ghmix_check_interrupt())
-      return ghmix_error_set(err, GHMIX_ERR_INTERRUPTED, (ptrdiff_t)end,
-                             "interrupted after %lu of %lu values",
-                             (unsigned long)end, (unsigned long)n);
+      return ghmix_interrupted(err, end, n);
   }
   return GHMIX_OK;
 }

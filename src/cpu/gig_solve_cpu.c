@@ -4,22 +4,12 @@
 #include <stddef.h>
 
 #include "../core/gig_solve.h"
+#include "driver.h"
 #include "threads.h"
 
 /* Fewer rows than this are solved on the calling thread: waking a team
  * costs more than a few solves (and much more on a loaded machine). */
 #define GHMIX_GIG_PARALLEL_MIN 32
-
-/* Index into a recycled input of length m for output element i (of n). */
-static inline size_t recycle(ptrdiff_t i, size_t m, size_t n) {
-  return m == n ? (size_t)i : (m == 1 ? 0 : (size_t)i % m);
-}
-
-static ghmix_status interrupted(ghmix_error *err, size_t done, size_t n) {
-  return ghmix_error_set(err, GHMIX_ERR_INTERRUPTED, (ptrdiff_t)done,
-                         "interrupted after %lu of %lu values",
-                         (unsigned long)done, (unsigned long)n);
-}
 
 static void expectation_range(ptrdiff_t lo, ptrdiff_t hi, size_t n,
                               const double *p, size_t np, const double *a,
@@ -32,8 +22,8 @@ static void expectation_range(ptrdiff_t lo, ptrdiff_t hi, size_t n,
     dynamic, 64) if (threads > 1 && hi - lo >= 8 * GHMIX_GIG_PARALLEL_MIN)
 #endif
   for (i = lo; i < hi; i++) {
-    double pi = p[recycle(i, np, n)], ai = a[recycle(i, na, n)],
-           bi = b[recycle(i, nb, n)], eta[3];
+    double pi = p[ghmix_recycle(i, np, n)], ai = a[ghmix_recycle(i, na, n)],
+           bi = b[ghmix_recycle(i, nb, n)], eta[3];
     if (isnan(pi) || isnan(ai) || isnan(bi)) {
       eta[0] = eta[1] = eta[2] = pi + ai + bi; /* keeps R's NA payload */
     } else {
@@ -67,7 +57,7 @@ ghmix_status ghmix_gig_expectation_batch(size_t n, const double *p, size_t np,
     expectation_range((ptrdiff_t)start, (ptrdiff_t)end, n, p, np, a, na, b, nb,
                       out_log, out_inv, out_y, threads);
     if (end < n && ghmix_check_interrupt())
-      return interrupted(err, end, n);
+      return ghmix_interrupted(err, end, n);
   }
   return GHMIX_OK;
 }
@@ -82,8 +72,9 @@ static void moment_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *p,
     dynamic, 64) if (threads > 1 && hi - lo >= 8 * GHMIX_GIG_PARALLEL_MIN)
 #endif
   for (i = lo; i < hi; i++) {
-    double pi = p[recycle(i, np, n)], ai = a[recycle(i, na, n)],
-           bi = b[recycle(i, nb, n)], ri = what ? 0.0 : r[recycle(i, nr, n)];
+    double pi = p[ghmix_recycle(i, np, n)], ai = a[ghmix_recycle(i, na, n)],
+           bi = b[ghmix_recycle(i, nb, n)],
+           ri = what ? 0.0 : r[ghmix_recycle(i, nr, n)];
     if (isnan(pi) || isnan(ai) || isnan(bi) || isnan(ri))
       out[i] = pi + ai + bi + ri;
     else if (what)
@@ -114,7 +105,7 @@ ghmix_status ghmix_gig_moment_batch(size_t n, const double *p, size_t np,
     moment_range((ptrdiff_t)start, (ptrdiff_t)end, n, p, np, a, na, b, nb, r,
                  nr, what, out, threads);
     if (end < n && ghmix_check_interrupt())
-      return interrupted(err, end, n);
+      return ghmix_interrupted(err, end, n);
   }
   return GHMIX_OK;
 }
@@ -217,7 +208,7 @@ ghmix_status ghmix_gig_from_expectation_batch(
     size_t hi = n - lo > GHMIX_GIG_SOLVE_CHUNK ? lo + GHMIX_GIG_SOLVE_CHUNK : n;
     solve_range((ptrdiff_t)lo, (ptrdiff_t)hi, &job, threads);
     if (hi < n && ghmix_check_interrupt())
-      return interrupted(err, hi, n);
+      return ghmix_interrupted(err, hi, n);
   }
   return GHMIX_OK;
 }
