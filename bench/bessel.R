@@ -29,7 +29,8 @@ time_median <- function(f) {
   stats::median(t)
 }
 
-max_threads <- ghmix_threads()
+info <- ghmix_info()
+max_threads <- info$max_threads
 cases <- list(
   list("base R besselK(x, nu, expon.scaled = TRUE)",
        function() besselK(x, nu, expon.scaled = TRUE), 1L),
@@ -69,11 +70,12 @@ fmt_rate <- function(r) sprintf("%.2f M/s", r / 1e6)
 md <- c(
   sprintf("# log_besselK() throughput"),
   "",
-  sprintf("%s; R %s; ghmix %s; %s; %g points (x log-uniform in [1e-3, 1e3], nu uniform in [-50, 50], set.seed(20240601)); median of %d runs; ghmix_threads() = %d.",
+  sprintf("%s; R %s; ghmix %s; %s; %d cores; OpenMP %s, at most %d threads; %g points (x log-uniform in [1e-3, 1e3], nu uniform in [-50, 50], set.seed(20240601)); median of %d runs.",
           format(Sys.time(), "%Y-%m-%d %H:%M"), getRversion(),
           utils::packageVersion("ghmix"),
           paste(Sys.info()[c("sysname", "machine")], collapse = " "),
-          n, reps, max_threads),
+          parallel::detectCores(), if (isTRUE(info$openmp)) "yes" else "no",
+          max_threads, n, reps),
   "",
   "| call | threads | median s | evaluations/s | vs base R |",
   "|---|---:|---:|---:|---:|",
@@ -86,7 +88,7 @@ md <- c(
           ifelse(checks$met, "yes", "no"))
 )
 if (max_threads < 2) {
-  md <- c(md, "", "Note: only 1 thread available here; the 2-thread rows ran on 1 thread.")
+  md <- c(md, "", "Note: at most 1 thread here; the 2-thread rows ran on 1 thread.")
 }
 cat(md, sep = "\n")
 cat("\n")

@@ -2,9 +2,14 @@
 
 Used by make_bessel_fixtures.py (the fixture generator) and
 verify_bessel_fixtures.py (independent cross-checks).  Nothing here depends on
-ghmix.
+ghmix.  The generator uses, by region of x:
 
-Method (primary): the integral representation over the whole line,
+  besselk_route (x < 1): mpmath.besselk (convergent power series there),
+      mpmath.diff for the nu-derivatives, Bessel's equation for d2/dx2;
+  quad_all (1 <= x < 1e20): the trapezoid rule on the integral below;
+  hankel_all (x >= 1e20): Hankel's series with exact derivatives.
+
+quad_all: the integral representation over the whole line,
 
     2 K_nu(x) = int_{-inf}^{inf} exp(phi(t)) dt,  phi(t) = -x cosh t + nu t,
 
@@ -23,26 +28,38 @@ peak of phi, and p(u) proportional to exp(psi(u)), psi(u) = phi(t0 + u) - phi(t0
 
 (differentiate under the integral; the derivatives of the normalising integral
 give the moments).  Every moment is taken about the peak, with psi, D, expm1
-evaluated in cancellation-free forms, so the results are accurate relative to
-their own size even where log K is ~1e300 and d/dnu is ~1e-297.
+evaluated in cancellation-free forms.  The trapezoid rule on u = k h
+converges exponentially (the integrand is entire and decays
+double-exponentially); h is halved until two successive rules agree to 1e-28
+relative for every moment (the error of the finer rule is then of order the
+square of that), on a window that extends until psi plus a bound on the log
+of every weight is 190 below its maximum.  Working precision: 60 digits plus
+log10(sqrt(x)/|nu|) where positive.
 
-The integral is evaluated with the trapezoid rule on u = k h (the integrand is
-entire and decays double-exponentially, so the rule converges exponentially),
-halving h until two successive rules agree to 1e-28 relative for every moment
-(the error of the finer rule is then of order the square of that), on a window
-that extends until psi plus a bound on the log of every weight is 190 below
-its maximum.  Working precision: mp.dps = 60 by default.
-
-Secondary (independent) sources, used as checks:
-  * mpmath.besselk(nu, x)  (power series for x < 1, 2F0/U otherwise; the
-    latter is unreliable for |nu| >> sqrt(x), see verify_bessel_fixtures.py);
-  * mpmath.diff of log(K_v / K_nu) in v, on besselk, for d/dnu and d2/dnu2;
-  * closed forms: half-integer orders (finite sums with positive terms), the
-    Hankel series for x >> nu^2, the small-x leading terms;
-  * mpmath.quad (tanh-sinh) of the same integral with break points at the peak.
+Other sources, used as checks (verify_bessel_fixtures.py):
+  * mpmath.besselk for log K, the ratios and d/dx (besselk_all); mpmath.diff
+    on it for d/dnu, d2/dnu2 (besselk_diff_nu);
+  * closed forms: half-integer orders (halfint_all: finite sums with positive
+    terms), the small-x leading term (smallx_leading);
+  * mpmath.quad (tanh-sinh) of the half-line integral (mpquad_all).
 """
 
 from mpmath import mp, mpf
+
+
+def exact_zeros(res, nu):
+    """Values that are exactly 0 by symmetry, set to 0 rather than left at
+    the ~1e-60 noise of a method: d/dnu and d2/dnu dx at nu = 0, and
+    log(K_{nu-1}/K_nu) at nu = 1/2, log(K_{nu+1}/K_nu) at nu = -1/2
+    (K_{-1/2} = K_{1/2})."""
+    if nu == 0:
+        res["dnu"] = mpf(0)
+        res["dnudx"] = mpf(0)
+    if nu == 0.5:
+        res["log_ratio_down"] = mpf(0)
+    if nu == -0.5:
+        res["log_ratio_up"] = mpf(0)
+    return res
 
 
 def _sinh_minus_id(u):
@@ -209,6 +226,7 @@ def quad_all(x, nu, dps=None, tol=mpf("1e-28"), return_info=False):
         ru, rd = mp.exp(lru), mp.exp(lrd)
         big = max(ru, rd, abs(2 * NU_in / X))
         res["recurrence_resid"] = abs(ru - rd - 2 * NU_in / X) / big
+        exact_zeros(res, nu)
         if return_info:
             res["_nodes"] = level_nodes
             res["_h"] = h
@@ -219,7 +237,11 @@ def quad_all(x, nu, dps=None, tol=mpf("1e-28"), return_info=False):
 # ---------------------------------------------------------------- secondary
 
 def besselk_all(x, nu, dps=60):
-    """log K, log ratios and d/dx from mpmath.besselk (secondary source)."""
+    """log K, log ratios and d/dx from mpmath.besselk (secondary source).
+    log(K_{nu+-1}/K_nu) = O(nu/x) is a log of 1 + O(nu/x): log10(x) extra
+    digits keep it accurate for large x."""
+    import math
+    dps = dps + int(math.ceil(max(0.0, math.log10(x))))
     with mp.workdps(dps):
         X, NU = mpf(x), mpf(nu)
         k = mp.besselk(NU, X)
@@ -235,7 +257,14 @@ def besselk_all(x, nu, dps=60):
 
 def besselk_diff_nu(x, nu, dps=40):
     """d/dnu and d2/dnu2 of log K by mpmath.diff on log(K_v / K_nu) (besselk).
-    The ratio keeps the differenced function O(1) even where log K is huge."""
+    The ratio keeps the differenced function O(1) even where log K is huge;
+    mpmath.diff's error is absolute, so for large x (d/dnu ~ nu/x) the
+    precision grows by log10(x / |nu|)."""
+    import math
+    extra = math.log10(max(1.0, x))
+    if nu != 0:
+        extra += max(0.0, -math.log10(abs(nu)))
+    dps = dps + int(math.ceil(extra))
     with mp.workdps(dps):
         X, NU = mpf(x), mpf(nu)
         cache = {}
@@ -308,16 +337,19 @@ def hankel_all(x, nu, dps=None):
                 t = [a * yk, da * yk, d2a * yk, -k * a * yk * y,
                      k * (k + 1) * a * yk * y * y, -k * da * yk * y]
                 mag = abs(t[0])
-                if prev is not None and mag > prev:
+                if prev is not None and prev > 0 and mag > prev:
                     raise RuntimeError("Hankel series diverges before converging")
                 for i in range(6):
                     S[i] += t[i]
+                # at half-integer orders a_k = 0 from some k on, but the
+                # nu-derivatives of a_k do not vanish: stop only when every
+                # one of the six series has converged
                 small = all(abs(t[i]) <= mp.eps * abs(S[i]) or t[i] == 0
                             for i in range(6))
-                if small or a == 0:
+                if small:
                     return S, abs(t[0])
                 prev = mag
-                if k > 10000:
+                if k > 500:
                     raise RuntimeError("Hankel series too slow")
 
         (S, Sn, Snn, Sx, Sxx, Snx), om = series(NU)
@@ -336,7 +368,7 @@ def hankel_all(x, nu, dps=None):
         res["log_ratio_up"] = lru
         res["log_ratio_down"] = lrd
         res["omitted"] = om / S
-        return res
+        return exact_zeros(res, nu)
 
 
 def besselk_route(x, nu, dps=50):
@@ -375,9 +407,9 @@ def besselk_route(x, nu, dps=50):
         lru, lrd = b["log_ratio_up"], b["log_ratio_down"]
         if sgn < 0:
             lru, lrd = lrd, lru
-        return {"logk": b["logk"], "dx": +dx, "dx2": +dx2, "dnu": sgn * dnu,
-                "dnu2": dnu2, "dnudx": sgn * dnudx, "log_ratio_up": lru,
-                "log_ratio_down": lrd}
+        return exact_zeros({"logk": b["logk"], "dx": +dx, "dx2": +dx2,
+                            "dnu": sgn * dnu, "dnu2": dnu2, "dnudx": sgn * dnudx,
+                            "log_ratio_up": lru, "log_ratio_down": lrd}, nu)
 
 
 def smallx_leading(x, nu, dps=60):
@@ -391,39 +423,94 @@ def smallx_leading(x, nu, dps=60):
 def mpquad_all(x, nu, dps=40):
     """mpmath.quad (tanh-sinh) of the half-line representation
     K_nu(x) = int_0^inf exp(-x cosh t) cosh(nu t) dt and its nu-derivatives
-    int t sinh(nu t) ..., int t^2 cosh(nu t) ..., with break points around
-    the peak t0 = asinh(|nu|/x).  Integrands scaled by exp(-phi(t0))."""
+    int t sinh(nu t) ..., int t^2 cosh(nu t) ...  The integrands are scaled
+    by exp(-phi(t0)) (t0 = asinh(|nu|/x) the peak), the upper limit is where
+    they fall below e^-(dps ln 10 + 30), and break points are put where the
+    log of the main integrand is 1, 5, 20, 60, 150 below its peak on either
+    side (found by bisection), so that tanh-sinh sees no interior cliff (for
+    tiny x the integrand is flat out to t ~ log(2/x) and then drops
+    double-exponentially).  The exponent is evaluated in product form,
+    -x (cosh t - cosh t0) = -2 x sinh((t+t0)/2) sinh((t-t0)/2), which needs
+    no extra digits for large x."""
     with mp.workdps(dps):
         X, NU = mpf(x), abs(mpf(nu))
         t0 = mp.asinh(NU / X)
-        c = mp.sqrt(X * X + NU * NU)
-        phi0 = -c + NU * t0
-        sig = 1 / mp.sqrt(c)
 
-        def e(t, s):
-            # exp(-x cosh t + s t - phi0)
-            return mp.exp(-X * mp.cosh(t) + s * t - phi0)
+        def lw(t, s=None):
+            # log of exp(-x cosh t + s t) / exp(phi(t0)), s = NU by default
+            a = -2 * X * mp.sinh((t + t0) / 2) * mp.sinh((t - t0) / 2) + NU * (t - t0)
+            if s is None:
+                return a
+            return a + (s - NU) * t
 
-        def f0(t):
-            return (e(t, NU) + e(t, -NU)) / 2
+        cut = -(dps * mp.log(10) + 30)
+        sig = min(1 / mp.sqrt(mp.sqrt(X * X + NU * NU)), mpf(1))
 
-        def f1(t):
-            return t * (e(t, NU) - e(t, -NU)) / 2
+        def bracket(level, direction):
+            # from the peak, step out by sig, 2 sig, 4 sig, ... until the log
+            # integrand is below -level (or t = 0 on the left); bisect the
+            # last step.  None if the left side never gets that low.
+            lo, step = t0, sig
+            while True:
+                hi = t0 + direction * step
+                if direction < 0 and hi <= 0:
+                    if lw(mpf(0)) >= -level:
+                        return None
+                    hi = mpf(0)
+                if lw(hi) < -level:
+                    break
+                lo, step = hi, 2 * step
+            for _ in range(400):
+                mid = (lo + hi) / 2
+                if lw(mid) < -level:
+                    hi = mid
+                else:
+                    lo = mid
+                if abs(hi - lo) <= mp.eps * (abs(lo) + abs(hi)):
+                    break
+            return (lo + hi) / 2
 
-        def f2(t):
-            return t * t * (e(t, NU) + e(t, -NU)) / 2
+        T = bracket(-cut, 1)
+        pts = {mpf(0), t0, T}
+        for level in (1, 5, 20, 60, 150):
+            if -level > cut:
+                pts.add(bracket(level, 1))
+                if t0 > 0:
+                    p = bracket(level, -1)
+                    if p is not None:
+                        pts.add(p)
+        pts = sorted(p for p in pts if 0 <= p <= T)
+        # integrate in s = (t - t0) / sig: mpmath.quad's error control is
+        # absolute, so the intervals must not be tiny (x = 1e300: sig = 1e-150)
+        spts = [(p - t0) / sig for p in pts]
 
-        pts = [mpf(0)]
-        for m in (-30, -10, -3, -1, 0, 1, 3, 10, 30):
-            p = t0 + m * min(sig, 1)
-            if p > 0:
-                pts.append(p)
-        # far tail: where x cosh t exceeds ~ 300 + phi0 scale
-        pts = sorted(set(pts))
-        pts.append(mp.inf)
-        I0 = mp.quad(f0, pts)
-        I1 = mp.quad(f1, pts)
-        I2 = mp.quad(f2, pts)
+        def tt(s):
+            return t0 + sig * s
+
+        def f0(s):
+            t = tt(s)
+            return (mp.exp(lw(t)) + mp.exp(lw(t, -NU))) / 2
+
+        # and the weights t, t^2 are taken relative to scale ~ t near the
+        # peak, so that every integrand is O(1) there
+        scale = t0 + sig
+        # sinh(nu t) ~ nu t << 1 for large x: f1 is taken relative to that
+        d1 = NU * scale / (1 + NU * scale) if NU != 0 else mpf(1)
+
+        def f1(s):
+            # t (e^{nu t} - e^{-nu t}) / 2 e^{-x cosh t}, without cancelling
+            t = tt(s)
+            return -(t / scale) * mp.exp(lw(t)) * mp.expm1(-2 * NU * t) / (2 * d1)
+
+        def f2(s):
+            t = tt(s)
+            return (t / scale) ** 2 * (mp.exp(lw(t)) + mp.exp(lw(t, -NU))) / 2
+
+        I0 = mp.quad(f0, spts)
+        I1 = mp.quad(f1, spts)
+        I2 = mp.quad(f2, spts)
+        I1 = I1 * d1
+        phi0 = -mp.sqrt(X * X + NU * NU) + NU * t0
         sgn = -1 if nu < 0 else 1
-        return {"logk": phi0 + mp.log(I0), "dnu": sgn * I1 / I0,
-                "dnu2": I2 / I0 - (I1 / I0) ** 2}
+        return {"logk": phi0 + mp.log(sig * I0), "dnu": sgn * scale * I1 / I0,
+                "dnu2": scale ** 2 * (I2 / I0 - (I1 / I0) ** 2)}

@@ -81,7 +81,7 @@ int main(int argc, char **argv) {
   printf("bench_bessel: %ld points, x log-uniform [1e-3, 1e3], nu uniform "
          "[-50, 50], median of %d, one thread\n\n",
          n, reps);
-  printf("%-34s %10s %12s %10s\n", "call", "ns/eval", "Meval/s", "vs logk");
+  printf("%-36s %10s %12s %10s\n", "call", "ns/eval", "Meval/s", "vs logk");
   const char *name[3] = {"ghmix_bessel_logk", "ghmix_bessel_eval(GRAD)",
                          "ghmix_bessel_eval(GRAD|HESS|RATIOS)"};
   const int mode[3] = {-1, GHMIX_BESSEL_GRAD,
@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 3; k++) {
     double t = median_time(x, nu, n, mode[k], reps);
     if (k == 0) base = t;
-    printf("%-34s %10.1f %12.3f %9.2fx\n", name[k], 1e9 * t / n, n / t / 1e6, t / base);
+    printf("%-36s %10.1f %12.3f %9.2fx\n", name[k], 1e9 * t / n, n / t / 1e6, t / base);
   }
 
   /* cost map for logk: x decade x |nu| band, 20000 points per cell */
