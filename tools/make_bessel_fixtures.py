@@ -9,9 +9,9 @@ Usage (from the repository root):
     python3 tools/make_bessel_fixtures.py --jobs 1   # single process
     python3 tools/make_bessel_fixtures.py --limit 50 --out /tmp/x.csv  # quick try
 
-Needs mpmath (pip install mpmath; gmpy2, if installed, makes it ~3x faster
-and gives identical results).  Cross-checks of the values written here against
-other methods: tools/verify_bessel_fixtures.py.
+Needs mpmath (pip install mpmath; gmpy2, if installed, speeds it up).
+Cross-checks of the values written here against other methods:
+tools/verify_bessel_fixtures.py.
 
 Columns: x, nu (the exact doubles the references are for), logk = log K_nu(x),
 dx = d/dx log K, dnu = d/dnu log K, dnu2 = d2/dnu2 log K, dnudx = d2/dnu dx
@@ -21,7 +21,8 @@ log(K_{nu-1}/K_nu), region (the family the point was generated for), method
 integral representation, H = Hankel series; see bessel_mp.py).  Values are
 the mpmath results rounded to nearest double, written with 17 significant
 digits.  A value that is not representable as a double (only d2/dx2 log K,
-~nu/x^2, for x below ~1e-150) is written as NA.
+~nu/x^2, for x below ~1e-150) is written as NA.  Values that vanish by
+symmetry are exactly 0 (bessel_mp.exact_zeros).
 """
 
 import argparse
