@@ -2,7 +2,7 @@
 # (tools/make_gig_fixtures.py), closed forms, base-R semantics, the sampler.
 
 fixture <- function() {
-  ref <- utils::read.csv(test_path("fixtures", "gig_dist_ref.csv"),
+  ref <- utils::read.csv(testthat::test_path("fixtures", "gig_dist_ref.csv"),
                          stringsAsFactors = FALSE)
   # the exact doubles, from the hexadecimal columns
   for (v in c("p", "a", "b", "x")) {

@@ -4,7 +4,7 @@
 # Jacobian, feasibility, the gamma limits, threads, inputs and errors.
 
 gig_eta_ref <- function() {
-  utils::read.csv(test_path("fixtures", "gig_eta_ref.csv"),
+  utils::read.csv(testthat::test_path("fixtures", "gig_eta_ref.csv"),
                   colClasses = c(region = "character"))
 }
 
@@ -18,7 +18,7 @@ rel_err_gig <- function(got, ref, absolute = FALSE) {
 
 expect_below <- function(err, tol, ref, what) {
   bad <- which(!(err <= tol))
-  expect(
+  testthat::expect(
     length(bad) == 0L,
     sprintf(
       "%s: %d rows above %g; worst %.3g at p = %.17g, a = %.17g, b = %.17g",
