@@ -1,6 +1,7 @@
 /* Thread-count helpers for the CPU drivers.  The thread count is always an
  * explicit argument (num_threads(n) on every parallel region); nothing here
- * calls omp_set_num_threads.  Without OpenMP everything runs on one thread. */
+ * changes OpenMP's global thread setting.  Without OpenMP everything runs on
+ * one thread. */
 #ifndef GHMIX_THREADS_H
 #define GHMIX_THREADS_H
 
