@@ -215,11 +215,76 @@ GHMIX_INLINE double gig_tail_term(const gig_tail *t, double v) {
   return f == 0.0 ? 0.0 : f * wh * (1.0 + e) / (1.0 + w);
 }
 
+/* One term of the tanh-sinh rule on [lo, hi] (without the step and the
+ * length), the integrand exp(D(u)). */
+GHMIX_INLINE double gig_finite_term(const ghmix_gig *g, double lo, double hi,
+                                    double v) {
+  double ev = exp(v), eiv = 1.0 / ev;
+  double s = GIG_PI_2 * 0.5 * (ev - eiv), ch = 0.5 * (ev + eiv);
+  double e = exp(-2.0 * fabs(s)), len = hi - lo;
+  double dist = len * e / (1.0 + e); /* distance to the nearer end */
+  double u = v > 0 ? hi - dist : lo + dist;
+  double wgt = GIG_PI_2 * ch * 2.0 * e / ((1.0 + e) * (1.0 + e));
+  double f = exp(gig_d(g, u));
+  return f * wgt;
+}
+
+/* The integrand of a double-exponential sum: a tail (tail != NULL) or
+ * exp(D(u)) on [lo, hi]. */
+typedef struct {
+  const gig_tail *tail;
+  const ghmix_gig *g;
+  double lo, hi;
+} de_integrand;
+
+GHMIX_INLINE double de_term(const de_integrand *f, double v) {
+  return f->tail ? gig_tail_term(f->tail, v)
+                 : gig_finite_term(f->g, f->lo, f->hi, v);
+}
+
+/* The nested double-exponential rule: nodes v = k h walked out from 0 to
+ * at most vright and -vleft until the terms are negligible, then h halved
+ * (reusing every sum) until two successive estimates agree. */
+GHMIX_INLINE double de_sum(const de_integrand *f, double vright, double vleft) {
+  double h = DE_H0, sum, prev, v, vlo = 0, vhi = 0, delta, delta_prev = 1.0;
+  int level, k;
+  sum = de_term(f, 0.0);
+  for (k = 1; k * h <= vright; k++) {
+    double term = de_term(f, k * h);
+    sum += term;
+    vhi = k * h;
+    if (term <= DE_NEGLIGIBLE * sum)
+      break;
+  }
+  for (k = 1; k * h <= vleft; k++) {
+    double term = de_term(f, -k * h);
+    sum += term;
+    vlo = -k * h;
+    if (term <= DE_NEGLIGIBLE * sum)
+      break;
+  }
+  prev = sum * h;
+  for (level = 1; level <= DE_LEVELS; level++) {
+    double est;
+    h *= 0.5;
+    for (v = h; v < vhi; v += 2 * h)
+      sum += de_term(f, v);
+    for (v = -h; v > vlo; v -= 2 * h)
+      sum += de_term(f, v);
+    est = sum * h;
+    delta = fabs(est - prev) / est;
+    prev = est;
+    if (level >= DE_MIN_LEVEL && de_converged(delta, delta_prev))
+      break;
+    delta_prev = delta;
+  }
+  return prev;
+}
+
 /* log of the integral over x >= 0 of exp(-s1 x - Af G(x) - Ab G(-x)). */
 GHMIX_INLINE double gig_tail_log(gig_tail *t) {
-  double h = DE_H0, sum, prev, vlo, vhi, v, delta, delta_prev = 1.0;
+  de_integrand f;
   double xl = INFINITY, xq = INFINITY, xw = INFINITY, sig;
-  int level, k;
   /* Length scales of the decay: where each of the three terms alone
    * lowers the exponent by about 1.  The true one is within a small factor
    * of the smallest, and the rule does not depend on it beyond that. */
@@ -250,38 +315,10 @@ GHMIX_INLINE double gig_tail_log(gig_tail *t) {
   }
   t->sigma = sig;
 
-  sum = gig_tail_term(t, 0.0);
-  vhi = vlo = 0.0;
-  for (k = 1; k * h <= DE_VMAX; k++) {
-    double f = gig_tail_term(t, k * h);
-    sum += f;
-    vhi = k * h;
-    if (f <= DE_NEGLIGIBLE * sum)
-      break;
-  }
-  for (k = 1; k * h <= 4.5; k++) {
-    double f = gig_tail_term(t, -k * h);
-    sum += f;
-    vlo = -k * h;
-    if (f <= DE_NEGLIGIBLE * sum)
-      break;
-  }
-  prev = sum * h;
-  for (level = 1; level <= DE_LEVELS; level++) {
-    double est;
-    h *= 0.5;
-    for (v = h; v < vhi; v += 2 * h)
-      sum += gig_tail_term(t, v);
-    for (v = -h; v > vlo; v -= 2 * h)
-      sum += gig_tail_term(t, v);
-    est = sum * h;
-    delta = fabs(est - prev) / est;
-    prev = est;
-    if (level >= DE_MIN_LEVEL && de_converged(delta, delta_prev))
-      break;
-    delta_prev = delta;
-  }
-  return log(prev) + log(sig);
+  f.tail = t;
+  f.g = NULL;
+  f.lo = f.hi = 0.0;
+  return log(de_sum(&f, DE_VMAX, 4.5)) + log(sig);
 }
 
 /* log of the integral of exp(D(u) - D(u0)) over the half-line from u0 in
@@ -307,55 +344,10 @@ GHMIX_INLINE double gig_halfline_log(const ghmix_gig *g, double u0, int dir) {
   return gig_tail_log(&t);
 }
 
-/* One term of the tanh-sinh rule on [lo, hi] (without the step and the
- * length), the integrand exp(D(u)). */
-GHMIX_INLINE double gig_finite_term(const ghmix_gig *g, double lo, double hi,
-                                    double v) {
-  double ev = exp(v), eiv = 1.0 / ev;
-  double s = GIG_PI_2 * 0.5 * (ev - eiv), ch = 0.5 * (ev + eiv);
-  double e = exp(-2.0 * fabs(s)), len = hi - lo;
-  double dist = len * e / (1.0 + e); /* distance to the nearer end */
-  double u = v > 0 ? hi - dist : lo + dist;
-  double wgt = GIG_PI_2 * ch * 2.0 * e / ((1.0 + e) * (1.0 + e));
-  double f = exp(gig_d(g, u));
-  return f * wgt;
-}
-
 /* log of the integral of exp(D(u)) over [lo, hi], lo < hi. */
 GHMIX_INLINE double gig_finite_log(const ghmix_gig *g, double lo, double hi) {
-  double h = DE_H0, sum, prev, v, vlo = 0, vhi = 0, delta, delta_prev = 1.0;
-  int level, k;
-  sum = gig_finite_term(g, lo, hi, 0.0);
-  for (k = 1; k * h <= 4.0; k++) {
-    double f = gig_finite_term(g, lo, hi, k * h);
-    sum += f;
-    vhi = k * h;
-    if (f <= DE_NEGLIGIBLE * sum)
-      break;
-  }
-  for (k = 1; k * h <= 4.0; k++) {
-    double f = gig_finite_term(g, lo, hi, -k * h);
-    sum += f;
-    vlo = -k * h;
-    if (f <= DE_NEGLIGIBLE * sum)
-      break;
-  }
-  prev = sum * h;
-  for (level = 1; level <= DE_LEVELS; level++) {
-    double est;
-    h *= 0.5;
-    for (v = h; v < vhi; v += 2 * h)
-      sum += gig_finite_term(g, lo, hi, v);
-    for (v = -h; v > vlo; v -= 2 * h)
-      sum += gig_finite_term(g, lo, hi, v);
-    est = sum * h;
-    delta = fabs(est - prev) / est;
-    prev = est;
-    if (level >= DE_MIN_LEVEL && de_converged(delta, delta_prev))
-      break;
-    delta_prev = delta;
-  }
-  return log(prev) + log(hi - lo);
+  de_integrand f = {NULL, g, lo, hi};
+  return log(de_sum(&f, 4.0, 4.0)) + log(hi - lo);
 }
 
 /* ---------------------------------------------------------------------- */
