@@ -43,6 +43,7 @@
 #include <float.h>
 #include <math.h>
 
+#include "batch.h"
 #include "bessel.h"
 
 #define GIG_PI 3.141592653589793
@@ -1047,8 +1048,6 @@ double ghmix_gig_sampler_draw(const ghmix_gig_sampler *s, ghmix_unif_fn unif) {
   return s->reflect ? 1 / x : x;
 }
 
-static size_t rec(size_t i, size_t m) { return m == 1 ? 0 : i % m; }
-
 ghmix_status ghmix_gig_sample(size_t n, const double *p, size_t np,
                               const double *a, size_t na, const double *b,
                               size_t nb, ghmix_unif_fn unif, double *out,
@@ -1064,7 +1063,9 @@ ghmix_status ghmix_gig_sample(size_t n, const double *p, size_t np,
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
                            "p, a and b must not be empty when n > 0");
   for (i = 0; i < n; i++) {
-    double pi = p[rec(i, np)], ai = a[rec(i, na)], bi = b[rec(i, nb)];
+    double pi = p[ghmix_recycle((ptrdiff_t)i, np, n)],
+           ai = a[ghmix_recycle((ptrdiff_t)i, na, n)],
+           bi = b[ghmix_recycle((ptrdiff_t)i, nb, n)];
     if (!have || pi != cp || ai != ca || bi != cb) {
       ghmix_gig_sampler_init(pi, ai, bi, &s);
       cp = pi;
@@ -1074,9 +1075,7 @@ ghmix_status ghmix_gig_sample(size_t n, const double *p, size_t np,
     }
     out[i] = ghmix_gig_sampler_draw(&s, unif);
     if ((i + 1) % GHMIX_GIG_CHUNK == 0 && i + 1 < n && ghmix_check_interrupt())
-      return ghmix_error_set(err, GHMIX_ERR_INTERRUPTED, (ptrdiff_t)(i + 1),
-                             "interrupted after %lu of %lu draws",
-                             (unsigned long)(i + 1), (unsigned long)n);
+      return ghmix_interrupted(err, i + 1, n);
   }
   return GHMIX_OK;
 }

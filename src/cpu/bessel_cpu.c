@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "../core/batch.h"
 #include "../core/bessel.h"
-#include "driver.h"
 #include "threads.h"
 
 /* Values outside the core's domain (x > 0 finite, nu finite).  Returns 1 when

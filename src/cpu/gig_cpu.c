@@ -2,8 +2,8 @@
 
 #include <stddef.h>
 
+#include "../core/batch.h"
 #include "../core/gig.h"
-#include "driver.h"
 #include "threads.h"
 
 static inline double eval_one(ghmix_gig_fun fun, ghmix_gig *g,

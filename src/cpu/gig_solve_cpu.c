@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "../core/batch.h"
 #include "../core/gig_solve.h"
-#include "driver.h"
 #include "threads.h"
 
 /* Fewer rows than this are solved on the calling thread: waking a team

@@ -1,11 +1,12 @@
-/* What every CPU driver shares: R's recycling of vector arguments and the
+/* What every batch driver (src/cpu, and the serial sampler in src/core)
+ * shares: R's recycling of vector arguments and the
  * status of a batch stopped by an interrupt between chunks. */
-#ifndef GHMIX_DRIVER_H
-#define GHMIX_DRIVER_H
+#ifndef GHMIX_BATCH_H
+#define GHMIX_BATCH_H
 
 #include <stddef.h>
 
-#include "../core/status.h"
+#include "status.h"
 
 /* Index into a recycled input of length m for output element i (of n). */
 static inline size_t ghmix_recycle(ptrdiff_t i, size_t m, size_t n) {
