@@ -18,6 +18,12 @@ SEXP ffi_qgig(SEXP prob, SEXP p, SEXP a, SEXP b, SEXP lower_tail, SEXP log_p,
               SEXP threads);
 SEXP ffi_rgig(SEXP n, SEXP p, SEXP a, SEXP b);
 
+/* EM fitting of normal variance-mean mixtures (src/r_mixture.c) */
+SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
+                   SEXP what, SEXP rows, SEXP threads);
+SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start);
+SEXP ffi_gig_log_norm(SEXP p, SEXP a, SEXP b);
+
 static const R_CallMethodDef call_methods[] = {
     {"ffi_log_besselK", (DL_FUNC)&ffi_log_besselK, 4},
     {"ffi_build_info", (DL_FUNC)&ffi_build_info, 0},
@@ -33,6 +39,10 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_pgig", (DL_FUNC)&ffi_pgig, 7},
     {"ffi_qgig", (DL_FUNC)&ffi_qgig, 7},
     {"ffi_rgig", (DL_FUNC)&ffi_rgig, 4},
+    /* EM fitting */
+    {"ffi_mix_estep", (DL_FUNC)&ffi_mix_estep, 8},
+    {"ffi_mix_subordinator", (DL_FUNC)&ffi_mix_subordinator, 3},
+    {"ffi_gig_log_norm", (DL_FUNC)&ffi_gig_log_norm, 3},
     {NULL, NULL, 0}};
 
 void R_init_ghmix(DllInfo *dll) {

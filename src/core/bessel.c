@@ -3,6 +3,8 @@
  *   |nu| < 16, x <= 2  Temme's series and forward recurrence
  *   |nu| < 16, x >= 30 Hankel's large-x expansion
  *   otherwise          trapezoid rule centred on the peak of the integrand
+ * and, when no nu-derivatives are asked for, the closed form for
+ * half-integer nu <= 40.5 (the NIG E-step with even d needs only these).
  * K_{-nu} = K_nu, so each regime sees nu >= 0 and odd nu-derivatives and
  * the two neighbour ratios are swapped back here. */
 #include "bessel_impl.h"
@@ -19,9 +21,21 @@ GHMIX_INLINE void fill_all(ghmix_bessel_result *res, int what, double v) {
     res->ratio_up = res->ratio_down = v;
 }
 
+/* n when nu = n + 1/2 with n <= GHMIX_HALFINT_N_MAX, else -1. */
+GHMIX_INLINE int halfint_order(double nu) {
+  double n = nu - 0.5;
+  if (n >= 0 && n <= GHMIX_HALFINT_N_MAX && n == floor(n))
+    return (int)n;
+  return -1;
+}
+
 GHMIX_INLINE void eval_nonneg(double x, double nu, int what,
                               ghmix_bessel_result *res) {
-  if (nu >= GHMIX_DEBYE_NU_MIN)
+  int n = (what & (GHMIX_BESSEL_GRAD | GHMIX_BESSEL_HESS)) ? -1
+                                                           : halfint_order(nu);
+  if (n >= 0)
+    ghmix_bessel_halfint(x, n, what, res);
+  else if (nu >= GHMIX_DEBYE_NU_MIN)
     ghmix_bessel_debye(x, nu, what, res);
   else if (x <= GHMIX_SERIES_X_MAX)
     ghmix_bessel_series(x, nu, what, res);

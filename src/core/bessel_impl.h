@@ -38,6 +38,12 @@ GHMIX_HD void ghmix_bessel_series(double x, double nu, int what,
 GHMIX_HD int ghmix_bessel_hankel(double x, double nu, int what,
                                  ghmix_bessel_result *res);
 
+/* Half-integer orders nu = n + 1/2, n <= GHMIX_HALFINT_N_MAX: the finite
+ * sum DLMF 10.49.12; log K and the ratios only (no nu-derivatives). */
+#define GHMIX_HALFINT_N_MAX 40
+GHMIX_HD void ghmix_bessel_halfint(double x, int n, int what,
+                                   ghmix_bessel_result *res);
+
 /* Trapezoid rule over the whole line, centred on the peak; valid anywhere,
  * used where the others are not. */
 GHMIX_HD void ghmix_bessel_trapezoid(double x, double nu, int what,

@@ -207,6 +207,12 @@ GHMIX_INLINE double gs_gamma_shape_deriv(double p) {
   return p / gs_xtrigamma_m1(p);
 }
 
+GHMIX_HD double ghmix_gamma_shape_mle(double c) {
+  return c < 0 ? gs_gamma_shape(c) : NAN;
+}
+
+GHMIX_HD double ghmix_digamma(double x) { return gs_digamma(x); }
+
 /* ---------------------------------------------------------------------- */
 /* The scale-free family Z ~ GIG(p, w, w)                                   */
 
@@ -348,16 +354,16 @@ GHMIX_HD int ghmix_gig_expectation(double p, double a, double b,
   return 1;
 }
 
-/* Gauss-Legendre, 8 nodes on [-1, 1] (half of them; symmetric). */
-static const double gs_gl_x[4] = {
-    0.18343464249564980494, 0.52553240991632898582, 0.79666647741362673959,
-    0.96028985649753623168};
-static const double gs_gl_w[4] = {
-    0.36268378337836198297, 0.31370664587788728734, 0.22238103445337447054,
-    0.10122853629037625915};
-
 /* log(K_{nu+f}(w) / K_nu(w)) for |f| <= 1/2. */
 GHMIX_INLINE double gs_log_kratio_frac(double w, double nu, double f) {
+  /* Gauss-Legendre, 8 nodes on [-1, 1] (half of them; symmetric); a table
+   * at function scope, see ghmix_hd.h */
+  static const double gs_gl_x[4] = {
+      0.18343464249564980494, 0.52553240991632898582, 0.79666647741362673959,
+      0.96028985649753623168};
+  static const double gs_gl_w[4] = {
+      0.36268378337836198297, 0.31370664587788728734, 0.22238103445337447054,
+      0.10122853629037625915};
   double lk0, lk1;
   int i;
   if (f == 0)

@@ -103,6 +103,14 @@ GHMIX_HD int ghmix_gig_fisher(double p, double a, double b, double info[9]);
  * -1 when eta is not finite or E 1/Y or E Y is not positive. */
 GHMIX_HD int ghmix_gig_feasibility(const double eta[3]);
 
+/* The gamma shape k with psi(k) - log k = c, c < 0: the gamma MLE from the
+ * sample means of log Y and Y (c = mean log Y - log mean Y); the
+ * variance-gamma and skew-t M-steps.  NaN unless c < 0. */
+GHMIX_HD double ghmix_gamma_shape_mle(double c);
+
+/* digamma(x), x > 0. */
+GHMIX_HD double ghmix_digamma(double x);
+
 /* Solve grad A(theta) = eta for (p, a, b).  ctrl may be NULL (defaults).
  * Returns GHMIX_OK, GHMIX_ERR_NO_CONVERGENCE (out holds the best iterate,
  * out->converged = 0), GHMIX_ERR_DOMAIN (eta not finite, or E 1/Y or E Y

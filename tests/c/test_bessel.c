@@ -255,20 +255,23 @@ static void identities(const char *region, double x, double nu,
 static void check_row(const row *r) {
   double x = r->x, nu = r->nu;
   double got[NQ], err[NQ];
-  ghmix_bessel_result m0, mg, ma;
+  ghmix_bessel_result m0, mg, ma, mr;
   for (int q = 0; q < NQ; q++) err[q] = 0;
 
   double lk = ghmix_bessel_logk(x, nu);
   ghmix_bessel_eval(x, nu, 0, &m0);
   ghmix_bessel_eval(x, nu, GHMIX_BESSEL_GRAD, &mg);
   ghmix_bessel_eval(x, nu, ALL, &ma);
+  /* ratios without derivatives: the half-integer closed form where it
+   * applies (the NIG E-step's path) */
+  ghmix_bessel_eval(x, nu, GHMIX_BESSEL_RATIOS, &mr);
 
-  /* log K from all four modes */
+  /* log K from all five modes */
   got[Q_LOGK] = lk;
   err[Q_LOGK] = relerr(lk, r->q[Q_LOGK]);
   double e;
-  const double modes[3] = {m0.logk, mg.logk, ma.logk};
-  for (int i = 0; i < 3; i++)
+  const double modes[4] = {m0.logk, mg.logk, ma.logk, mr.logk};
+  for (int i = 0; i < 4; i++)
     if ((e = relerr(modes[i], r->q[Q_LOGK])) > err[Q_LOGK] || isnan(e)) {
       err[Q_LOGK] = e;
       got[Q_LOGK] = modes[i];
@@ -292,6 +295,14 @@ static void check_row(const row *r) {
   got[Q_LRU] = log(ma.ratio_up);
   got[Q_LRD] = log(ma.ratio_down);
   for (int q = Q_DNU2; q < NQ; q++) err[q] = relerr(got[q], r->q[q]);
+  if ((e = relerr(log(mr.ratio_up), r->q[Q_LRU])) > err[Q_LRU] || isnan(e)) {
+    err[Q_LRU] = e;
+    got[Q_LRU] = log(mr.ratio_up);
+  }
+  if ((e = relerr(log(mr.ratio_down), r->q[Q_LRD])) > err[Q_LRD] || isnan(e)) {
+    err[Q_LRD] = e;
+    got[Q_LRD] = log(mr.ratio_down);
+  }
 
   for (int q = 0; q < NQ; q++) {
     if (isnan(r->q[q])) continue; /* not representable: not checked */

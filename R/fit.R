@@ -1,0 +1,179 @@
+#' Control settings of the EM fitters
+#'
+#' @param max_iter Most EM iterations (accelerated cycles count as one).
+#' @param tol Convergence tolerance on the change of the mean log-likelihood
+#'   (log-likelihood divided by the number of rows) between iterations. The
+#'   mean log-likelihood changes only by a constant when the data are
+#'   rescaled, so this rule does not depend on the units of the data.
+#' @param param_tol Tolerance on the largest relative change of the
+#'   parameters, measured after standardising the data's columns (so again
+#'   free of units). Both tolerances must be met.
+#' @param trace `TRUE` prints one line per iteration.
+#' @param accelerate `TRUE` (default) uses SQUAREM extrapolation (Varadhan and
+#'   Roland 2008); an extrapolated step is taken only when its log-likelihood
+#'   is at least that of two plain EM steps, so the log-likelihood never
+#'   decreases.
+#' @param singular_tol Threshold for detecting a fit that runs into the
+#'   singularity of the GH or VG likelihood at repeated rows (see the ties
+#'   section of [fit_gh()]).
+#' @return An object of class `"ghmix_control"`.
+#' @family fitting
+#' @export
+#' @examples
+#' ghmix_control(max_iter = 200, trace = FALSE)
+ghmix_control <- function(max_iter = 1000L, tol = 1e-10, param_tol = 1e-6,
+                          trace = FALSE, accelerate = TRUE,
+                          singular_tol = 1e-6) {
+  call <- sys.call()
+  if (!is_count(max_iter)) {
+    abort_argument("`max_iter` must be a positive whole number.", call)
+  }
+  for (arg in c("tol", "param_tol", "singular_tol")) {
+    val <- get(arg)
+    if (!is.numeric(val) || length(val) != 1L || is.na(val) || val <= 0) {
+      abort_argument(sprintf("`%s` must be a positive number.", arg), call)
+    }
+  }
+  check_flag(trace, "trace", call)
+  check_flag(accelerate, "accelerate", call)
+  structure(
+    list(
+      max_iter = as.integer(max_iter), tol = tol, param_tol = param_tol,
+      trace = trace, accelerate = accelerate, singular_tol = singular_tol
+    ),
+    class = "ghmix_control"
+  )
+}
+
+#' @export
+print.ghmix_control <- function(x, ...) {
+  cat("<ghmix_control>\n")
+  utils::str(unclass(x), no.list = TRUE, give.head = FALSE)
+  invisible(x)
+}
+
+#' Fit normal variance-mean mixtures (NIG, GH, VG, skew-t) by EM
+#'
+#' Maximum-likelihood fits of the generalized hyperbolic family and its
+#' members by the EM algorithm, for univariate (`d = 1`) and multivariate
+#' data alike:
+#' \deqn{X = \mu + Y\gamma + \sqrt{Y}\,\Sigma^{1/2} Z,\quad
+#'   Z \sim N(0, I_d),\quad Y \sim \mathrm{GIG}(p, a, b).}{X = mu + Y gamma +
+#'   sqrt(Y) Sigma^(1/2) Z, Z ~ N(0, I), Y ~ GIG(p, a, b).}
+#' `fit_gh()` estimates all of \eqn{(p, a, b)}; `fit_nig()` fixes
+#' \eqn{p = -1/2} (normal inverse Gaussian), `fit_vg()` \eqn{b = 0} (variance
+#' gamma: gamma mixing) and `fit_skewt()` \eqn{a = 0} (the GH skew-t:
+#' inverse-gamma mixing). `symmetric = TRUE` fixes \eqn{\gamma = 0}.
+#'
+#' @section Algorithm: Each iteration is one E-step, which sums the posterior
+#'   moments \eqn{E[1/Y|x]}, \eqn{E[Y|x]} (and \eqn{E[\log Y|x]}) over the
+#'   rows in compiled code (threads, or a GPU with `backend = "cuda"`), and a
+#'   closed-form M-step for \eqn{\mu, \gamma, \Sigma}; the mixing
+#'   distribution's parameters are the maximum-likelihood GIG (or gamma,
+#'   inverse-gamma, inverse-Gaussian) for the expected sufficient statistics,
+#'   computed by [gig_from_expectation()]'s solver. The log-likelihood never
+#'   decreases from one iteration to the next (see `trace` in the result).
+#'   `fit_gh()` starts by default from the fitted NIG, so its log-likelihood
+#'   is at least the NIG's.
+#'
+#' @section Gauge: The model is unchanged by \eqn{Y \to sY} with
+#'   \eqn{(\gamma, \Sigma, a, b) \to (\gamma/s, \Sigma/s, a/s, bs)}, so one
+#'   scale must be fixed. `gauge = "mean"` (the default) reports parameters
+#'   with \eqn{E[Y] = 1}, so that \eqn{\Sigma} is on the scale of the
+#'   covariance (ghyp's alpha-bar parametrisation does the same);
+#'   `gauge = "det"` with \eqn{\det\Sigma = 1}. When \eqn{E[Y]} is infinite
+#'   (a skew-t with \eqn{p \ge -1}) the fit is reported in the `"det"` gauge
+#'   with a warning.
+#'
+#' @section Ties: Repeated identical rows (zero returns on market holidays,
+#'   for instance) make the GH and VG likelihoods unbounded: with \eqn{\mu} at
+#'   the repeated point, \eqn{b \to 0} and \eqn{p \le d/2} the density there is
+#'   infinite. The fitters warn (class `ghmix_warning_ties`) when the data hold
+#'   such ties, and if the iterations run towards that singularity they stop
+#'   and report `converged = FALSE` with a message rather than a runaway
+#'   log-likelihood. The NIG and skew-t likelihoods stay bounded.
+#'
+#' @param x A numeric vector (d = 1), matrix or data frame of numeric columns
+#'   (rows are observations). Column names carry through to the results.
+#' @param symmetric `TRUE` fixes \eqn{\gamma = 0}.
+#' @param start Starting values: a previous fit (any family) or a list with
+#'   elements `mu`, `gamma`, `sigma`, and the mixing parameters `p`, `a`, `b`
+#'   (those fixed by the family may be left out). By default: column means,
+#'   \eqn{\gamma = 0}, the sample covariance, and a mixing distribution with
+#'   mean 1; `fit_gh()` starts from `fit_nig()`.
+#' @param control A [ghmix_control()] object.
+#' @param gauge `"mean"` or `"det"`; see the Gauge section.
+#' @param na.rm `FALSE` (default): rows with `NA`, `NaN` or infinite values
+#'   are an error naming them; `TRUE` drops them (their numbers are kept in
+#'   the result's `na_action`).
+#' @inheritParams ghmix-params
+#' @return An object of class `c("ghmix_fit_<family>", "ghmix_fit")`: a list
+#'   with `parameters` (`mu`, `gamma`, `sigma`, `p`, `a`, `b`), `loglik`,
+#'   `df`, `nobs`, `iterations`, `converged`, `message`, `trace` (one row per
+#'   iteration: log-likelihood, step kind), `timings` (seconds: total, E-step,
+#'   M-step; and the number of E-steps), `gauge`, `family`, `symmetric`,
+#'   `ties`, `na_action` and the data. Methods: `print()`, `summary()`,
+#'   `coef()`, `logLik()` (so `AIC()` and `BIC()` work), `vcov()`,
+#'   `fitted()`, `predict()`, `simulate()` and `plot()`.
+#' @references McNeil, A. J., Frey, R. and Embrechts, P. (2005).
+#'   *Quantitative Risk Management*, section 3.2.4 (EM for generalized
+#'   hyperbolic distributions). Protassov, R. S. (2004). EM-based maximum
+#'   likelihood parameter estimation for multivariate generalized hyperbolic
+#'   distributions with fixed lambda. *Statistics and Computing* 14, 67-77.
+#'   Varadhan, R. and Roland, C. (2008). Simple and globally convergent
+#'   methods for accelerating the convergence of any EM algorithm.
+#'   *Scandinavian Journal of Statistics* 35, 335-353.
+#' @family fitting
+#' @export
+#' @examples
+#' r <- diff(log(EuStockMarkets))
+#' fit <- fit_nig(r)
+#' fit
+#' fit_dax <- fit_nig(r[, "DAX"])
+#' coef(fit_dax, parametrization = "alpha")
+#' AIC(fit_dax, fit_nig(r[, "DAX"], symmetric = TRUE))
+fit_nig <- function(x, symmetric = FALSE, start = NULL,
+                    control = ghmix_control(), gauge = c("mean", "det"),
+                    na.rm = FALSE, backend = c("cpu", "cuda"),
+                    threads = ghmix_threads()) {
+  mix_fit(
+    x, "nig", symmetric, start, control, gauge, na.rm, backend, threads,
+    sys.call()
+  )
+}
+
+#' @rdname fit_nig
+#' @export
+fit_gh <- function(x, symmetric = FALSE, start = NULL,
+                   control = ghmix_control(), gauge = c("mean", "det"),
+                   na.rm = FALSE, backend = c("cpu", "cuda"),
+                   threads = ghmix_threads()) {
+  mix_fit(
+    x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
+    sys.call()
+  )
+}
+
+#' @rdname fit_nig
+#' @export
+fit_vg <- function(x, symmetric = FALSE, start = NULL,
+                   control = ghmix_control(), gauge = c("mean", "det"),
+                   na.rm = FALSE, backend = c("cpu", "cuda"),
+                   threads = ghmix_threads()) {
+  mix_fit(
+    x, "vg", symmetric, start, control, gauge, na.rm, backend, threads,
+    sys.call()
+  )
+}
+
+#' @rdname fit_nig
+#' @export
+fit_skewt <- function(x, symmetric = FALSE, start = NULL,
+                      control = ghmix_control(), gauge = c("mean", "det"),
+                      na.rm = FALSE, backend = c("cpu", "cuda"),
+                      threads = ghmix_threads()) {
+  mix_fit(
+    x, "skewt", symmetric, start, control, gauge, na.rm, backend, threads,
+    sys.call()
+  )
+}

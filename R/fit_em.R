@@ -1,0 +1,179 @@
+# The EM iteration, with SQUAREM acceleration (Varadhan and Roland 2008,
+# Scand. J. Statist. 35, 335-353) guarded so that the log-likelihood of the
+# accepted parameters never decreases.
+
+mix_engine_cpu <- function(x, threads) {
+  list(
+    n = nrow(x), d = ncol(x),
+    estep = function(center, chol_l, g, consts, what, rows) {
+      .Call(ffi_mix_estep, x, center, chol_l, g, consts, what, rows, threads)
+    }
+  )
+}
+
+# One evaluation: parameters normalised (standardised det gauge), their
+# vector theta, and the E-step statistics at them (NULL if unusable).
+mix_point <- function(par, ctx) {
+  z <- to_std(par, ctx$std)
+  chol_z <- tryCatch(t(chol(z$sigma)), error = function(e) NULL)
+  if (is.null(chol_z) || !gig_valid(par$p, par$a, par$b)) {
+    return(list(par = par, ok = FALSE, st = NULL, loglik = NA_real_))
+  }
+  s <- exp(2 * sum(log(diag(chol_z))) / length(z$mu))
+  chol_z <- chol_z / sqrt(s)
+  z <- apply_scale(z, s)
+  z$sigma <- tcrossprod(chol_z)
+  par <- from_std(z, ctx$std)
+  t0 <- proc.time()[[3]]
+  st <- mix_estep(ctx$engine, par, ctx$what, chol_l = chol_z * ctx$std$scale)
+  ctx$clock$estep <- ctx$clock$estep + proc.time()[[3]] - t0
+  ctx$clock$esteps <- ctx$clock$esteps + 1L
+  ok <- !is.null(st) && st$n_bad == 0 && is.finite(st$loglik)
+  list(
+    par = par, theta = to_theta(z, ctx$family, ctx$symmetric, chol_z),
+    st = st, ok = ok, loglik = if (ok) st$loglik else NA_real_
+  )
+}
+
+mix_update <- function(pt, ctx) {
+  t0 <- proc.time()[[3]]
+  par <- mix_mstep(pt$st, pt$par, ctx$family, ctx$symmetric)
+  ctx$clock$mstep <- ctx$clock$mstep + proc.time()[[3]] - t0
+  mix_point(par, ctx)
+}
+
+# Relative change of the standardised parameter vector.
+theta_change <- function(a, b) max(abs(a - b) / (1 + abs(b)))
+
+mix_em <- function(par0, ctx) {
+  ctl <- ctx$control
+  n <- ctx$engine$n
+  pt <- mix_point(par0, ctx)
+  if (!pt$ok) {
+    ghmix_abort(
+      "The starting values give a non-finite log-likelihood; supply `start`.",
+      class = "ghmix_error_start", call = ctx$call
+    )
+  }
+  trace <- mix_trace_new(ctl$max_iter)
+  trace <- mix_trace_add(trace, 1L, pt$loglik, "start", NA_real_)
+  step_max <- 1
+  status <- list(converged = FALSE, message = "maximum number of iterations reached")
+  iter <- 0L
+  while (iter < ctl$max_iter) {
+    iter <- iter + 1L
+    nxt <- mix_cycle(pt, ctx, step_max)
+    if (!nxt$ok) {
+      status <- list(converged = FALSE, message = nxt$message)
+      break
+    }
+    step_max <- nxt$step_max
+    trace <- mix_trace_add(trace, iter + 1L, nxt$pt$loglik, nxt$kind,
+                           nxt$alpha)
+    if (ctl$trace) {
+      message(sprintf(
+        "iter %4d  loglik %.10g  (%s)", iter, nxt$pt$loglik, nxt$kind
+      ))
+    }
+    sing <- mix_singular(nxt$pt, ctx)
+    if (!is.null(sing)) {
+      # keep the last point before the singularity: the runaway one is no fit
+      status <- list(converged = FALSE, message = sing)
+      break
+    }
+    done <- mix_converged(pt, nxt$pt, n, ctl)
+    pt <- nxt$pt
+    if (done) {
+      status <- list(converged = TRUE, message = "converged")
+      break
+    }
+  }
+  list(
+    point = pt, iterations = iter, status = status,
+    trace = mix_trace_frame(trace, iter + 1L, n)
+  )
+}
+
+mix_converged <- function(old, new, n, ctl) {
+  abs(new$loglik - old$loglik) / n <= ctl$tol &&
+    theta_change(new$theta, old$theta) <= ctl$param_tol
+}
+
+mix_trace_new <- function(max_iter) {
+  list(
+    loglik = rep(NA_real_, max_iter + 1L),
+    step = rep(NA_character_, max_iter + 1L),
+    alpha = rep(NA_real_, max_iter + 1L)
+  )
+}
+
+mix_trace_add <- function(trace, i, loglik, kind, alpha) {
+  trace$loglik[i] <- loglik
+  trace$step[i] <- kind
+  trace$alpha[i] <- alpha
+  trace
+}
+
+mix_trace_frame <- function(trace, m, n) {
+  keep <- seq_len(m)
+  data.frame(
+    iteration = keep - 1L, loglik = trace$loglik[keep],
+    mean_loglik = trace$loglik[keep] / n, step = trace$step[keep],
+    alpha = trace$alpha[keep], stringsAsFactors = FALSE
+  )
+}
+
+# One accepted move from pt: a plain EM step, or a SQUAREM step when it
+# gives at least the likelihood of one EM step.
+mix_cycle <- function(pt, ctx, step_max) {
+  p1 <- mix_update(pt, ctx)
+  if (!p1$ok) {
+    return(list(ok = FALSE, message = mix_fail_message(p1, ctx)))
+  }
+  if (!ctx$control$accelerate) {
+    return(list(ok = TRUE, pt = p1, kind = "em", alpha = NA_real_,
+                step_max = step_max))
+  }
+  p2 <- mix_update(p1, ctx)
+  if (!p2$ok) {
+    return(list(ok = TRUE, pt = p1, kind = "em", alpha = NA_real_,
+                step_max = step_max))
+  }
+  r <- p1$theta - pt$theta
+  v <- p2$theta - p1$theta - r
+  raw <- -sqrt(sum(r^2) / sum(v^2))
+  if (!is.finite(raw)) raw <- -1
+  alpha <- max(min(raw, -1), -step_max)
+  if (alpha == -1) {
+    # theta0 - 2 alpha r + alpha^2 v is then p2 itself
+    if (raw < -step_max) step_max <- 4 * step_max
+    return(list(ok = TRUE, pt = p2, kind = "em", alpha = alpha,
+                step_max = step_max))
+  }
+  theta <- pt$theta - 2 * alpha * r + alpha^2 * v
+  par <- from_std(
+    from_theta(theta, ctx$family, ctx$symmetric, ctx$engine$d), ctx$std
+  )
+  px <- mix_point(par, ctx)
+  if (px$ok && px$loglik >= p2$loglik) {
+    if (alpha == -step_max) step_max <- 4 * step_max
+    return(list(ok = TRUE, pt = px, kind = "squarem", alpha = alpha,
+                step_max = step_max))
+  }
+  list(ok = TRUE, pt = p2, kind = "em", alpha = alpha,
+       step_max = max(1, step_max / 4))
+}
+
+mix_fail_message <- function(pt, ctx) {
+  if (!is.null(pt$st) && pt$st$n_bad > 0) {
+    return(sprintf(
+      paste(
+        "the EM step reached parameters where the density of %d row%s is",
+        "infinite or zero (a singularity of the likelihood); the last",
+        "finite parameters are returned"
+      ),
+      pt$st$n_bad, plural(seq_len(pt$st$n_bad))
+    ))
+  }
+  "the EM step failed (non-finite or invalid parameters); the last valid parameters are returned"
+}

@@ -1,0 +1,159 @@
+# The mixture family, its parameters, gauges and the E- and M-steps.
+#
+# Parameters are a list(mu, gamma, sigma, p, a, b): X = mu + Y gamma +
+# sqrt(Y) sigma^(1/2) Z with Y ~ GIG(p, a, b) and sigma the d x d matrix.
+# The model is invariant under (gamma, sigma, a, b) -> (gamma / s, sigma / s,
+# a / s, b s) (Y -> s Y); a gauge fixes s.
+
+mix_family <- function(family) {
+  switch(family,
+    gh = list(code = 0L, label = "GH", free = c("p", "a", "b")),
+    nig = list(code = 1L, label = "NIG", free = c("a", "b")),
+    vg = list(code = 2L, label = "VG", free = c("p", "a")),
+    skewt = list(code = 3L, label = "skew-t", free = c("p", "b"))
+  )
+}
+
+# E-step flags (src/core/mixture.h): moments, and E log Y where the
+# subordinator's M-step needs it.
+mix_what <- function(family) if (family == "nig") 1L else 3L
+
+# Scale s such that (Y -> s Y) puts par in the gauge; s = 1 leaves it.
+gauge_scale <- function(par, gauge) {
+  if (gauge == "det") {
+    return(exp(logdet(par$sigma) / nrow(par$sigma)))
+  }
+  1 / gig_mean_value(par$p, par$a, par$b)
+}
+
+apply_scale <- function(par, s) {
+  par$gamma <- par$gamma / s
+  par$sigma <- par$sigma / s
+  par$a <- par$a / s
+  par$b <- par$b * s
+  par
+}
+
+set_gauge <- function(par, gauge) apply_scale(par, gauge_scale(par, gauge))
+
+gig_mean_value <- function(p, a, b) {
+  .Call(ffi_gig_expectation, as.double(p), as.double(a), as.double(b), 1L)[3]
+}
+
+logdet <- function(sigma) {
+  2 * sum(log(diag(chol(sigma))))
+}
+
+# Standardisation of the parameters by the data's column centre and scale:
+# the iteration is watched (convergence, acceleration) in these units, which
+# makes it equivariant under affine maps of the data.
+to_std <- function(par, std) {
+  par$mu <- (par$mu - std$center) / std$scale
+  par$gamma <- par$gamma / std$scale
+  par$sigma <- par$sigma / tcrossprod(std$scale)
+  par
+}
+
+from_std <- function(par, std) {
+  par$mu <- std$center + std$scale * par$mu
+  par$gamma <- std$scale * par$gamma
+  par$sigma <- par$sigma * tcrossprod(std$scale)
+  par
+}
+
+# An unconstrained vector for the standardised parameters in the det gauge:
+# mu, gamma (unless symmetric), the Cholesky factor of sigma with log
+# diagonal (sum of the log diagonal = 0 in that gauge: a linear constraint,
+# kept by extrapolation), and the free subordinator parameters (log a, log b,
+# p, or log |p| where its sign is fixed).
+to_theta <- function(par, family, symmetric, chol_l = t(chol(par$sigma))) {
+  diag(chol_l) <- log(diag(chol_l))
+  sub <- switch(family,
+    gh = c(par$p, log(par$a), log(par$b)),
+    nig = c(log(par$a), log(par$b)),
+    vg = c(log(par$p), log(par$a)),
+    skewt = c(log(-par$p), log(par$b))
+  )
+  c(par$mu, if (!symmetric) par$gamma, chol_l[lower.tri(chol_l, TRUE)], sub)
+}
+
+from_theta <- function(theta, family, symmetric, d) {
+  mu <- theta[seq_len(d)]
+  k <- d
+  gamma <- if (symmetric) rep(0, d) else theta[k + seq_len(d)]
+  if (!symmetric) k <- k + d
+  chol_l <- matrix(0, d, d)
+  m <- d * (d + 1L) / 2L
+  chol_l[lower.tri(chol_l, TRUE)] <- theta[k + seq_len(m)]
+  diag(chol_l) <- exp(diag(chol_l))
+  sub <- theta[k + m + 1:2]
+  par <- list(mu = mu, gamma = gamma, sigma = tcrossprod(chol_l))
+  switch(family,
+    gh = {
+      sub <- theta[k + m + 1:3]
+      c(par, list(p = sub[1], a = exp(sub[2]), b = exp(sub[3])))
+    },
+    nig = c(par, list(p = -0.5, a = exp(sub[1]), b = exp(sub[2]))),
+    vg = c(par, list(p = exp(sub[1]), a = exp(sub[2]), b = 0)),
+    skewt = c(par, list(p = -exp(sub[1]), a = 0, b = exp(sub[2])))
+  )
+}
+
+# The E-step: sums of the posterior moments over the rows (see
+# src/cpu/mixture_cpu.h), taken about the current mu.  NULL when the
+# parameters are not usable (sigma not positive definite, invalid GIG).
+mix_estep <- function(engine, par, what, rows = FALSE,
+                      chol_l = tryCatch(t(chol(par$sigma)),
+                                        error = function(e) NULL)) {
+  if (is.null(chol_l) || !gig_valid(par$p, par$a, par$b) ||
+        !all(is.finite(c(par$mu, par$gamma)))) {
+    return(NULL)
+  }
+  g <- forwardsolve(chol_l, par$gamma)
+  consts <- c(par$p, par$a, par$b, sum(g^2), 2 * sum(log(diag(chol_l))))
+  raw <- engine$estep(par$mu, chol_l, g, consts, what, rows)
+  unpack_stats(raw, length(par$mu))
+}
+
+gig_valid <- function(p, a, b) {
+  all(is.finite(c(p, a, b))) && a >= 0 && b >= 0 &&
+    (a > 0 || p < 0) && (b > 0 || p > 0)
+}
+
+unpack_stats <- function(raw, d) {
+  list(
+    n = raw[1], loglik = raw[2], s_inv = raw[3], s_y = raw[4],
+    s_log = raw[5], n_bad = raw[6],
+    sx = raw[6 + seq_len(d)], sxw = raw[6 + d + seq_len(d)],
+    sxx = matrix(raw[6 + 2 * d + seq_len(d * d)], d, d),
+    rows = attr(raw, "rows"), launches = attr(raw, "launches")
+  )
+}
+
+# The M-step from the statistics of an E-step at par (about par$mu).
+mix_mstep <- function(st, par, family, symmetric) {
+  n <- st$n
+  delta <- st$s_inv / n
+  eta <- st$s_y / n
+  xbar <- st$sx / n
+  xw <- st$sxw / n
+  if (symmetric) {
+    gamma <- rep(0, length(xbar))
+    mu_u <- xw / delta
+  } else {
+    gamma <- (delta * xbar - xw) / (delta * eta - 1)
+    mu_u <- xbar - eta * gamma
+  }
+  sigma <- st$sxx / n - tcrossprod(xw, mu_u) - tcrossprod(mu_u, xw) +
+    delta * tcrossprod(mu_u) - eta * tcrossprod(gamma)
+  sigma <- (sigma + t(sigma)) / 2
+  sub <- .Call(
+    ffi_mix_subordinator, mix_family(family)$code,
+    c(st$s_log / n, delta, eta), c(par$p, par$a, par$b)
+  )
+  dimnames(sigma) <- dimnames(par$sigma)
+  list(
+    mu = par$mu + mu_u, gamma = gamma, sigma = sigma,
+    p = sub[1], a = sub[2], b = sub[3]
+  )
+}

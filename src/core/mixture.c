@@ -1,0 +1,87 @@
+#include "mixture.h"
+
+#include <math.h>
+
+#include "bessel.h"
+#include "gig_solve.h"
+
+#define MIX_LOG_2PI 1.8378770664093454836
+#define MIX_LN2 0.69314718055994530942
+
+GHMIX_HD double ghmix_gig_log_norm(double p, double a, double b) {
+  if (!ghmix_gig_valid(p, a, b))
+    return NAN;
+  if (b == 0) /* gamma: shape p, rate a/2 */
+    return p * log(0.5 * a) - lgamma(p);
+  if (a == 0) /* inverse gamma: shape -p, scale b/2 */
+    return -p * log(0.5 * b) - lgamma(-p);
+  /* log sqrt(a) - log sqrt(b) rather than log(a/b): a/b can overflow */
+  return p * (0.5 * log(a) - 0.5 * log(b)) - MIX_LN2 -
+         ghmix_bessel_logk(sqrt(a) * sqrt(b), p);
+}
+
+GHMIX_HD int ghmix_mix_const_init(int d, double p, double a, double b,
+                                  double gSg, double logdet, int what,
+                                  ghmix_mix_const *c) {
+  double norm = ghmix_gig_log_norm(p, a, b);
+  if (d < 1 || isnan(norm) || !(gSg >= 0) || !isfinite(gSg) ||
+      !isfinite(logdet))
+    return 0;
+  c->q = p - 0.5 * d;
+  c->a_post = a + gSg;
+  c->sqrt_a = sqrt(c->a_post);
+  c->log_sqrt_a = 0.5 * log(c->a_post);
+  c->b = b;
+  c->log_const = norm - 0.5 * d * MIX_LOG_2PI - 0.5 * logdet;
+  c->what = what;
+  return 1;
+}
+
+/* Posterior GIG(q, 0, bq) (inverse gamma, q < 0) or GIG(q, A, 0) (gamma,
+ * q > 0); the closed forms of ghmix_gig_expectation. */
+GHMIX_INLINE int mix_row_limit(const ghmix_mix_const *c, double bq,
+                               double B, ghmix_mix_row_result *out) {
+  double eta[3];
+  if (!ghmix_gig_valid(c->q, c->a_post, bq)) {
+    /* b + Q = 0 with q <= 0: the density is infinite at x = mu */
+    out->loglik = out->e_inv_y = out->e_y = out->e_log_y = INFINITY;
+    return 0;
+  }
+  out->loglik = c->log_const + B - ghmix_gig_log_norm(c->q, c->a_post, bq);
+  ghmix_gig_expectation(c->q, c->a_post, bq, eta);
+  out->e_log_y = eta[0];
+  out->e_inv_y = eta[1];
+  out->e_y = eta[2];
+  return isfinite(out->loglik);
+}
+
+GHMIX_HD int ghmix_mix_row(const ghmix_mix_const *c, double Q, double B,
+                           ghmix_mix_row_result *out) {
+  double bq = c->b + Q, sb, ls;
+  ghmix_bessel_result r;
+  int what;
+  if (isnan(Q) || isnan(B)) {
+    out->loglik = out->e_inv_y = out->e_y = out->e_log_y = Q + B;
+    return 0;
+  }
+  if (bq == 0 || c->a_post == 0)
+    return mix_row_limit(c, bq, B, out);
+  sb = sqrt(bq);
+  ls = 0.5 * log(bq) - c->log_sqrt_a; /* log s, s = sqrt(b'/A) */
+  what = 0;
+  if (c->what & GHMIX_MIX_MOMENTS)
+    what |= GHMIX_BESSEL_RATIOS;
+  if (c->what & GHMIX_MIX_LOGY)
+    what |= GHMIX_BESSEL_GRAD;
+  ghmix_bessel_eval(c->sqrt_a * sb, c->q, what, &r);
+  /* - c(q, A, b') = (q/2) log(b'/A) + log 2 + log K_q(sqrt(A b')) */
+  out->loglik = c->log_const + B + c->q * ls + MIX_LN2 + r.logk;
+  if (c->what & GHMIX_MIX_MOMENTS) {
+    double s = sb / c->sqrt_a;
+    out->e_y = s * r.ratio_up;
+    out->e_inv_y = r.ratio_down / s;
+  }
+  if (c->what & GHMIX_MIX_LOGY)
+    out->e_log_y = ls + r.dnu;
+  return isfinite(out->loglik);
+}

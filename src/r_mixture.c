@@ -1,0 +1,116 @@
+/* .Call glue for the EM fitters (R/fit.R): the E-step statistics of a data
+ * matrix and the subordinator's M-step. */
+#include <math.h>
+
+#include "core/gig_solve.h"
+#include "core/mixture.h"
+#include "cpu/mixture_cpu.h"
+#include "r_ffi.h"
+
+/* Checks the shapes the R caller promises; a failure is a bug in R/fit.R. */
+static int mix_check_args(SEXP x, SEXP center, SEXP chol, SEXP g,
+                          SEXP consts) {
+  int d;
+  if (!Rf_isMatrix(x) || TYPEOF(x) != REALSXP)
+    Rf_error("internal error: x must be a double matrix");
+  d = Rf_ncols(x);
+  if (TYPEOF(center) != REALSXP || XLENGTH(center) != d ||
+      TYPEOF(chol) != REALSXP || XLENGTH(chol) != (R_xlen_t)d * d ||
+      TYPEOF(g) != REALSXP || XLENGTH(g) != d || TYPEOF(consts) != REALSXP ||
+      XLENGTH(consts) != 5)
+    Rf_error("internal error: E-step parameters of the wrong shape");
+  return d;
+}
+
+/* consts = c(p, a, b, gSg, logdet); what = GHMIX_MIX_* flags. */
+static void ghmix_r_mix_params(SEXP center, SEXP chol, SEXP g, SEXP consts,
+                        SEXP what, int d, ghmix_mix_params *par) {
+  const double *k = REAL(consts);
+  par->d = d;
+  par->center = REAL(center);
+  par->chol = REAL(chol);
+  par->g = REAL(g);
+  if (!ghmix_mix_const_init(d, k[0], k[1], k[2], k[3], k[4], Rf_asInteger(what),
+                            &par->c))
+    Rf_error("internal error: invalid mixture parameters in the E-step");
+}
+
+SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
+                   SEXP what, SEXP rows, SEXP threads) {
+  int d = mix_check_args(x, center, chol, g, consts);
+  R_xlen_t n = Rf_nrows(x);
+  ghmix_mix_params par;
+  ghmix_error err;
+  SEXP stats, row_out = R_NilValue;
+  ghmix_r_mix_params(center, chol, g, consts, what, d, &par);
+  stats = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)GHMIX_MIX_NSTATS(d)));
+  if (Rf_asLogical(rows) == TRUE) {
+    row_out = Rf_allocMatrix(REALSXP, (int)n, 4);
+    Rf_setAttrib(stats, Rf_install("rows"), row_out);
+  }
+  if (ghmix_mix_estep_cpu(REAL(x), (size_t)n, (size_t)n, &par, REAL(stats),
+                          row_out == R_NilValue ? NULL : REAL(row_out),
+                          Rf_asInteger(threads), &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  UNPROTECT(1);
+  return stats;
+}
+
+/* The subordinator's M-step: the GIG (or limit) that maximises the expected
+ * log-density given eta = (mean E log Y, mean E 1/Y, mean E Y).  family:
+ * 0 GH (all of p, a, b), 1 NIG (p = -1/2), 2 VG (b = 0), 3 skew-t (a = 0).
+ * start = c(p, a, b), the current values (GH only).  Returns
+ * c(p, a, b, converged, note). */
+SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start) {
+  const double *e = REAL(eta);
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 5));
+  double *o = REAL(out);
+  o[3] = 1;
+  o[4] = 0;
+  switch (Rf_asInteger(family)) {
+  case 0: {
+    ghmix_gig_solve_control ctrl;
+    ghmix_gig_solution sol;
+    ghmix_gig_solve_control_init(&ctrl);
+    ctrl.has_start = 1;
+    ctrl.start_p = REAL(start)[0];
+    ctrl.start_a = REAL(start)[1];
+    ctrl.start_b = REAL(start)[2];
+    ghmix_gig_from_expectation(e, &ctrl, &sol);
+    o[0] = sol.p, o[1] = sol.a, o[2] = sol.b;
+    o[3] = sol.converged;
+    o[4] = sol.note;
+    break;
+  }
+  case 1: /* inverse Gaussian MLE: sqrt(b/a) = E Y, 1/b = E 1/Y - 1/E Y */
+    o[0] = -0.5;
+    o[2] = 1.0 / (e[1] - 1.0 / e[2]);
+    o[1] = o[2] / (e[2] * e[2]);
+    break;
+  case 2: /* gamma(p, rate a/2) MLE */
+    o[0] = ghmix_gamma_shape_mle(e[0] - log(e[2]));
+    o[1] = 2.0 * o[0] / e[2];
+    o[2] = 0;
+    break;
+  case 3: /* 1/Y ~ gamma(-p, rate b/2) MLE */
+    o[0] = -ghmix_gamma_shape_mle(-e[0] - log(e[1]));
+    o[1] = 0;
+    o[2] = -2.0 * o[0] / e[1];
+    break;
+  default:
+    Rf_error("internal error: unknown family");
+  }
+  UNPROTECT(1);
+  return out;
+}
+
+/* log of the GIG normalising constant (limits included), vectorised over p
+ * with scalar a, b; used for log-likelihood gradients in R. */
+SEXP ffi_gig_log_norm(SEXP p, SEXP a, SEXP b) {
+  R_xlen_t i, n = XLENGTH(p);
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+  for (i = 0; i < n; i++)
+    REAL(out)[i] = ghmix_gig_log_norm(REAL(p)[i], Rf_asReal(a), Rf_asReal(b));
+  UNPROTECT(1);
+  return out;
+}
