@@ -3,8 +3,10 @@
 backends <- c("cpu", "cuda")
 
 # Returns "cpu" or "cuda". For "cuda", signals ghmix_error_cuda_not_built in
-# a CPU-only build and ghmix_error_no_device without a usable GPU.
-check_backend <- function(backend, call = sys.call(-1L)) {
+# a CPU-only build and ghmix_error_no_device without a usable GPU, and an
+# argument error when `device` (already checked by check_device()) is not
+# one of the devices present.
+check_backend <- function(backend, call = sys.call(-1L), device = 0L) {
   if (identical(backend, backends)) {
     return("cpu")
   }
@@ -19,12 +21,42 @@ check_backend <- function(backend, call = sys.call(-1L)) {
   }
   backend <- backends[[i]]
   if (backend == "cuda") {
-    cuda_require(call)
+    count <- cuda_require(call)
+    if (device >= count) {
+      abort_argument(
+        sprintf(
+          "`device` is %d, but there %s %d CUDA device%s (numbered from 0).",
+          device, if (count == 1L) "is" else "are", count,
+          if (count == 1L) "" else "s"
+        ),
+        call
+      )
+    }
   }
   backend
 }
 
-# Signal the classed error that says why the CUDA backend cannot be used.
+# A CUDA device index: one non-negative whole number, returned as an
+# integer. Checked whatever the backend, so that a bad `device` is the same
+# error on both.
+check_device <- function(device, call = sys.call(-1L)) {
+  ok <- is.numeric(device) && !is.factor(device) && length(device) == 1L &&
+    isTRUE(is.finite(device) && device >= 0 && device == round(device) &&
+             device <= .Machine$integer.max)
+  if (!ok) {
+    abort_argument(
+      paste(
+        "`device` must be a single non-negative whole number",
+        "(a CUDA device index; 0 is the first device)."
+      ),
+      call
+    )
+  }
+  as.integer(device)
+}
+
+# Signal the classed error that says why the CUDA backend cannot be used;
+# otherwise return the number of devices.
 cuda_require <- function(call) {
   tryCatch(
     .Call(ffi_cuda_require),
@@ -34,7 +66,6 @@ cuda_require <- function(call) {
       stop(e)
     }
   )
-  invisible(TRUE)
 }
 
 # Until the CUDA kernel for a function exists.

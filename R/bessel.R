@@ -42,23 +42,24 @@
 #' # derivatives in x and nu
 #' log_besselK(c(a = 1, b = 2), nu = 0.5, gradient = TRUE)
 log_besselK <- function(x, nu, gradient = FALSE, # nolint: object_name_linter.
-                        backend = c("cpu", "cuda"),
+                        backend = c("cpu", "cuda"), device = 0L,
                         threads = ghmix_threads()) {
   call <- sys.call()
   check_numeric(x, "x", call = call)
   check_numeric(nu, "nu", call = call)
   check_flag(gradient, "gradient", call = call)
-  backend <- check_backend(backend, call = call)
+  device <- check_device(device, call = call)
+  backend <- check_backend(backend, call = call, device = device)
   threads <- check_threads(threads, call = call)
-  if (backend == "cuda") {
-    abort_cuda_unimplemented("log_besselK", call)
-  }
 
   nx <- length(x)
   nnu <- length(nu)
   n <- if (nx == 0L || nnu == 0L) 0 else max(nx, nnu)
-  out <- .Call(ffi_log_besselK, as.double(x), as.double(nu), gradient,
-               threads)
+  out <- if (backend == "cuda") {
+    .Call(ffi_cuda_log_besselK, as.double(x), as.double(nu), gradient, device)
+  } else {
+    .Call(ffi_log_besselK, as.double(x), as.double(nu), gradient, threads)
+  }
   grad <- attr(out, "gradient", exact = TRUE)
   if (n > 0) {
     # base R keeps the attributes of the argument as long as the result,

@@ -135,10 +135,10 @@ print.ghmix_control <- function(x, ...) {
 fit_nig <- function(x, symmetric = FALSE, start = NULL,
                     control = ghmix_control(), gauge = c("mean", "det"),
                     na.rm = FALSE, backend = c("cpu", "cuda"),
-                    threads = ghmix_threads()) {
+                    threads = ghmix_threads(), device = 0L) {
   mix_fit(
     x, "nig", symmetric, start, control, gauge, na.rm, backend, threads,
-    sys.call()
+    device, sys.call()
   )
 }
 
@@ -147,10 +147,10 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
 fit_gh <- function(x, symmetric = FALSE, start = NULL,
                    control = ghmix_control(), gauge = c("mean", "det"),
                    na.rm = FALSE, backend = c("cpu", "cuda"),
-                   threads = ghmix_threads()) {
+                   threads = ghmix_threads(), device = 0L) {
   mix_fit(
     x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
-    sys.call()
+    device, sys.call()
   )
 }
 
@@ -159,10 +159,10 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
 fit_vg <- function(x, symmetric = FALSE, start = NULL,
                    control = ghmix_control(), gauge = c("mean", "det"),
                    na.rm = FALSE, backend = c("cpu", "cuda"),
-                   threads = ghmix_threads()) {
+                   threads = ghmix_threads(), device = 0L) {
   mix_fit(
     x, "vg", symmetric, start, control, gauge, na.rm, backend, threads,
-    sys.call()
+    device, sys.call()
   )
 }
 
@@ -171,9 +171,9 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
 fit_skewt <- function(x, symmetric = FALSE, start = NULL,
                       control = ghmix_control(), gauge = c("mean", "det"),
                       na.rm = FALSE, backend = c("cpu", "cuda"),
-                      threads = ghmix_threads()) {
+                      threads = ghmix_threads(), device = 0L) {
   mix_fit(
     x, "skewt", symmetric, start, control, gauge, na.rm, backend, threads,
-    sys.call()
+    device, sys.call()
   )
 }

@@ -2,12 +2,28 @@
 # Scand. J. Statist. 35, 335-353) guarded so that the log-likelihood of the
 # accepted parameters never decreases.
 
+# An engine computes E-step statistics of the data it holds (see
+# src/cpu/mixture_cpu.h); free() releases what it holds.
 mix_engine_cpu <- function(x, threads) {
   list(
     n = nrow(x), d = ncol(x),
     estep = function(center, chol_l, g, consts, what, rows) {
       .Call(ffi_mix_estep, x, center, chol_l, g, consts, what, rows, threads)
-    }
+    },
+    free = function() invisible(NULL)
+  )
+}
+
+# The data are copied to the GPU once; each E-step is one fused kernel and
+# a fixed-order reduction (2 launches), and copies back only the statistics.
+mix_engine_cuda <- function(x, device) {
+  handle <- .Call(ffi_cuda_mix_data_create, x, device)
+  list(
+    n = nrow(x), d = ncol(x),
+    estep = function(center, chol_l, g, consts, what, rows) {
+      .Call(ffi_cuda_mix_estep, handle, center, chol_l, g, consts, what, rows)
+    },
+    free = function() invisible(.Call(ffi_cuda_mix_data_free, handle))
   )
 }
 
@@ -28,6 +44,9 @@ mix_point <- function(par, ctx) {
   st <- mix_estep(ctx$engine, par, ctx$what, chol_l = chol_z * ctx$std$scale)
   ctx$clock$estep <- ctx$clock$estep + proc.time()[[3]] - t0
   ctx$clock$esteps <- ctx$clock$esteps + 1L
+  if (!is.null(st$launches)) {
+    ctx$clock$launches <- ctx$clock$launches + st$launches
+  }
   ok <- !is.null(st) && st$n_bad == 0 && is.finite(st$loglik)
   list(
     par = par, theta = to_theta(z, ctx$family, ctx$symmetric, chol_z),
@@ -95,8 +114,8 @@ mix_em <- function(par0, ctx) {
 }
 
 mix_converged <- function(old, new, n, ctl) {
-  abs(new$loglik - old$loglik) / n <= ctl$tol &&
-    theta_change(new$theta, old$theta) <= ctl$param_tol
+  isTRUE(abs(new$loglik - old$loglik) / n <= ctl$tol &&
+           theta_change(new$theta, old$theta) <= ctl$param_tol)
 }
 
 mix_trace_new <- function(max_iter) {

@@ -68,8 +68,10 @@ from_std <- function(par, std) {
 # p, or log |p| where its sign is fixed).
 to_theta <- function(par, family, symmetric, chol_l = t(chol(par$sigma))) {
   diag(chol_l) <- log(diag(chol_l))
+  # a GH fit can reach a = 0 or b = 0 (its skew-t and VG limits): keep
+  # theta finite there
   sub <- switch(family,
-    gh = c(par$p, log(par$a), log(par$b)),
+    gh = c(par$p, log(max(par$a, 1e-300)), log(max(par$b, 1e-300))),
     nig = c(log(par$a), log(par$b)),
     vg = c(log(par$p), log(par$a)),
     skewt = c(log(-par$p), log(par$b))
@@ -154,6 +156,6 @@ mix_mstep <- function(st, par, family, symmetric) {
   dimnames(sigma) <- dimnames(par$sigma)
   list(
     mu = par$mu + mu_u, gamma = gamma, sigma = sigma,
-    p = sub[1], a = sub[2], b = sub[3]
+    p = sub[[1]], a = sub[[2]], b = sub[[3]]
   )
 }

@@ -1,9 +1,10 @@
 # From the user's call to a fit object.
 
 mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm,
-                    backend, threads, call) {
+                    backend, threads, device, call) {
   t_start <- proc.time()[[3]]
-  backend <- check_backend(backend, call)
+  device <- check_device(device, call)
+  backend <- check_backend(backend, call, device)
   threads <- check_threads(threads, call = call)
   check_flag(symmetric, "symmetric", call)
   if (!inherits(control, "ghmix_control")) {
@@ -14,14 +15,20 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm,
   x <- data$x
   ties <- mix_ties(x)
   mix_warn_ties(ties, family, call)
-  engine <- mix_engine(x, backend, threads)
+  engine <- mix_engine(x, backend, threads, device)
+  on.exit(engine$free())
   if (is.null(start) && family == "gh") {
-    start <- suppressWarnings(mix_fit(
-      x, "nig", symmetric, NULL, control, "det", FALSE, backend, threads,
-      call
-    ))
+    # the fitted NIG as start: GH nests it, so the GH fit ends at least as
+    # high
+    start <- mix_run(x, engine, "nig", symmetric, NULL, control, call,
+                     ties)$point$par
   }
-  par0 <- mix_start(x, start, family, symmetric, call)
+  ctx <- mix_context(x, engine, family, symmetric, control, call, ties)
+  em <- mix_em(mix_start(x, start, family, symmetric, call), ctx)
+  mix_result(em, ctx, x, data$dropped, gauge, backend, threads, call, t_start)
+}
+
+mix_context <- function(x, engine, family, symmetric, control, call, ties) {
   ctx <- new.env(parent = emptyenv())
   ctx$engine <- engine
   ctx$family <- family
@@ -30,12 +37,15 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm,
   ctx$control <- control
   ctx$call <- call
   ctx$ties <- ties
-  ctx$std <- list(
-    center = colMeans(x), scale = apply(x, 2L, stats::sd)
-  )
-  ctx$clock <- list(estep = 0, mstep = 0, esteps = 0L)
-  em <- mix_em(par0, ctx)
-  mix_result(em, ctx, x, data$dropped, gauge, backend, threads, call, t_start)
+  ctx$std <- list(center = colMeans(x), scale = apply(x, 2L, stats::sd))
+  ctx$clock <- list(estep = 0, mstep = 0, esteps = 0L, launches = 0L)
+  ctx
+}
+
+mix_run <- function(x, engine, family, symmetric, start, control, call,
+                    ties) {
+  ctx <- mix_context(x, engine, family, symmetric, control, call, ties)
+  mix_em(mix_start(x, start, family, symmetric, call), ctx)
 }
 
 check_gauge <- function(gauge, call) {
@@ -49,15 +59,11 @@ check_gauge <- function(gauge, call) {
   gauge
 }
 
-mix_engine <- function(x, backend, threads) {
+mix_engine <- function(x, backend, threads, device) {
   if (backend == "cuda") {
-    return(mix_engine_cuda(x, threads))
+    return(mix_engine_cuda(x, device))
   }
   mix_engine_cpu(x, threads)
-}
-
-mix_engine_cuda <- function(x, threads) {
-  abort_cuda_unimplemented("fit_*", sys.call(-2L))
 }
 
 # Starting values in the x units, any gauge.
@@ -185,7 +191,8 @@ mix_result <- function(em, ctx, x, dropped, gauge, backend, threads, call,
     message = em$status$message, trace = em$trace,
     timings = c(
       total = proc.time()[[3]] - t_start, estep = ctx$clock$estep,
-      mstep = ctx$clock$mstep, esteps = ctx$clock$esteps
+      mstep = ctx$clock$mstep, esteps = ctx$clock$esteps,
+      launches = ctx$clock$launches
     ),
     ties = ctx$ties$n_repeated, na_action = dropped, data = x,
     control = ctx$control, backend = backend, threads = threads, call = call

@@ -84,12 +84,16 @@ gig_solve_notes <- c(
 #' print(gig_moments(2, 1e12, 1e12, 2) - gig_mean(2, 1e12, 1e12)^2,
 #'       digits = 15)
 gig_expectation <- function(p, a, b, backend = c("cpu", "cuda"),
-                            threads = ghmix_threads()) {
+                            device = 0L, threads = ghmix_threads()) {
   call <- sys.call()
   args <- gig_param_args(list(p = p, a = a, b = b), backend, threads, call,
-                         "gig_expectation")
-  out <- .Call(ffi_gig_expectation, args$x$p, args$x$a, args$x$b,
-               args$threads)
+                         "gig_expectation", device = device, cuda = TRUE)
+  out <- if (args$backend == "cuda") {
+    .Call(ffi_cuda_gig_expectation, args$x$p, args$x$a, args$x$b,
+          args$device)
+  } else {
+    .Call(ffi_gig_expectation, args$x$p, args$x$a, args$x$b, args$threads)
+  }
   rn <- NULL
   for (x in list(p, a, b)) {
     if (length(x) == nrow(out) && !is.null(names(x))) {
@@ -138,18 +142,22 @@ gig_var <- function(p, a, b, backend = c("cpu", "cuda"),
   gig_finish_vector(out, list(p, a, b), args$x, call)
 }
 
-# Checks the numeric arguments, the backend and the thread count; returns
-# list(x = the arguments as doubles, threads).
-gig_param_args <- function(x, backend, threads, call, fun) {
+# Checks the numeric arguments, the device, the backend and the thread
+# count; returns list(x = the arguments as doubles, threads, backend,
+# device). `cuda = FALSE`: the function has no CUDA kernel yet.
+gig_param_args <- function(x, backend, threads, call, fun, device = 0L,
+                           cuda = FALSE) {
   for (nm in names(x)) {
     check_numeric(x[[nm]], nm, call = call)
   }
-  backend <- check_backend(backend, call = call)
+  device <- check_device(device, call = call)
+  backend <- check_backend(backend, call = call, device = device)
   threads <- check_threads(threads, call = call)
-  if (backend == "cuda") {
+  if (backend == "cuda" && !cuda) {
     abort_cuda_unimplemented(fun, call)
   }
-  list(x = lapply(x, as.double), threads = threads)
+  list(x = lapply(x, as.double), threads = threads, backend = backend,
+       device = device)
 }
 
 # Gives `out` the attributes of the first argument as long as it (as
@@ -303,13 +311,13 @@ gig_warn_nan <- function(out, x, n, call) {
 #' try(gig_from_expectation(c(0, 0.5, 1.5)))
 gig_from_expectation <- function(eta, ..., start = NULL, jacobian = FALSE,
                                  control = list(),
-                                 backend = c("cpu", "cuda"),
+                                 backend = c("cpu", "cuda"), device = 0L,
                                  threads = ghmix_threads()) {
   call <- sys.call()
   if (...length() > 0L) {
     abort_argument(
       paste("Arguments after `eta` must be named (`start`, `jacobian`,",
-            "`control`, `backend`, `threads`)."),
+            "`control`, `backend`, `device`, `threads`)."),
       call
     )
   }
@@ -318,14 +326,17 @@ gig_from_expectation <- function(eta, ..., start = NULL, jacobian = FALSE,
   check_flag(jacobian, "jacobian", call = call)
   ctrl <- gig_solve_control(control, call)
   st <- gig_start_matrix(start, n, call)
-  backend <- check_backend(backend, call = call)
+  device <- check_device(device, call = call)
+  backend <- check_backend(backend, call = call, device = device)
   threads <- check_threads(threads, call = call)
-  if (backend == "cuda") {
-    abort_cuda_unimplemented("gig_from_expectation", call)
-  }
 
-  res <- .Call(ffi_gig_from_expectation, m, st, ctrl$max_iter, ctrl$tol,
-               jacobian, threads)
+  res <- if (backend == "cuda") {
+    .Call(ffi_cuda_gig_from_expectation, m, st, ctrl$max_iter, ctrl$tol,
+          jacobian, device)
+  } else {
+    .Call(ffi_gig_from_expectation, m, st, ctrl$max_iter, ctrl$tol,
+          jacobian, threads)
+  }
   if (any(res$infeasible != 0L)) {
     abort_infeasible(res$infeasible, call)
   }

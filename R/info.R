@@ -14,9 +14,18 @@
 #'   compiled GPU code, `compute_XX` for PTX), `cuda_runtime_version`,
 #'   `cuda_driver_version` (`NA` when not built; `"none"` for no driver),
 #'   `threads`, `max_threads`, `devices` (a data frame with columns `id`,
-#'   `name`, `memory_gib`, `compute_capability` and `multiprocessors`, one row
-#'   per usable device) and `devices_reason` (why there is no usable device,
-#'   or `NA`). It has a `print()` method.
+#'   `name`, `memory_gib`, `compute_capability`, `multiprocessors` and
+#'   `float64_rate`, one row per usable device) and `devices_reason` (why
+#'   there is no usable device, or `NA`). It has a `print()` method.
+#'
+#' @section Float64 throughput:
+#' ghmix computes in double precision (float64). Data-centre GPUs (compute
+#' capability 6.0, 7.0, 8.0, 9.0 and 10.0: P100, V100, A100, H100, H200,
+#' B200) run float64 at half their float32 rate, `float64_rate` `"full
+#' (1:2)"`; consumer and inference GPUs (e.g. T4, L4, the GeForce and RTX
+#' cards) at a small fraction of it, `"1:32 or 1:64 of float32"`, and on
+#' those `backend = "cuda"` can be slower than the CPU. The printed summary
+#' warns about such devices.
 #' @family backend controls
 #' @export
 #' @examples
@@ -35,6 +44,7 @@ ghmix_info <- function() {
     memory_gib = d$memory_bytes / 2^30,
     compute_capability = sprintf("%d.%d", d$cc_major, d$cc_minor),
     multiprocessors = d$multiprocessors,
+    float64_rate = float64_rate(d$cc_major, d$cc_minor),
     stringsAsFactors = FALSE
   )
   structure(
@@ -65,6 +75,18 @@ ghmix_info <- function() {
     ),
     class = "ghmix_info"
   )
+}
+
+# The float64 throughput class of a device from its compute capability: the
+# data-centre chips (GP100, GV100, GA100, GH100, GB100) run float64 at half
+# the float32 rate, every other NVIDIA GPU at 1/32 or 1/64 of it.
+float64_full_rate_cc <- c("6.0", "7.0", "8.0", "9.0", "10.0")
+
+float64_rate <- function(major, minor) {
+  cc <- sprintf("%d.%d", major, minor)
+  out <- rep("1:32 or 1:64 of float32", length(cc))
+  out[cc %in% float64_full_rate_cc] <- "full (1:2)"
+  out
 }
 
 # CUDA encodes versions as 1000 * major + 10 * minor; 0 means none.
@@ -134,11 +156,25 @@ print.ghmix_info <- function(x, ...) {
       line(
         if (i == 1L) "CUDA devices" else "",
         sprintf(
-          "%d: %s (%.1f GiB, compute capability %s, %d SMs)",
+          "%d: %s (%.1f GiB, compute capability %s, %d SMs, float64 %s)",
           dev$id, dev$name, dev$memory_gib, dev$compute_capability,
-          dev$multiprocessors
+          dev$multiprocessors, dev$float64_rate
         )
       )
+    }
+    slow <- x$devices$float64_rate != "full (1:2)"
+    for (i in which(slow)) {
+      cat(strwrap(
+        sprintf(
+          paste(
+            "Warning: device %d (%s) computes float64 at only 1/32 or 1/64",
+            "of its float32 rate; ghmix computes in float64, so",
+            "backend = \"cuda\" may be slower than the CPU on it."
+          ),
+          x$devices$id[[i]], x$devices$name[[i]]
+        ),
+        indent = 2L, exdent = 4L
+      ), sep = "\n")
     }
   } else {
     line("CUDA devices", sprintf("none (%s)", x$devices_reason))

@@ -34,3 +34,55 @@ ghmix_status ghmix_cuda_device_info(int dev, ghmix_cuda_device *info,
   (void)info;
   return not_built(err);
 }
+
+ghmix_status ghmix_cuda_bessel_logk_batch(size_t n, const double *x, size_t nx,
+                                          const double *nu, size_t nnu,
+                                          double *logk, double *grad_x,
+                                          double *grad_nu, int device,
+                                          ghmix_error *err) {
+  (void)n, (void)x, (void)nx, (void)nu, (void)nnu, (void)logk, (void)grad_x,
+      (void)grad_nu, (void)device;
+  return not_built(err);
+}
+
+ghmix_status ghmix_cuda_gig_expectation_batch(size_t n, const double *p,
+                                              size_t np, const double *a,
+                                              size_t na, const double *b,
+                                              size_t nb, double *out_log,
+                                              double *out_inv, double *out_y,
+                                              int device, ghmix_error *err) {
+  (void)n, (void)p, (void)np, (void)a, (void)na, (void)b, (void)nb,
+      (void)out_log, (void)out_inv, (void)out_y, (void)device;
+  return not_built(err);
+}
+
+ghmix_status ghmix_cuda_gig_from_expectation_batch(
+    size_t n, const double *eta, const double *start,
+    const ghmix_gig_solve_control *ctrl, double *p, double *a, double *b,
+    int *iterations, double *grad_norm, int *converged, double *condition,
+    int *note, int *infeasible, double *jacobian, int device,
+    ghmix_error *err) {
+  (void)n, (void)eta, (void)start, (void)ctrl, (void)p, (void)a, (void)b,
+      (void)iterations, (void)grad_norm, (void)converged, (void)condition,
+      (void)note, (void)infeasible, (void)jacobian, (void)device;
+  return not_built(err);
+}
+
+ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n, size_t ldx,
+                                        int d, int device, void **handle,
+                                        ghmix_error *err) {
+  (void)x, (void)n, (void)ldx, (void)d, (void)device;
+  *handle = NULL;
+  return not_built(err);
+}
+
+void ghmix_cuda_mix_data_free(void *handle) { (void)handle; }
+
+ghmix_status ghmix_cuda_mix_estep(void *handle, const ghmix_mix_params *par,
+                                  double *stats, double *rows, int *launches,
+                                  ghmix_error *err) {
+  (void)handle, (void)par, (void)stats, (void)rows;
+  if (launches != NULL)
+    *launches = 0;
+  return not_built(err);
+}

@@ -24,6 +24,17 @@ SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
 SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start);
 SEXP ffi_gig_log_norm(SEXP p, SEXP a, SEXP b);
 
+/* CUDA backend (src/r_cuda.c; in a CPU-only build every one of these
+ * signals ghmix_error_cuda_not_built) */
+SEXP ffi_cuda_log_besselK(SEXP x, SEXP nu, SEXP gradient, SEXP device);
+SEXP ffi_cuda_gig_expectation(SEXP p, SEXP a, SEXP b, SEXP device);
+SEXP ffi_cuda_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter,
+                                   SEXP tol, SEXP jacobian, SEXP device);
+SEXP ffi_cuda_mix_data_create(SEXP x, SEXP device);
+SEXP ffi_cuda_mix_data_free(SEXP handle);
+SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
+                        SEXP consts, SEXP what, SEXP rows);
+
 static const R_CallMethodDef call_methods[] = {
     {"ffi_log_besselK", (DL_FUNC)&ffi_log_besselK, 4},
     {"ffi_build_info", (DL_FUNC)&ffi_build_info, 0},
@@ -43,6 +54,14 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_mix_estep", (DL_FUNC)&ffi_mix_estep, 8},
     {"ffi_mix_subordinator", (DL_FUNC)&ffi_mix_subordinator, 3},
     {"ffi_gig_log_norm", (DL_FUNC)&ffi_gig_log_norm, 3},
+    /* CUDA backend */
+    {"ffi_cuda_log_besselK", (DL_FUNC)&ffi_cuda_log_besselK, 4},
+    {"ffi_cuda_gig_expectation", (DL_FUNC)&ffi_cuda_gig_expectation, 4},
+    {"ffi_cuda_gig_from_expectation", (DL_FUNC)&ffi_cuda_gig_from_expectation,
+     6},
+    {"ffi_cuda_mix_data_create", (DL_FUNC)&ffi_cuda_mix_data_create, 2},
+    {"ffi_cuda_mix_data_free", (DL_FUNC)&ffi_cuda_mix_data_free, 1},
+    {"ffi_cuda_mix_estep", (DL_FUNC)&ffi_cuda_mix_estep, 7},
     {NULL, NULL, 0}};
 
 void R_init_ghmix(DllInfo *dll) {

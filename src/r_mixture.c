@@ -45,8 +45,9 @@ SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
   ghmix_r_mix_params(center, chol, g, consts, what, d, &par);
   stats = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)GHMIX_MIX_NSTATS(d)));
   if (Rf_asLogical(rows) == TRUE) {
-    row_out = Rf_allocMatrix(REALSXP, (int)n, 4);
+    row_out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, 4));
     Rf_setAttrib(stats, Rf_install("rows"), row_out);
+    UNPROTECT(1);
   }
   if (ghmix_mix_estep_cpu(REAL(x), (size_t)n, (size_t)n, &par, REAL(stats),
                           row_out == R_NilValue ? NULL : REAL(row_out),

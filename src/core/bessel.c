@@ -1,8 +1,13 @@
 /* log K_nu(x): dispatch to the regime that is exact and cheapest there.
  *   |nu| >= 16         uniform (Debye) expansion
  *   |nu| < 16, x <= 2  Temme's series and forward recurrence
+ *   |nu| < 16, x > 2   Temme's continued fraction CF2 and forward recurrence
+ *                      where it is the cheapest: x < 100 without
+ *                      nu-derivatives, 5 <= x < 30 with first ones only;
+ *                      elsewhere
  *   |nu| < 16, x >= 30 Hankel's large-x expansion
- *   otherwise          trapezoid rule centred on the peak of the integrand
+ *   |nu| < 16, x < 30  trapezoid rule centred on the peak of the integrand
+ *                      (x < 5 with GRAD, any x with HESS)
  * and, when no nu-derivatives are asked for, the closed form for
  * half-integer nu <= 40.5 (the NIG E-step with even d needs only these).
  * K_{-nu} = K_nu, so each regime sees nu >= 0 and odd nu-derivatives and
@@ -29,6 +34,18 @@ GHMIX_INLINE int halfint_order(double nu) {
   return -1;
 }
 
+/* CF2 (x > 2) where it is the cheapest: the trapezoid rule is, with
+ * nu-derivatives, below x = 5 (and the derivative part of CF2 costs as much
+ * as its values), Hankel's series above x = 30 with derivatives and above
+ * x = 100 without; CF2 has no second derivatives. */
+GHMIX_INLINE int cf2_applies(double x, int what) {
+  if (what & GHMIX_BESSEL_HESS)
+    return 0;
+  if (what & GHMIX_BESSEL_GRAD)
+    return x >= GHMIX_CF2_GRAD_X_MIN && x < GHMIX_HANKEL_X_MIN;
+  return x < GHMIX_CF2_X_MAX;
+}
+
 GHMIX_INLINE void eval_nonneg(double x, double nu, int what,
                               ghmix_bessel_result *res) {
   int n = (what & (GHMIX_BESSEL_GRAD | GHMIX_BESSEL_HESS)) ? -1
@@ -39,6 +56,8 @@ GHMIX_INLINE void eval_nonneg(double x, double nu, int what,
     ghmix_bessel_debye(x, nu, what, res);
   else if (x <= GHMIX_SERIES_X_MAX)
     ghmix_bessel_series(x, nu, what, res);
+  else if (cf2_applies(x, what))
+    ghmix_bessel_cf2(x, nu, what, res);
   else if (x < GHMIX_HANKEL_X_MIN || !ghmix_bessel_hankel(x, nu, what, res))
     ghmix_bessel_trapezoid(x, nu, what, res);
 }

@@ -38,6 +38,17 @@ GHMIX_HD void ghmix_bessel_series(double x, double nu, int what,
 GHMIX_HD int ghmix_bessel_hankel(double x, double nu, int what,
                                  ghmix_bessel_result *res);
 
+/* Temme's continued fraction CF2 and forward recurrence in the order; for
+ * x > GHMIX_SERIES_X_MAX and nu < GHMIX_DEBYE_NU_MIN (valid for any such
+ * x; fewer terms the larger x).  log K, the ratios and the first derivatives
+ * (not the second: GHMIX_BESSEL_HESS is ignored).  The dispatch uses it for
+ * x < GHMIX_CF2_X_MAX without nu-derivatives and for
+ * GHMIX_CF2_GRAD_X_MIN <= x < GHMIX_HANKEL_X_MIN with first ones. */
+#define GHMIX_CF2_X_MAX 100.0
+#define GHMIX_CF2_GRAD_X_MIN 5.0
+GHMIX_HD void ghmix_bessel_cf2(double x, double nu, int what,
+                               ghmix_bessel_result *res);
+
 /* Half-integer orders nu = n + 1/2, n <= GHMIX_HALFINT_N_MAX: the finite
  * sum DLMF 10.49.12; log K and the ratios only (no nu-derivatives). */
 #define GHMIX_HALFINT_N_MAX 40

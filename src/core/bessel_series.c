@@ -441,8 +441,8 @@ GHMIX_INLINE int order_shift(double nu) {
   return nu < 0.5 ? 0 : (int)(nu + 0.5);
 }
 
-static GHMIX_HD void series_value(double x, double nu, int what,
-                                  ghmix_bessel_result *res) {
+GHMIX_LOCAL void series_value(double x, double nu, int what,
+                              ghmix_bessel_result *res) {
   int n = order_shift(nu);
   double mu = n ? nu - n : -nu;
   double x2 = 0.5 * x, y = x2 * x2, dh, dl, sk, sk1;
@@ -477,8 +477,8 @@ static GHMIX_HD void series_value(double x, double nu, int what,
   }
 }
 
-static GHMIX_HD void series_jet(double x, double nu, int what,
-                                ghmix_bessel_result *res) {
+GHMIX_LOCAL void series_jet(double x, double nu, int what,
+                            ghmix_bessel_result *res) {
   int n = order_shift(nu);
   double mu = n ? nu - n : -nu;
   double x2 = 0.5 * x, y = x2 * x2, dh, dl;

@@ -6,6 +6,12 @@
  * summation), which the step below keeps under 1e-17.  Relative to the
  * peak, the exponent is psi(s) = -nu (e^s - 1 - s) - c (cosh s - 1) with
  * c = sqrt(nu^2 + x^2) - nu, a sum of non-positive terms (no cancellation).
+ * Per node: one exp() for the weight; e^{+-s} from Taylor polynomials near
+ * the peak, beyond from the previous node, e^{s+h} = e^s + e^s (e^h - 1)
+ * (one rounding per step, e^h - 1 from expm1: no error that repeats),
+ * recomputed every few nodes; only the moments asked for are summed, and
+ * the tails are cut where the largest of those weights falls below
+ * e^-CUTOFF.
  */
 #include "bessel_impl.h"
 
@@ -14,6 +20,11 @@
 #define TWO_PI 6.283185307179586
 /* Terms below exp(-CUTOFF) times the peak term are left out. */
 #define CUTOFF 39.0
+/* nodes |s| < TAYLOR_MAX: Taylor polynomials; beyond, exponentials */
+#define TAYLOR_MAX 0.5
+/* beyond, e^{+-s} is carried from node to node and recomputed with exp()
+ * every ANCHOR_EVERY nodes */
+#define ANCHOR_EVERY 8
 
 typedef struct {
   double cm1;  /* cosh s - 1 */
@@ -21,39 +32,40 @@ typedef struct {
   double em1;  /* e^s - 1 */
 } node_terms;
 
-/* cosh s - 1, e^s - 1 - s and e^s - 1 at +s and -s (s >= 0), without
- * cancellation near s = 0; the nodes come in such pairs around the peak,
- * which share one exp() or one pair of Taylor polynomials. */
+/* cosh s - 1, e^s - 1 - s and e^s - 1 at +s and -s, 0 <= s < TAYLOR_MAX,
+ * without cancellation near s = 0; the nodes come in such pairs around the
+ * peak, which share one pair of Taylor polynomials. */
 GHMIX_INLINE void terms_pair(double s, node_terms *plus, node_terms *minus) {
-  if (s < 0.5) {
-    double s2 = s * s;
-    /* Taylor series; at s = 1/2 the next terms are below 1e-18 */
-    double cm1 =
-        s2 * (0.5 +
-              s2 * (1.0 / 24 +
-                    s2 * (1.0 / 720 +
-                          s2 * (1.0 / 40320 + s2 * (1.0 / 3628800 +
-                                                    s2 * (1.0 / 479001600))))));
-    double shms =
-        s * s2 *
-        (1.0 / 6 +
-         s2 * (1.0 / 120 +
-               s2 * (1.0 / 5040 +
-                     s2 * (1.0 / 362880 + s2 * (1.0 / 39916800 +
-                                                s2 * (1.0 / 6227020800.0))))));
-    plus->cm1 = minus->cm1 = cm1;
-    plus->em1s = cm1 + shms;
-    minus->em1s = cm1 - shms;
-    plus->em1 = plus->em1s + s;
-    minus->em1 = minus->em1s - s;
-  } else {
-    double e = exp(s), inv = 1.0 / e;
-    plus->cm1 = minus->cm1 = 0.5 * (e + inv) - 1.0;
-    plus->em1s = (e - 1.0) - s;
-    minus->em1s = (inv - 1.0) + s;
-    plus->em1 = e - 1.0;
-    minus->em1 = inv - 1.0;
-  }
+  double s2 = s * s;
+  /* Taylor series; at s = 1/2 the next terms are below 1e-18 */
+  double cm1 =
+      s2 * (0.5 +
+            s2 * (1.0 / 24 +
+                  s2 * (1.0 / 720 +
+                        s2 * (1.0 / 40320 +
+                              s2 * (1.0 / 3628800 + s2 * (1.0 / 479001600))))));
+  double shms =
+      s * s2 *
+      (1.0 / 6 +
+       s2 * (1.0 / 120 +
+             s2 * (1.0 / 5040 +
+                   s2 * (1.0 / 362880 +
+                         s2 * (1.0 / 39916800 + s2 * (1.0 / 6227020800.0))))));
+  plus->cm1 = minus->cm1 = cm1;
+  plus->em1s = cm1 + shms;
+  minus->em1s = cm1 - shms;
+  plus->em1 = plus->em1s + s;
+  minus->em1 = minus->em1s - s;
+}
+
+/* The same for s >= TAYLOR_MAX from ep = e^s, em = e^-s. */
+GHMIX_INLINE void terms_exp(double s, double ep, double em, node_terms *plus,
+                            node_terms *minus) {
+  plus->cm1 = minus->cm1 = 0.5 * (ep + em) - 1.0;
+  plus->em1s = (ep - 1.0) - s;
+  minus->em1s = (em - 1.0) + s;
+  plus->em1 = ep - 1.0;
+  minus->em1 = em - 1.0;
 }
 
 /* Angular frequency mu of the first alias that must be negligible: a blend
@@ -69,24 +81,28 @@ typedef struct {
   double w, s, ss, em1, emm1, cm1, g, gg, sg;
 } sums;
 
-/* Adds the node at s; returns the log of its largest weight in any sum
- * (e^s, e^-s, s^2 and g^2 ~ e^{2|s|} widen the tails of the moments). */
-GHMIX_INLINE double add_node(sums *acc, double s, node_terms tm, double nu,
-                             double c, double nu_over_a, int full) {
+/* Adds the node at s; emm1 = e^-s - 1 (the em1 of the node at -s).  level 0:
+ * the weights alone; 1: the first moments too (GRAD, RATIOS); 2: the second
+ * ones too (HESS).  Returns the log of the node's largest weight in any sum
+ * (e^s, e^-s and s widen the tails of the first moments by e^|s|, s^2 and
+ * g^2 ~ e^{2|s|} those of the second). */
+GHMIX_INLINE double add_node(sums *acc, double s, node_terms tm, double emm1,
+                             double nu, double c, double nu_over_a, int level) {
   double psi = -nu * tm.em1s - c * tm.cm1;
   double w = exp(psi);
   acc->w += w;
-  if (!full)
+  if (!level)
     return psi;
+  acc->s += w * s;
+  acc->em1 += w * tm.em1;
+  acc->emm1 += w * emm1;
+  acc->cm1 += w * tm.cm1;
+  if (level < 2)
+    return psi + fabs(s);
   /* g = (cosh t - cosh t0) * x / A, formed without cancellation */
   double sinh_s = tm.em1 - tm.cm1;
   double g = tm.cm1 + nu_over_a * sinh_s;
-  acc->s += w * s;
   acc->ss += w * s * s;
-  acc->em1 += w * tm.em1;
-  /* e^{-s} - 1 = -(e^s - 1) e^{-s} */
-  acc->emm1 += w * (-tm.em1 / (1.0 + tm.em1));
-  acc->cm1 += w * tm.cm1;
   acc->g += w * g;
   acc->gg += w * g * g;
   acc->sg += w * s * g;
@@ -99,23 +115,42 @@ GHMIX_HD void ghmix_bessel_trapezoid(double x, double nu, int what,
   double c = x * (x / (a + nu)); /* A - nu */
   double p = nu / a;
   double h = TWO_PI / alias_frequency(a, p);
-  int full = what != 0;
+  int level = (what & GHMIX_BESSEL_HESS)                           ? 2
+              : (what & (GHMIX_BESSEL_GRAD | GHMIX_BESSEL_RATIOS)) ? 1
+                                                                   : 0;
   sums acc = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   node_terms plus, minus;
   terms_pair(0.0, &plus, &minus);
-  add_node(&acc, 0.0, plus, nu, c, p, full);
+  add_node(&acc, 0.0, plus, 0.0, nu, c, p, level);
+  /* e^{+-s} for s >= TAYLOR_MAX: anchored with exp() every ANCHOR_EVERY
+   * nodes, in between e^{s+h} = e^s + e^s (e^h - 1) */
+  double ep = 0.0, em = 0.0, ep_m1 = expm1(h), em_m1 = expm1(-h);
+  int since = ANCHOR_EVERY;
   int right = 1, left = 1;
   for (int k = 1; right || left; k++) {
     double s = k * h;
-    terms_pair(s, &plus, &minus);
+    if (s < TAYLOR_MAX) {
+      terms_pair(s, &plus, &minus);
+    } else {
+      if (since == ANCHOR_EVERY) {
+        ep = exp(s);
+        em = 1.0 / ep;
+        since = 0;
+      } else {
+        ep += ep * ep_m1;
+        em += em * em_m1;
+      }
+      since++;
+      terms_exp(s, ep, em, &plus, &minus);
+    }
     if (right)
-      right = add_node(&acc, s, plus, nu, c, p, full) > -CUTOFF;
+      right = add_node(&acc, s, plus, minus.em1, nu, c, p, level) > -CUTOFF;
     if (left)
-      left = add_node(&acc, -s, minus, nu, c, p, full) > -CUTOFF;
+      left = add_node(&acc, -s, minus, plus.em1, nu, c, p, level) > -CUTOFF;
   }
   double f = ghmix_bessel_peak_exponent(x, nu);
   res->logk = f + log(0.5 * h * acc.w);
-  if (!full)
+  if (!level)
     return;
   double inv = 1.0 / acc.w;
   double mean_s = acc.s * inv;

@@ -459,16 +459,6 @@ GHMIX_HD double ghmix_gig_logpdf(const ghmix_gig *g, double x) {
  * depend on whether it was cached, on the other points or on the threads.
  */
 
-/* 8-point Gauss-Legendre rule on [0, 1] */
-static const double gl_x[8] = {0.019855071751231884, 0.10166676129318664,
-                               0.2372337950418355,   0.40828267875217511,
-                               0.59171732124782495,  0.7627662049581645,
-                               0.89833323870681336,  0.98014492824876809};
-static const double gl_w[8] = {0.050614268145188129, 0.11119051722668724,
-                               0.15685332293894363,  0.181341891689181,
-                               0.181341891689181,    0.15685332293894363,
-                               0.11119051722668724,  0.050614268145188129};
-
 /* The local rate of change of the exponent at u: |D'| + sqrt(|D''|). */
 GHMIX_INLINE double gig_rate(const ghmix_gig *g, double u) {
   double a = gig_cexp(g->alpha, g->la, u), b = gig_cexp(g->beta, g->lb, -u);
@@ -479,6 +469,16 @@ GHMIX_INLINE double gig_rate(const ghmix_gig *g, double u) {
  * (dx of either sign), by the 8-point rule in the difference form
  * D(u + x) - D(u) = x D'(u) - A G(x) - B G(-x). */
 GHMIX_INLINE double gig_short_log(const ghmix_gig *g, double u, double dx) {
+  /* 8-point Gauss-Legendre rule on [0, 1] (a table at function scope: see
+   * ghmix_hd.h) */
+  static const double gl_x[8] = {0.019855071751231884, 0.10166676129318664,
+                                 0.2372337950418355,   0.40828267875217511,
+                                 0.59171732124782495,  0.7627662049581645,
+                                 0.89833323870681336,  0.98014492824876809};
+  static const double gl_w[8] = {0.050614268145188129, 0.11119051722668724,
+                                 0.15685332293894363,  0.181341891689181,
+                                 0.181341891689181,    0.15685332293894363,
+                                 0.11119051722668724,  0.050614268145188129};
   double la = g->la + u, lb = g->lb - u, sum = 0.0;
   double a = gig_cexp(g->alpha, g->la, u), b = gig_cexp(g->beta, g->lb, -u);
   double d1 = gig_d1(g, u);

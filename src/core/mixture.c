@@ -33,7 +33,8 @@ GHMIX_HD int ghmix_mix_const_init(int d, double p, double a, double b,
   c->log_sqrt_a = 0.5 * log(c->a_post);
   c->b = b;
   c->log_const = norm - 0.5 * d * MIX_LOG_2PI - 0.5 * logdet;
-  c->what = what;
+  /* the drivers always read the moments (a row without them is no row) */
+  c->what = what | GHMIX_MIX_MOMENTS;
   return 1;
 }
 

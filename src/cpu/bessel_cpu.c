@@ -7,6 +7,10 @@
 #include "../core/bessel.h"
 #include "threads.h"
 
+/* Fewer values than this are computed on the calling thread: waking a team
+ * costs more (milliseconds on a loaded machine) than a few hundred values. */
+#define BESSEL_PARALLEL_MIN 256
+
 /* Values outside the core's domain (x > 0 finite, nu finite).  Returns 1 when
  * it has filled the outputs. */
 static int logk_special(double x, double nu, double *v, double *gx,
@@ -43,7 +47,8 @@ static void logk_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *x,
                        int threads) {
   ptrdiff_t i;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 &&                  \
+                                                         hi - lo >= BESSEL_PARALLEL_MIN)
 #endif
   for (i = lo; i < hi; i++) {
     double xi = x[ghmix_recycle(i, nx, n)], nui = nu[ghmix_recycle(i, nnu, n)],
@@ -59,7 +64,8 @@ static void grad_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *x,
                        double *grad_x, double *grad_nu, int threads) {
   ptrdiff_t i;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 &&                  \
+                                                         hi - lo >= BESSEL_PARALLEL_MIN)
 #endif
   for (i = lo; i < hi; i++) {
     double xi = x[ghmix_recycle(i, nx, n)], nui = nu[ghmix_recycle(i, nnu, n)],

@@ -29,6 +29,10 @@
 #include "../core/mixture.h"
 #include "../core/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define GHMIX_MIX_NSTATS(d) (6 + 2 * (size_t)(d) + (size_t)(d) * (size_t)(d))
 
 /* The parameters of one E-step.  chol is the lower Cholesky factor L of
@@ -48,5 +52,9 @@ typedef struct {
 ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx,
                                  const ghmix_mix_params *par, double *stats,
                                  double *rows, int threads, ghmix_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,11 +8,13 @@
 
 #include <stddef.h>
 
+#include "../core/gig_solve.h"
+#include "../core/status.h"
+#include "../cpu/mixture_cpu.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#include "../core/status.h"
 
 #define GHMIX_CUDA_NAME_LEN 256
 
@@ -49,6 +51,72 @@ ghmix_status ghmix_cuda_device_count(int *count, ghmix_error *err);
  * GHMIX_ERR_NO_DEVICE when the runtime cannot query it. */
 ghmix_status ghmix_cuda_device_info(int dev, ghmix_cuda_device *info,
                                     ghmix_error *err);
+
+/* ------------------------------------------------------------------------
+ * Kernels (src/cuda/kernels.cu).  Each takes host pointers and a device
+ * index, and does one allocation, the copies in, ONE kernel launch (one
+ * thread per element, every loop inside the thread), the copies out, and
+ * frees the device memory on every path.  Inputs, outputs, recycling and
+ * special values are exactly those of the CPU drivers named; n == 0
+ * returns GHMIX_OK once the device has been checked.  Errors:
+ *   GHMIX_ERR_NO_DEVICE  no usable device (the runtime's reason);
+ *   GHMIX_ERR_DOMAIN     device not in [0, count), or empty inputs;
+ *   GHMIX_ERR_CUDA       a CUDA call failed: the message has the CUDA error
+ *                        string (and, for an allocation, the bytes asked);
+ * plus the driver's own (see gig_from_expectation).  The calling thread's
+ * current device is restored before returning.  Not interruptible: one
+ * launch, synchronous. */
+
+/* ghmix_bessel_logk_batch (src/cpu/bessel_cpu.h) on the GPU. */
+ghmix_status ghmix_cuda_bessel_logk_batch(size_t n, const double *x, size_t nx,
+                                          const double *nu, size_t nnu,
+                                          double *logk, double *grad_x,
+                                          double *grad_nu, int device,
+                                          ghmix_error *err);
+
+/* ghmix_gig_expectation_batch (src/cpu/gig_solve_cpu.h) on the GPU. */
+ghmix_status ghmix_cuda_gig_expectation_batch(size_t n, const double *p,
+                                              size_t np, const double *a,
+                                              size_t na, const double *b,
+                                              size_t nb, double *out_log,
+                                              double *out_inv, double *out_y,
+                                              int device, ghmix_error *err);
+
+/* ghmix_gig_from_expectation_batch (src/cpu/gig_solve_cpu.h) on the GPU:
+ * same arguments, outputs and errors (GHMIX_ERR_INFEASIBLE or
+ * GHMIX_ERR_DOMAIN with err->index the first bad row and infeasible[]
+ * filled, the other outputs then unspecified).  The feasibility check runs
+ * inside the same launch as the solves. */
+ghmix_status ghmix_cuda_gig_from_expectation_batch(
+    size_t n, const double *eta, const double *start,
+    const ghmix_gig_solve_control *ctrl, double *p, double *a, double *b,
+    int *iterations, double *grad_norm, int *converged, double *condition,
+    int *note, int *infeasible, double *jacobian, int device, ghmix_error *err);
+
+/* ------------------------------------------------------------------------
+ * The E-step of a normal variance-mean mixture (src/cuda/kernels.cu).
+ *
+ * The data live on the device for a whole fit: create copies x (n x d,
+ * column-major, leading dimension ldx >= n) once; each E-step then copies
+ * the parameters in (one small copy), runs two kernels (the fused per-row
+ * E-step with per-block partial sums, then a fixed-order sum of the block
+ * partials) and copies GHMIX_MIX_NSTATS(d) doubles back.  stats has the
+ * layout of ghmix_mix_estep_cpu (src/cpu/mixture_cpu.h), rows is NULL or
+ * n x 4 as there.  Results are bit-identical from run to run (the partition
+ * of rows into blocks depends on n and d only).  *launches, when not NULL,
+ * receives the number of kernel launches of the call (2).  par->c.what must
+ * include GHMIX_MIX_MOMENTS (without it every row counts as one whose density
+ * is not finite).  create fails with GHMIX_ERR_DOMAIN when d is too large
+ * for the device's shared memory (about d > 870 with the 227 KiB per block
+ * of an H100/H200, d > 370 with 99 KiB; use the CPU then).
+ * ghmix_cuda_mix_data_free(NULL) does nothing. */
+ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n, size_t ldx,
+                                        int d, int device, void **handle,
+                                        ghmix_error *err);
+void ghmix_cuda_mix_data_free(void *handle);
+ghmix_status ghmix_cuda_mix_estep(void *handle, const ghmix_mix_params *par,
+                                  double *stats, double *rows, int *launches,
+                                  ghmix_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* Micro-benchmark of the core Bessel kernel, single thread, no R.
  *
  *   bench_bessel [n] [reps]
+ *   bench_bessel --points [reps]
  *
  * n points (default 10^6) from the benchmark distribution of issue 2
  * (x log-uniform in [1e-3, 1e3], nu uniform in [-50, 50]), drawn with a
@@ -9,11 +10,15 @@
  * HESS | RATIOS); reports the median over reps of ns per evaluation and
  * millions of evaluations per second, then ns per evaluation by x decade and
  * |nu| band (for logk, n/50 points per cell), to show where the time goes.
+ * --points: ns per ghmix_bessel_eval at fixed (x, nu) in the trapezoid
+ * range 2 < x < 30 (the EM E-step's common case), for what = 0, RATIOS and
+ * RATIOS|GRAD; median and least over reps (default 51) runs of 2000 calls.
  */
 #define _POSIX_C_SOURCE 200112L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "bessel.h"
@@ -67,7 +72,52 @@ static double median_time(const double *x, const double *nu, long n, int mode,
   return m;
 }
 
+/* ns per call of ghmix_bessel_eval(x, nu, what), the same point each call:
+ * the median and the least over reps runs of 2000 calls */
+static void point_ns(double x, double nu, int what, int reps, double *med,
+                     double *least) {
+  const long calls = 2000;
+  double *t = malloc(reps * sizeof *t);
+  volatile double vx = x, vnu = nu;
+  for (int r = 0; r < reps; r++) {
+    ghmix_bessel_result res;
+    double s = 0, t0 = now();
+    for (long i = 0; i < calls; i++) {
+      ghmix_bessel_eval(vx, vnu, what, &res);
+      s += res.logk;
+    }
+    t[r] = now() - t0;
+    sink = s;
+  }
+  qsort(t, reps, sizeof *t, cmp);
+  *med = 1e9 * t[reps / 2] / calls;
+  *least = 1e9 * t[0] / calls;
+  free(t);
+}
+
+static int points(int reps) {
+  const double xs[] = {2.5, 5, 10, 20}, nus[] = {1, 1.3, 2.7, 5.5, 10};
+  const int what[] = {0, GHMIX_BESSEL_RATIOS,
+                      GHMIX_BESSEL_RATIOS | GHMIX_BESSEL_GRAD};
+  printf("ns per ghmix_bessel_eval at fixed points: median (least) of %d runs "
+         "of 2000 calls, one thread\n\n%5s %5s %15s %15s %15s\n",
+         reps, "x", "nu", "0", "RATIOS", "RATIOS|GRAD");
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 5; j++) {
+      printf("%5g %5g", xs[i], nus[j]);
+      for (int k = 0; k < 3; k++) {
+        double med, least;
+        point_ns(xs[i], nus[j], what[k], reps, &med, &least);
+        printf(" %7.0f (%5.0f)", med, least);
+      }
+      printf("\n");
+    }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--points"))
+    return points(argc > 2 ? atoi(argv[2]) : 51);
   long n = argc > 1 ? atol(argv[1]) : 1000000;
   int reps = argc > 2 ? atoi(argv[2]) : 5;
   if (n < 1 || reps < 1) return 2;

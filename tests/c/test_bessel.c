@@ -13,6 +13,9 @@
  *   - identities per fixture region (recurrence, dx_ratios, symmetry);
  *   - fuzz over the whole domain (finite, recurrence, dx_ratios, symmetry,
  *     fd_dx, fd_dnu), fuzz_ext (log K finite for any finite x > 0, |nu| <= 1e6),
+ *     paths and path_seams (the call modes that take other paths, CF2 and
+ *     the trapezoid rule without second moments, against GRAD|HESS|RATIOS,
+ *     for 2 < x < 100, |nu| < 16: path_logk, path_ratios, path_dnu, path_dx),
  *     contract (NaN in -> NaN out, fields not asked for left untouched).
  * A quantity is checked in every call mode that produces it
  * (ghmix_bessel_logk, ghmix_bessel_eval with 0, GRAD and GRAD|HESS|RATIOS);
@@ -400,6 +403,101 @@ static void fuzz(long n) {
     }
 }
 
+/* ----------------------------------------------------------- paths */
+
+/* For 2 < x < 100 and |nu| < 16 the cheaper call modes take other paths
+ * than GRAD|HESS|RATIOS (src/core/bessel.c): Temme's CF2 without
+ * nu-derivatives (x < 100) and with first ones (5 <= x < 30), the trapezoid
+ * rule without its second moments (GRAD, x < 5), while GRAD|HESS|RATIOS
+ * takes the trapezoid rule with all moments (x < 30) or Hankel's series.
+ * Compare the modes 0, RATIOS and RATIOS|GRAD with GRAD|HESS|RATIOS on
+ * random points of that regime (region "paths") and at its seams (region
+ * "path_seams": x next to 5, 30, 100 on both sides, just above 2 (x <= 2 is
+ * the series' in every mode); nu near 0, near the integers and
+ * half-integers, near 16).  Error |a - b| / max(1, |b|); the ratios
+ * relative to themselves.  Both sides carry their own error (up to ~2e-15
+ * on log K), hence tolerances a little above the fixture checks' worst. */
+#define TOL_PATH_LOGK 5e-15
+#define TOL_PATH_RATIO 5e-15
+#define TOL_PATH_D1 5e-15
+
+static double ratio_err(double got, double ref) {
+  return (isfinite(got) && got > 0) ? fabs(got - ref) / ref : INFINITY;
+}
+
+static void path_point(const char *region, double x, double nu) {
+  ghmix_bessel_result ref, m[3];
+  const int what[3] = {0, GHMIX_BESSEL_RATIOS,
+                       GHMIX_BESSEL_RATIOS | GHMIX_BESSEL_GRAD};
+  ghmix_bessel_eval(x, nu, ALL, &ref);
+  for (int k = 0; k < 3; k++) ghmix_bessel_eval(x, nu, what[k], &m[k]);
+  double e = -1, got = NAN, r = ref.logk;
+  for (int k = 0; k < 3; k++) {
+    double ek = relerr(m[k].logk, ref.logk);
+    if (!(ek <= e)) { e = ek; got = m[k].logk; }
+  }
+  record("path_logk", region, TOL_PATH_LOGK, e, x, nu, got, r);
+  e = -1;
+  for (int k = 1; k < 3; k++) {
+    double eu = ratio_err(m[k].ratio_up, ref.ratio_up);
+    double ed = ratio_err(m[k].ratio_down, ref.ratio_down);
+    if (!(eu <= e)) { e = eu; got = m[k].ratio_up; r = ref.ratio_up; }
+    if (!(ed <= e)) { e = ed; got = m[k].ratio_down; r = ref.ratio_down; }
+  }
+  record("path_ratios", region, TOL_PATH_RATIO, e, x, nu, got, r);
+  record("path_dnu", region, TOL_PATH_D1, relerr(m[2].dnu, ref.dnu), x, nu,
+         m[2].dnu, ref.dnu);
+  record("path_dx", region, TOL_PATH_D1, relerr(m[2].dx, ref.dx), x, nu,
+         m[2].dx, ref.dx);
+}
+
+/* nu near what the paths treat specially: 0, the integers and
+ * half-integers (the order shift of the recurrence, mu = +-1/2), 16 */
+static double path_nu(void) {
+  double u = unif(), d = pow(10.0, -15 + 14 * unif()) * (unif() < 0.5 ? -1 : 1);
+  int k = (int)(16 * unif());
+  double nu;
+  if (u < 0.4) nu = 16 * unif();
+  else if (u < 0.55) nu = fabs(k + 0.5 + d);
+  else if (u < 0.7) nu = fabs(k + d);
+  else if (u < 0.8) nu = 16 - fabs(d);
+  else if (u < 0.9) nu = pow(10.0, -300 + 300 * unif());
+  else nu = (u < 0.95) ? k + 0.5 : k;
+  return unif() < 0.5 ? -nu : nu;
+}
+
+static void paths(long n) {
+  static const double seam[4] = {2, 5, 30, 100};
+  for (long i = 0; i < n; i++) {
+    double u = unif(), x;
+    if (u < 0.5) x = 2 + 28 * unif();
+    else if (u < 0.75) x = 2 * pow(50.0, unif());
+    else {
+      /* next to a seam; above 2 only (below, the series serves every mode) */
+      int k = (int)(4 * unif());
+      double d = pow(10.0, -15 + 14 * unif());
+      x = seam[k] * (1 + ((k == 0 || unif() < 0.5) ? d : -d));
+    }
+    path_point("paths", x, path_nu());
+  }
+  static const double nus[] = {0, 1e-300, 1e-12, 0.25, 0.5, 1, 1.5, 7.5, 15, 15.5};
+  static const double dnu[] = {0, 1e-12, -1e-12, 1e-9, -1e-9};
+  for (int s = 0; s < 4; s++) {
+    double lo = s ? nextafter(seam[s], 0) : seam[0] * (1 + 1e-9);
+    const double xs[3] = {lo, s ? seam[s] : 2 * (1 + 1e-15), nextafter(seam[s], INFINITY)};
+    for (int i = 0; i < 3; i++) {
+      for (unsigned j = 0; j < sizeof nus / sizeof nus[0]; j++)
+        for (unsigned k = 0; k < sizeof dnu / sizeof dnu[0]; k++) {
+          double nu = nus[j] + dnu[k];
+          path_point("path_seams", xs[i], nu);
+          path_point("path_seams", xs[i], -nu);
+        }
+      path_point("path_seams", xs[i], nextafter(16, 0));
+      path_point("path_seams", xs[i], 16 - 1e-9);
+    }
+  }
+}
+
 static void contract(void) {
   /* NaN in gives NaN out */
   double v1 = ghmix_bessel_logk(NAN, 1.0), v2 = ghmix_bessel_logk(1.0, NAN);
@@ -469,6 +567,7 @@ int main(int argc, char **argv) {
   }
   for (long i = 0; i < nrows; i++) check_row(&rows[i]);
   fuzz(nfuzz);
+  paths(nfuzz);
   contract();
 
   printf("\ntest_bessel: %ld fixture rows from %s, %ld fuzz points\n", nrows, path, nfuzz);
@@ -479,8 +578,9 @@ int main(int argc, char **argv) {
   static const char *order[] = {"logk", "dx", "dnu", "dnu2", "dnudx", "dx2",
                                 "log_ratio_up", "log_ratio_down", "recurrence",
                                 "dx_ratios", "symmetry", "finite", "fd_dx/tol",
-                                "fd_dnu/tol", "finite_logk", "nan_in_nan_out",
-                                "untouched_fields"};
+                                "fd_dnu/tol", "finite_logk", "path_logk",
+                                "path_ratios", "path_dnu", "path_dx",
+                                "nan_in_nan_out", "untouched_fields"};
   int norder = (int)(sizeof order / sizeof order[0]);
   int *idx = malloc(ngroups * sizeof *idx), m = 0;
   for (int k = 0; k <= norder; k++)

@@ -38,11 +38,12 @@ test_that("backend = 'cuda' without a usable device is ghmix_error_no_device", {
   expect_match(conditionMessage(e), info$devices_reason, fixed = TRUE)
 })
 
-test_that("backend = 'cuda' with a device: no log_besselK kernel yet", {
+test_that("backend = 'cuda' with a device: no gig_moments kernel yet", {
   info <- ghmix_info()
   skip_if_not(info$cuda, "this ghmix was built without CUDA")
   skip_if(nrow(info$devices) == 0L, "no CUDA device")
-  expect_error(log_besselK(1, 1, backend = "cuda"), class = "ghmix_error_cuda")
+  expect_error(gig_moments(1, 1, 1, backend = "cuda"),
+               class = "ghmix_error_cuda")
 })
 
 test_that("errors raised from C carry their status class and index", {

@@ -9,8 +9,10 @@ test_that("ghmix_info() describes the build and the machine", {
   expect_s3_class(info$devices, "data.frame")
   expect_named(
     info$devices,
-    c("id", "name", "memory_gib", "compute_capability", "multiprocessors")
+    c("id", "name", "memory_gib", "compute_capability", "multiprocessors",
+      "float64_rate")
   )
+  expect_type(info$devices$float64_rate, "character")
   if (info$openmp) {
     expect_gt(info$openmp_version, 200000L)
   } else {

@@ -1,0 +1,370 @@
+# S3 methods of the fit objects (class c("ghmix_fit_<family>", "ghmix_fit")).
+
+fit_label <- function(x) {
+  sprintf(
+    "%s%s", mix_family(x$family)$label,
+    if (isTRUE(x$symmetric)) " (symmetric)" else ""
+  )
+}
+
+fit_gauge_label <- function(gauge) {
+  if (identical(gauge, "det")) "det(Sigma) = 1" else "E[Y] = 1"
+}
+
+fit_status_line <- function(x) {
+  t_total <- x$timings[["total"]]
+  sprintf(
+    "%s after %d iteration%s (%d E-steps, %.3g s)%s",
+    if (isTRUE(x$converged)) "Converged" else "Did not converge",
+    x$iterations, plural(seq_len(x$iterations)),
+    as.integer(x$timings[["esteps"]]), t_total,
+    if (isTRUE(x$converged)) "." else paste0(": ", x$message, ".")
+  )
+}
+
+fit_ties_line <- function(x) {
+  if (is.null(x$ties) || x$ties == 0L) {
+    return(NULL)
+  }
+  sprintf(
+    "Note: %d row%s of the data repeat%s another row (ties).",
+    x$ties, plural(seq_len(x$ties)), if (x$ties == 1L) "s" else ""
+  )
+}
+
+#' Print a GH-family fit
+#'
+#' Shows the family, the dimension and number of observations, the
+#' parameters (for \eqn{d = 1} also the scale \eqn{\sqrt{\Sigma}}), the
+#' log-likelihood with AIC and BIC, and the convergence status.
+#'
+#' @param x A fit from [fit_nig()], [fit_gh()], [fit_vg()] or
+#'   [fit_skewt()].
+#' @param digits Significant digits to show.
+#' @param ... Not used.
+#' @return `x`, invisibly.
+#' @family fitting
+#' @export
+#' @examples
+#' r <- diff(log(EuStockMarkets))
+#' fit_nig(r[, c("DAX", "SMI")])
+print.ghmix_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
+                            ...) {
+  par <- x$parameters
+  d <- x$d
+  cat(sprintf(
+    "<ghmix fit> %s distribution, d = %d, n = %d; gauge %s\n",
+    fit_label(x), d, x$nobs, fit_gauge_label(x$gauge)
+  ))
+  loc <- rbind(mu = par$mu, gamma = par$gamma)
+  colnames(loc) <- names(par$mu)
+  show <- seq_len(min(d, 8L))
+  cat("\n")
+  print(signif(loc[, show, drop = FALSE], digits))
+  if (d > length(show)) {
+    cat(sprintf("  ... and %d more columns\n", d - length(show)))
+  }
+  if (d == 1L) {
+    cat(sprintf(
+      "sigma: %s (scale; Sigma = sigma^2 = %s)\n",
+      format(sqrt(par$sigma[[1L]]), digits = digits),
+      format(par$sigma[[1L]], digits = digits)
+    ))
+  } else if (d <= 8L) {
+    cat("Sigma:\n")
+    print(signif(par$sigma, digits))
+  } else {
+    cat(sprintf("Sigma: %d x %d matrix (see coef())\n", d, d))
+  }
+  cat(sprintf(
+    "mixing GIG: p = %s, a = %s, b = %s\n",
+    format(par$p, digits = digits), format(par$a, digits = digits),
+    format(par$b, digits = digits)
+  ))
+  ll <- stats::logLik(x)
+  cat(sprintf(
+    "\nLog-likelihood %s (df = %d); AIC %s, BIC %s\n",
+    format(x$loglik, digits = max(digits, 8L)), as.integer(x$df),
+    format(stats::AIC(ll), digits = max(digits, 8L)),
+    format(stats::BIC(ll), digits = max(digits, 8L))
+  ))
+  cat(fit_status_line(x), "\n", sep = "")
+  ties <- fit_ties_line(x)
+  if (!is.null(ties)) cat(ties, "\n", sep = "")
+  invisible(x)
+}
+
+#' Summarise a GH-family fit
+#'
+#' The estimates with standard errors from the observed information (see
+#' [vcov.ghmix_fit()], which costs about \eqn{2k} E-steps for \eqn{k}
+#' parameters), the log-likelihood, information criteria, convergence,
+#' gauge and timings.
+#'
+#' @param object A fit from [fit_nig()], [fit_gh()], [fit_vg()] or
+#'   [fit_skewt()].
+#' @param x A `"summary.ghmix_fit"` object.
+#' @param digits Significant digits to show.
+#' @param ... Not used.
+#' @return `summary()`: an object of class `"summary.ghmix_fit"`, a list with
+#'   `coefficients` (a matrix with columns `Estimate` and `Std. Error`, one
+#'   row per free parameter in the fit's gauge, named as in
+#'   [vcov.ghmix_fit()]), `family`, `label`, `symmetric`, `d`, `loglik`,
+#'   `aic`, `bic`, `df`, `nobs`, `iterations`, `converged`, `message`,
+#'   `gauge`, `timings`, `backend`, `threads`, `ties` and `call`. Its
+#'   `print()` method returns it invisibly.
+#' @family fitting
+#' @export
+#' @examples
+#' r <- diff(log(EuStockMarkets))
+#' summary(fit_nig(r[, "DAX"]))
+summary.ghmix_fit <- function(object, ...) {
+  cov <- stats::vcov(object)
+  est <- fit_pack(object$parameters, object$family, object$symmetric)
+  se <- sqrt(pmax(diag(cov), 0))
+  coefs <- cbind(Estimate = est, `Std. Error` = se)
+  rownames(coefs) <- rownames(cov)
+  ll <- stats::logLik(object)
+  structure(
+    list(
+      coefficients = coefs, family = object$family, label = fit_label(object),
+      symmetric = object$symmetric, d = object$d, loglik = object$loglik,
+      aic = stats::AIC(ll), bic = stats::BIC(ll), df = object$df,
+      nobs = object$nobs, iterations = object$iterations,
+      converged = object$converged, message = object$message,
+      gauge = object$gauge, timings = object$timings,
+      backend = object$backend, threads = object$threads,
+      ties = object$ties, call = object$call
+    ),
+    class = "summary.ghmix_fit"
+  )
+}
+
+#' @rdname summary.ghmix_fit
+#' @export
+print.summary.ghmix_fit <- function(x,
+                                    digits = max(3L, getOption("digits") - 3L),
+                                    ...) {
+  cat(sprintf(
+    "%s distribution fitted by EM, d = %d, n = %d\n", x$label, x$d, x$nobs
+  ))
+  if (!is.null(x$call)) {
+    cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
+  }
+  cat(sprintf(
+    "\nParameters (gauge %s; standard errors from the observed information):\n",
+    fit_gauge_label(x$gauge)
+  ))
+  print(signif(x$coefficients, digits))
+  cat(sprintf(
+    "\nLog-likelihood %s, df = %d, AIC %s, BIC %s\n",
+    format(x$loglik, digits = max(digits, 8L)), as.integer(x$df),
+    format(x$aic, digits = max(digits, 8L)),
+    format(x$bic, digits = max(digits, 8L))
+  ))
+  cat(fit_status_line(x), "\n", sep = "")
+  tm <- x$timings
+  cat(sprintf(
+    "Timings: total %.3g s, E-steps %.3g s, M-steps %.3g s; %s, %d thread%s\n",
+    tm[["total"]], tm[["estep"]], tm[["mstep"]], x$backend,
+    as.integer(x$threads), plural(seq_len(x$threads))
+  ))
+  ties <- fit_ties_line(x)
+  if (!is.null(ties)) cat(ties, "\n", sep = "")
+  invisible(x)
+}
+
+#' Log-likelihood, number of observations, posterior moments of a fit
+#'
+#' `logLik()` returns the maximised log-likelihood with attributes `df` (the
+#' number of free parameters) and `nobs`, so that [stats::AIC()] and
+#' [stats::BIC()] work; `nobs()` the number of rows fitted (after any
+#' `na.rm` dropping); `fitted()` the posterior moments of the mixing
+#' variable for each row of the data: \eqn{E[Y|x]}, \eqn{E[1/Y|x]} and
+#' \eqn{E[\log Y|x]} (in the fit's gauge; large \eqn{E[Y|x]} flag rows in
+#' the tails).
+#'
+#' @param object A fit from [fit_nig()], [fit_gh()], [fit_vg()] or
+#'   [fit_skewt()].
+#' @param ... Not used.
+#' @return `logLik()`: an object of class `"logLik"`. `nobs()`: an integer.
+#'   `fitted()`: an \eqn{n \times 3}{n x 3} matrix with columns `"E[Y|x]"`,
+#'   `"E[1/Y|x]"`, `"E[log Y|x]"` (one row per fitted row; rows dropped by
+#'   `na.rm` are not included).
+#' @family fitting
+#' @export
+#' @examples
+#' r <- diff(log(EuStockMarkets))
+#' fit <- fit_nig(r[, "DAX"])
+#' logLik(fit)
+#' AIC(fit)
+#' BIC(fit)
+#' nobs(fit)
+#' head(fitted(fit))
+logLik.ghmix_fit <- function(object, ...) {
+  structure(
+    object$loglik, df = object$df, nobs = object$nobs, class = "logLik"
+  )
+}
+
+#' @rdname logLik.ghmix_fit
+#' @importFrom stats nobs
+#' @export
+nobs.ghmix_fit <- function(object, ...) {
+  object$nobs
+}
+
+#' @rdname logLik.ghmix_fit
+#' @export
+fitted.ghmix_fit <- function(object, ...) {
+  fit_rows(object, object$data, "moments")
+}
+
+#' Densities and posterior moments of a fitted distribution at new points
+#'
+#' @param object A fit from [fit_nig()], [fit_gh()], [fit_vg()] or
+#'   [fit_skewt()].
+#' @param newdata Points: a numeric vector (\eqn{d = 1}), matrix or data
+#'   frame with \eqn{d} columns (matched by name when all the fit's column
+#'   names are present). `NULL` (default): the data fitted. Rows with
+#'   missing or infinite values give `NA`.
+#' @param type `"density"`, `"log_density"`, or `"moments"` (the posterior
+#'   moments \eqn{E[Y|x]}, \eqn{E[1/Y|x]}, \eqn{E[\log Y|x]} of the mixing
+#'   variable, as [fitted()][fitted.ghmix_fit()]).
+#' @param ... Not used.
+#' @return A numeric vector with one value per row for the densities, an
+#'   \eqn{n \times 3}{n x 3} matrix for the moments.
+#' @family fitting
+#' @export
+#' @examples
+#' r <- diff(log(EuStockMarkets))
+#' fit <- fit_nig(r[, "DAX"])
+#' predict(fit, c(-0.02, 0, 0.02))
+#' integrate(function(x) predict(fit, x), -Inf, Inf)
+#' predict(fit, c(-0.05, 0.05), type = "moments")
+predict.ghmix_fit <- function(object, newdata = NULL,
+                              type = c("density", "log_density", "moments"),
+                              ...) {
+  type <- match.arg(type)
+  x <- if (is.null(newdata)) {
+    object$data
+  } else {
+    fit_newdata(newdata, colnames(object$data), sys.call())
+  }
+  fit_rows(object, x, type)
+}
+
+fit_newdata <- function(newdata, vars, call) {
+  if (is.null(dim(newdata)) && length(vars) > 1L &&
+        length(newdata) == length(vars)) {
+    # one point of a multivariate fit
+    newdata <- matrix(newdata, nrow = 1L, dimnames = list(NULL, names(newdata)))
+  }
+  had_names <- !is.null(colnames(newdata))
+  x <- mix_as_matrix(newdata, call)
+  if (ncol(x) != length(vars)) {
+    abort_argument(
+      sprintf(
+        "`newdata` must have %d column%s, like the data fitted; it has %d.",
+        length(vars), plural(vars), ncol(x)
+      ),
+      call
+    )
+  }
+  if (had_names && all(vars %in% colnames(x))) {
+    x <- x[, vars, drop = FALSE]
+  }
+  colnames(x) <- vars
+  x
+}
+
+# Per-row results at the rows of x (NA for non-finite rows).
+fit_rows <- function(object, x, type) {
+  n <- nrow(x)
+  ok <- rowSums(!is.finite(x)) == 0L
+  res <- matrix(NA_real_, n, 4L)
+  if (any(ok)) {
+    engine <- mix_engine_cpu(x[ok, , drop = FALSE], object$threads)
+    st <- mix_estep(engine, object$parameters, 3L, rows = TRUE)
+    res[ok, ] <- st$rows
+  }
+  rn <- rownames(x)
+  switch(type,
+    density = stats::setNames(exp(res[, 1L]), rn),
+    log_density = stats::setNames(res[, 1L], rn),
+    moments = {
+      out <- res[, c(3L, 2L, 4L), drop = FALSE]
+      dimnames(out) <- list(rn, c("E[Y|x]", "E[1/Y|x]", "E[log Y|x]"))
+      out
+    }
+  )
+}
+
+#' Simulate data sets from a fitted GH-family distribution
+#'
+#' Draws `nsim` data sets of the fitted size from the fitted distribution
+#' (\eqn{Y} by [rgig()], then \eqn{X = \mu + Y\gamma + \sqrt{Y}
+#' \Sigma^{1/2}Z}), with R's random number generator as in
+#' [stats::simulate()].
+#'
+#' @param object A fit from [fit_nig()], [fit_gh()], [fit_vg()] or
+#'   [fit_skewt()].
+#' @param nsim Number of data sets.
+#' @param seed `NULL` (use the current random number stream), or an integer
+#'   passed to [set.seed()]; the generator's state is then restored
+#'   afterwards, as in [stats::simulate()].
+#' @param ... Not used.
+#' @return For \eqn{d = 1}, a data frame with `nsim` columns `sim_1`, ...,
+#'   of `nobs(object)` rows; for \eqn{d > 1}, a list of `nsim` matrices of
+#'   `nobs(object)` rows and the data's columns. Either has an attribute
+#'   `"seed"`: the state of the generator before the draws (or `seed` with
+#'   the `RNGkind()` as attribute `kind`), as in [stats::simulate()].
+#' @family fitting
+#' @importFrom stats simulate
+#' @export
+#' @examples
+#' r <- diff(log(EuStockMarkets))
+#' fit <- fit_nig(r[, "DAX"])
+#' sims <- simulate(fit, nsim = 2, seed = 1)
+#' sapply(sims, sd)
+#' sd(r[, "DAX"])
+simulate.ghmix_fit <- function(object, nsim = 1, seed = NULL, ...) {
+  if (!is_count(nsim)) {
+    abort_argument("`nsim` must be a positive whole number.", sys.call())
+  }
+  if (!exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
+    stats::runif(1L)
+  }
+  if (is.null(seed)) {
+    state <- get(".Random.seed", envir = globalenv())
+  } else {
+    saved <- get(".Random.seed", envir = globalenv())
+    on.exit(assign(".Random.seed", saved, envir = globalenv()))
+    set.seed(seed)
+    state <- structure(seed, kind = as.list(RNGkind()))
+  }
+  n <- object$nobs
+  vars <- colnames(object$data)
+  sims <- lapply(seq_len(nsim), function(i) {
+    fit_draw(n, object$parameters, vars)
+  })
+  names(sims) <- paste0("sim_", seq_len(nsim))
+  out <- if (object$d == 1L) {
+    as.data.frame(lapply(sims, drop))
+  } else {
+    sims
+  }
+  attr(out, "seed") <- state
+  out
+}
+
+# n draws of the mixture at par, an n x d matrix.
+fit_draw <- function(n, par, vars) {
+  d <- length(par$mu)
+  y <- rgig(n, par$p, par$a, par$b)
+  z <- matrix(stats::rnorm(n * d), n, d) %*% chol(par$sigma)
+  x <- outer(y, par$gamma) + sqrt(y) * z
+  x <- x + rep(par$mu, each = n)
+  dimnames(x) <- list(NULL, vars)
+  x
+}

@@ -1,0 +1,198 @@
+#' Diagnostic plots of a GH-family fit
+#'
+#' Base-graphics plots comparing the data with the fitted distribution.
+#'
+#' For \eqn{d = 1} (`which` among 1 to 3):
+#' 1. a histogram of the data with the fitted density and, for comparison,
+#'    the normal density with the data's mean and standard deviation;
+#' 2. the log-density: the logarithm of the histogram's densities (the
+#'    bins holding data) against the fitted and the normal log-densities,
+#'    which shows the tails;
+#' 3. a QQ plot of the data against the fitted distribution's quantiles
+#'    ([qgh()]).
+#'
+#' For \eqn{d > 1} (`which` among 1 and 2):
+#' 1. QQ plots of each margin against its fitted distribution, in one figure
+#'    (the \eqn{j}-th margin of a GH distribution is the univariate GH with
+#'    \eqn{\mu_j}, \eqn{\gamma_j}, scale \eqn{\sqrt{\Sigma_{jj}}} and the
+#'    same \eqn{p, a, b});
+#' 2. a QQ plot of the Mahalanobis distances
+#'    \eqn{\sqrt{(x - \mu)'\Sigma^{-1}(x - \mu)}} of the data against those
+#'    of a sample of size `nsim` simulated from the fit.
+#'
+#' QQ plots show at most 400 order statistics: all of them for up to 400
+#' rows, otherwise the 50 most extreme on each side and evenly spaced ones
+#' between.
+#'
+#' @param x A fit from [fit_nig()], [fit_gh()], [fit_vg()] or
+#'   [fit_skewt()].
+#' @param which Which plots (see Details); by default all.
+#' @param ask `TRUE` asks before each new page (as [graphics::par()]'s
+#'   `ask`).
+#' @param nsim Size of the simulated sample for the Mahalanobis QQ plot.
+#' @param seed Seed for that sample (the random number generator's state is
+#'   restored afterwards); `NULL` uses the current stream.
+#' @param ... Not used.
+#' @return `x`, invisibly.
+#' @family fitting
+#' @export
+#' @examples
+#' r <- diff(log(EuStockMarkets))
+#' fit <- fit_nig(r[, "DAX"])
+#' op <- par(mfrow = c(1, 3))
+#' plot(fit)
+#' par(op)
+#' plot(fit_nig(r[, 1:2]), which = 2, nsim = 2000)
+plot.ghmix_fit <- function(x, which = NULL, ask = FALSE, nsim = 10000L,
+                           seed = 1L, ...) {
+  n_plots <- if (x$d == 1L) 3L else 2L
+  if (is.null(which)) which <- seq_len(n_plots)
+  if (!is.numeric(which) || length(which) == 0L ||
+        !all(which %in% seq_len(n_plots))) {
+    abort_argument(
+      sprintf("`which` must be among 1:%d for a fit with d = %d.", n_plots,
+              x$d),
+      sys.call()
+    )
+  }
+  check_flag(ask, "ask", sys.call())
+  if (!is_count(nsim)) {
+    abort_argument("`nsim` must be a positive whole number.", sys.call())
+  }
+  if (ask) {
+    op <- graphics::par(ask = TRUE)
+    on.exit(graphics::par(op))
+  }
+  for (w in which) {
+    if (x$d == 1L) {
+      switch(w, plot_fit_density(x), plot_fit_log_density(x), plot_fit_qq(x))
+    } else {
+      switch(w, plot_fit_margins(x), plot_fit_mahalanobis(x, nsim, seed))
+    }
+  }
+  invisible(x)
+}
+
+plot_title <- function(x, what) {
+  sprintf("%s fit: %s", fit_label(x), what)
+}
+
+plot_fit_density <- function(x) {
+  v <- x$data[, 1L]
+  h <- graphics::hist(v, breaks = "FD", plot = FALSE)
+  grid <- seq(min(v), max(v), length.out = 401L)
+  dens <- stats::predict(x, grid)
+  norm <- stats::dnorm(grid, mean(v), stats::sd(v))
+  graphics::plot(
+    h, freq = FALSE, border = "grey50", col = "grey90",
+    ylim = c(0, max(h$density, dens, norm)),
+    main = plot_title(x, "density"), xlab = colnames(x$data)
+  )
+  graphics::lines(grid, dens, lwd = 2)
+  graphics::lines(grid, norm, lty = 2)
+  graphics::legend(
+    "topright", c(fit_label(x), "normal"), lty = c(1, 2), lwd = c(2, 1),
+    bty = "n"
+  )
+}
+
+plot_fit_log_density <- function(x) {
+  v <- x$data[, 1L]
+  h <- graphics::hist(v, breaks = "FD", plot = FALSE)
+  keep <- h$counts > 0L
+  mids <- h$mids[keep]
+  log_hist <- log(h$density[keep])
+  grid <- seq(min(h$breaks), max(h$breaks), length.out = 401L)
+  log_fit <- stats::predict(x, grid, type = "log_density")
+  log_norm <- stats::dnorm(grid, mean(v), stats::sd(v), log = TRUE)
+  ylim <- range(log_hist, log_fit)
+  ylim <- ylim + c(-0.5, 0.5)
+  graphics::plot(
+    mids, log_hist, ylim = ylim, pch = 19, col = "grey40", cex = 0.8,
+    main = plot_title(x, "log-density"), xlab = colnames(x$data),
+    ylab = "log density"
+  )
+  graphics::lines(grid, log_fit, lwd = 2)
+  graphics::lines(grid, log_norm, lty = 2)
+  graphics::legend(
+    "topright", c("histogram", fit_label(x), "normal"),
+    col = c("grey40", "black", "black"), pch = c(19, NA, NA),
+    lty = c(NA, 1, 2), lwd = c(NA, 2, 1), bty = "n"
+  )
+}
+
+# Probabilities and the matching order statistics of v: all of them when
+# there are at most m, otherwise the `tail` most extreme on each side and
+# evenly spaced ones between (the quantile function is costly).
+qq_points <- function(v, m = 400L, tail = 50L) {
+  v <- sort(v)
+  n <- length(v)
+  prob <- stats::ppoints(n)
+  if (n <= m) {
+    return(list(prob = prob, sample = v))
+  }
+  mid <- round(seq(tail + 1L, n - tail, length.out = m - 2L * tail))
+  idx <- unique(c(seq_len(tail), mid, seq.int(n - tail + 1L, n)))
+  list(prob = prob[idx], sample = v[idx])
+}
+
+plot_qq_margin <- function(v, par, j, main, xlab, threads) {
+  pts <- qq_points(v)
+  theo <- qgh(
+    pts$prob, par$mu[[j]], par$gamma[[j]], sqrt(par$sigma[j, j]),
+    par$p, par$a, par$b, threads = threads
+  )
+  graphics::plot(
+    theo, pts$sample, main = main, xlab = xlab, ylab = "sample quantiles"
+  )
+  graphics::abline(0, 1, col = "grey50")
+}
+
+plot_fit_qq <- function(x) {
+  plot_qq_margin(
+    x$data[, 1L], x$parameters, 1L, plot_title(x, "QQ plot"),
+    "fitted quantiles", x$threads
+  )
+}
+
+plot_fit_margins <- function(x) {
+  d <- x$d
+  nr <- ceiling(sqrt(d))
+  op <- graphics::par(mfrow = c(nr, ceiling(d / nr)))
+  on.exit(graphics::par(op))
+  vars <- colnames(x$data)
+  for (j in seq_len(d)) {
+    plot_qq_margin(
+      x$data[, j], x$parameters, j, sprintf("%s: %s", fit_label(x), vars[j]),
+      "fitted quantiles", x$threads
+    )
+  }
+}
+
+plot_fit_mahalanobis <- function(x, nsim, seed) {
+  par <- x$parameters
+  if (!is.null(seed)) {
+    if (!exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
+      stats::runif(1L)
+    }
+    saved <- get(".Random.seed", envir = globalenv())
+    on.exit(assign(".Random.seed", saved, envir = globalenv()))
+    set.seed(seed)
+  }
+  sim <- fit_draw(nsim, par, colnames(x$data))
+  dist_data <- mahalanobis_distance(x$data, par)
+  dist_sim <- mahalanobis_distance(sim, par)
+  pts <- qq_points(dist_data)
+  theo <- stats::quantile(dist_sim, pts$prob, names = FALSE, type = 5L)
+  graphics::plot(
+    theo, pts$sample, main = plot_title(x, "Mahalanobis distances"),
+    xlab = sprintf("simulated from the fit (%d draws)", nsim),
+    ylab = "data"
+  )
+  graphics::abline(0, 1, col = "grey50")
+}
+
+mahalanobis_distance <- function(x, par) {
+  z <- forwardsolve(t(chol(par$sigma)), t(x) - par$mu)
+  sqrt(colSums(z^2))
+}

@@ -1,0 +1,314 @@
+# Standard errors of a fit from the observed information.
+#
+# The parameter vector theta of the family (before the gauge): mu, gamma
+# (unless symmetric), the distinct entries of sigma (lower triangle, column
+# by column: Sigma[1,1], Sigma[1,2], ..., Sigma[1,d], Sigma[2,2], ...) and
+# the mixing parameters the family leaves free (mix_family()$free).
+#
+# Score (Fisher's identity): the gradient of the observed log-likelihood is
+# the posterior expectation of the complete-data score, a function of the
+# E-step sums at theta.  The observed information J is minus the Jacobian of
+# that score, by central differences (2 k E-steps for k parameters).  J is
+# singular along the orbit of the scaling (gamma, sigma, a, b) -> (gamma / s,
+# sigma / s, a / s, b s); the covariance of the gauge-fixed estimate
+# N(theta) = set_gauge(theta, gauge) is G (J + c v v')^-1 G', with v the
+# orbit's tangent and G the Jacobian of N, for any c > 0 (G v = 0 makes the
+# result independent of c).
+
+#' Covariance matrix of the estimates of a GH-family fit
+#'
+#' The asymptotic covariance of the maximum-likelihood estimates from the
+#' observed information, for the parameters as reported in the fit's gauge:
+#' \eqn{\mu}, \eqn{\gamma} (unless the fit is symmetric), the distinct
+#' entries of \eqn{\Sigma}, and the mixing parameters the family leaves free
+#' (`p` for GH, VG and skew-t; `a` and/or `b`).
+#'
+#' The score of the observed log-likelihood is computed analytically by
+#' Fisher's identity (the posterior expectation of the complete-data score,
+#' from one E-step); the observed information is minus its Jacobian, by
+#' central differences. That costs about \eqn{2k} E-steps for \eqn{k}
+#' parameters (\eqn{k = 2d + d(d+1)/2 + 3} at most), i.e. about as much as
+#' \eqn{k} EM iterations. The information is singular along the scaling
+#' \eqn{(\gamma, \Sigma, a, b) \to (\gamma/s, \Sigma/s, a/s, bs)} that the
+#' gauge removes; the covariance is that of the gauge-fixed estimates (the
+#' delta method through the map onto the gauge), so it has rank `df`, one
+#' less than its number of rows: in the `"det"` gauge
+#' \eqn{\det\Sigma = 1} ties the entries of \eqn{\Sigma} together (for
+#' \eqn{d = 1}, \eqn{\Sigma = 1} has standard error 0), and in the `"mean"`
+#' gauge \eqn{E[Y] = 1} ties the mixing parameters together (for NIG,
+#' \eqn{a = b}).
+#'
+#' Standard errors are meaningful only at a maximum: for a fit that did not
+#' converge, or where the information is not positive definite, `vcov()`
+#' warns (class `ghmix_warning_vcov`); in the second case, and for a GH fit
+#' on the boundary of the family (\eqn{a = 0} or \eqn{b = 0}, the skew-t
+#' and variance-gamma limits), the result is all `NA`.
+#'
+#' @param object A fit from [fit_nig()], [fit_gh()], [fit_vg()] or
+#'   [fit_skewt()].
+#' @param ... Not used.
+#' @return A symmetric matrix with rows and columns named `"mu[name]"`,
+#'   `"gamma[name]"`, `"Sigma[name1,name2]"`, `"p"`, `"a"`, `"b"` (those
+#'   that the fit estimates), where the names are the data's column names.
+#' @family fitting
+#' @export
+#' @examples
+#' r <- diff(log(EuStockMarkets))
+#' fit <- fit_nig(r[, "DAX"])
+#' sqrt(diag(vcov(fit)))
+vcov.ghmix_fit <- function(object, ...) {
+  if (!isTRUE(object$converged)) {
+    warn_vcov(sprintf(
+      paste(
+        "the fit did not converge (%s); standard errors at its last",
+        "parameters are not those of a maximum"
+      ),
+      object$message
+    ))
+  }
+  par <- object$parameters
+  family <- object$family
+  symmetric <- object$symmetric
+  nm <- fit_vcov_names(colnames(object$data), family, symmetric)
+  na_cov <- matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
+  if (family == "gh" && (par$a == 0 || par$b == 0)) {
+    warn_vcov(sprintf(
+      paste(
+        "the GH fit lies on the boundary of the family (%s = 0: the %s",
+        "limit), where the information is not defined; no standard errors",
+        "(fit that limit with %s)"
+      ),
+      if (par$a == 0) "a" else "b",
+      if (par$a == 0) "skew-t" else "variance gamma",
+      if (par$a == 0) "fit_skewt()" else "fit_vg()"
+    ))
+    return(na_cov)
+  }
+  engine <- mix_engine_cpu(object$data, object$threads)
+  theta <- fit_pack(par, family, symmetric)
+  steps <- fit_steps(par, family, symmetric)
+  info <- fit_information(engine, par, family, symmetric, steps)
+  cov_theta <- fit_gauge_inverse(info, fit_orbit(par, family, symmetric),
+                                 steps)
+  if (is.null(cov_theta)) {
+    warn_vcov(paste(
+      "the observed information is not positive definite (the fit is not",
+      "at a maximum of the likelihood); no standard errors"
+    ))
+    return(na_cov)
+  }
+  jac <- fit_gauge_jacobian(theta, par, family, symmetric, object$gauge,
+                            steps)
+  out <- jac %*% cov_theta %*% t(jac)
+  out <- (out + t(out)) / 2
+  dimnames(out) <- list(nm, nm)
+  out
+}
+
+warn_vcov <- function(message) {
+  warning(structure(
+    class = c("ghmix_warning_vcov", "ghmix_warning", "warning", "condition"),
+    list(message = message, call = NULL)
+  ))
+}
+
+# Packing --------------------------------------------------------------------
+
+fit_vcov_names <- function(vars, family, symmetric) {
+  idx <- which(lower.tri(diag(length(vars)), diag = TRUE), arr.ind = TRUE)
+  c(
+    sprintf("mu[%s]", vars),
+    if (!symmetric) sprintf("gamma[%s]", vars),
+    sprintf("Sigma[%s,%s]", vars[idx[, 2L]], vars[idx[, 1L]]),
+    mix_family(family)$free
+  )
+}
+
+fit_pack <- function(par, family, symmetric) {
+  sigma <- par$sigma
+  unname(c(
+    par$mu, if (!symmetric) par$gamma,
+    sigma[lower.tri(sigma, diag = TRUE)],
+    unlist(par[mix_family(family)$free])
+  ))
+}
+
+# The parameter list at theta; fixed parameters (gamma of a symmetric fit,
+# the mixing parameters the family fixes) are taken from par.
+fit_unpack <- function(theta, par, family, symmetric) {
+  d <- length(par$mu)
+  par$mu[] <- theta[seq_len(d)]
+  k <- d
+  if (!symmetric) {
+    par$gamma[] <- theta[k + seq_len(d)]
+    k <- k + d
+  }
+  m <- d * (d + 1L) / 2L
+  low <- lower.tri(par$sigma, diag = TRUE)
+  sigma <- par$sigma
+  sigma[low] <- theta[k + seq_len(m)]
+  sigma[upper.tri(sigma)] <- t(sigma)[upper.tri(sigma)]
+  par$sigma <- sigma
+  free <- mix_family(family)$free
+  for (i in seq_along(free)) {
+    par[[free[i]]] <- theta[k + m + i]
+  }
+  par
+}
+
+# Tangent of the scaling orbit s -> (gamma / s, sigma / s, a / s, b s) at
+# s = 1, in theta's coordinates.
+fit_orbit <- function(par, family, symmetric) {
+  orbit <- par
+  orbit$mu[] <- 0
+  orbit$gamma <- -par$gamma
+  orbit$sigma <- -par$sigma
+  orbit$p <- 0
+  orbit$a <- -par$a
+  orbit$b <- par$b
+  fit_pack(orbit, family, symmetric)
+}
+
+# Step sizes of the finite differences and natural scales of theta's
+# coordinates: Y's own scale m (sqrt(b / a), or the mean of the gamma or
+# inverse-gamma limit), X's spread sqrt(m Sigma_jj) for mu, gamma's
+# sqrt(Sigma_jj / m), sqrt(Sigma_jj Sigma_kk) for Sigma_jk, relative steps
+# for a and b, absolute ones for p (relative where its sign is fixed).
+fit_steps <- function(par, family, symmetric, h = 1e-4) {
+  m <- if (par$a > 0 && par$b > 0) {
+    sqrt(par$b / par$a)
+  } else if (par$b == 0) {
+    2 * par$p / par$a
+  } else {
+    par$b / (-2 * par$p)
+  }
+  sd_x <- sqrt(diag(par$sigma))
+  scale <- list(
+    mu = sqrt(m) * sd_x, gamma = sd_x / sqrt(m),
+    sigma = tcrossprod(sd_x), p = if (family == "gh") 1 else abs(par$p),
+    a = par$a, b = par$b
+  )
+  h * fit_pack(scale, family, symmetric)
+}
+
+# Score ----------------------------------------------------------------------
+
+# The analytic score of the observed log-likelihood at par from the E-step
+# statistics st at par (sums taken about par$mu).
+fit_score <- function(st, par) {
+  n <- st$n
+  prec <- chol2inv(chol(par$sigma))
+  gam <- par$gamma
+  s_y <- st$s_y
+  u_sum <- st$sx
+  mm <- st$sxx - tcrossprod(u_sum, gam) - tcrossprod(gam, u_sum) +
+    s_y * tcrossprod(gam)
+  # d/dSigma as a symmetric matrix; by the distinct entries that is twice
+  # the off-diagonal and once the diagonal
+  g_sigma <- -n / 2 * prec + prec %*% mm %*% prec / 2
+  g_sigma <- 2 * g_sigma
+  diag(g_sigma) <- diag(g_sigma) / 2
+  score <- list(
+    mu = drop(prec %*% (st$sxw - n * gam)),
+    gamma = drop(prec %*% (u_sum - s_y * gam)),
+    sigma = g_sigma
+  )
+  c(score, fit_score_mixing(st, par$p, par$a, par$b))
+}
+
+# d/d(p, a, b) of the complete-data log-likelihood's expectation: n times
+# the derivatives of the GIG log normalising constant c(p, a, b) plus the
+# sums of the sufficient statistics (log y, -y / 2, -1 / (2 y)).
+fit_score_mixing <- function(st, p, a, b) {
+  n <- st$n
+  if (b == 0) {
+    # gamma limit: c = p log(a / 2) - lgamma(p)
+    return(list(
+      p = n * (log(a / 2) - digamma(p)) + st$s_log,
+      a = n * p / a - st$s_y / 2, b = NA_real_
+    ))
+  }
+  if (a == 0) {
+    # inverse-gamma limit: c = -p log(b / 2) - lgamma(-p)
+    return(list(
+      p = n * (-log(b / 2) + digamma(-p)) + st$s_log,
+      a = NA_real_, b = -n * p / b - st$s_inv / 2
+    ))
+  }
+  w <- sqrt(a * b)
+  dk <- attr(log_besselK(w, p, gradient = TRUE, threads = 1L), "gradient")
+  list(
+    p = n * (log(a / b) / 2 - dk[1L, "nu"]) + st$s_log,
+    a = n * (p / (2 * a) - sqrt(b / a) * dk[1L, "x"] / 2) - st$s_y / 2,
+    b = n * (-p / (2 * b) - sqrt(a / b) * dk[1L, "x"] / 2) - st$s_inv / 2
+  )
+}
+
+# The score at par, or NULL where the E-step fails.
+fit_score_at <- function(engine, par, family, symmetric) {
+  st <- mix_estep(engine, par, mix_what(family))
+  if (is.null(st) || st$n_bad > 0) {
+    return(NULL)
+  }
+  fit_pack(fit_score(st, par), family, symmetric)
+}
+
+# Information ----------------------------------------------------------------
+
+# Observed information: minus the central-difference Jacobian of the score,
+# symmetrised.  NULL where a shifted point is not a valid parameter set.
+fit_information <- function(engine, par, family, symmetric, steps) {
+  theta <- fit_pack(par, family, symmetric)
+  k <- length(theta)
+  jac <- matrix(NA_real_, k, k)
+  for (i in seq_len(k)) {
+    up <- theta
+    dn <- theta
+    up[i] <- up[i] + steps[i]
+    dn[i] <- dn[i] - steps[i]
+    g_up <- fit_score_at(engine, fit_unpack(up, par, family, symmetric),
+                         family, symmetric)
+    g_dn <- fit_score_at(engine, fit_unpack(dn, par, family, symmetric),
+                         family, symmetric)
+    if (is.null(g_up) || is.null(g_dn)) {
+      return(NULL)
+    }
+    jac[, i] <- (g_up - g_dn) / (2 * steps[i])
+  }
+  -(jac + t(jac)) / 2
+}
+
+# (J + c v v')^-1, computed in the coordinates theta / steps, where the
+# entries of J are of comparable size; NULL unless positive definite.
+fit_gauge_inverse <- function(info, orbit, steps) {
+  if (is.null(info) || !all(is.finite(info))) {
+    return(NULL)
+  }
+  info_s <- info * tcrossprod(steps)
+  orbit_s <- orbit / steps
+  cc <- mean(diag(info_s)) / sum(orbit_s^2)
+  aug <- info_s + cc * tcrossprod(orbit_s)
+  r <- tryCatch(chol(aug), error = function(e) NULL)
+  if (is.null(r) || min(diag(r))^2 <= 1e-13 * max(diag(r))^2) {
+    return(NULL)
+  }
+  chol2inv(r) * tcrossprod(steps)
+}
+
+# Jacobian of theta -> set_gauge(theta, gauge), by central differences.
+fit_gauge_jacobian <- function(theta, par, family, symmetric, gauge, steps) {
+  k <- length(theta)
+  norm_at <- function(th) {
+    fit_pack(set_gauge(fit_unpack(th, par, family, symmetric), gauge),
+             family, symmetric)
+  }
+  jac <- matrix(NA_real_, k, k)
+  for (i in seq_len(k)) {
+    up <- theta
+    dn <- theta
+    up[i] <- up[i] + steps[i]
+    dn[i] <- dn[i] - steps[i]
+    jac[, i] <- (norm_at(up) - norm_at(dn)) / (2 * steps[i])
+  }
+  jac
+}

@@ -1,0 +1,52 @@
+/* The numerical core (src/core) compiled for the device: single-source.
+ *
+ * The CUDA kernels call the same per-element functions as the CPU drivers
+ * (log K_nu(x), the GIG expectation map and its inverse, one observation's
+ * E-step), compiled from the same files.  This header includes those .c
+ * files into the translation unit of the kernels, with GHMIX_CUDA_UNITY
+ * defined so that ghmix_hd.h makes every GHMIX_HD function
+ * `__host__ __device__ static`: the device code can then be inlined into
+ * the kernels (no relocatable device code, no device link step), and the
+ * host copies that nvcc also emits stay private to this translation unit
+ * instead of clashing with the symbols of the C objects built from the same
+ * files.
+ *
+ * It must come before any other ghmix header in a .cu file.  A core source
+ * file added later that these functions need must be added to the list
+ * below (nvcc reports what is missing: a function used in device code but
+ * never defined); __has_include guards a file that not every checkout has
+ * yet.  gig.c (the GIG distribution and its host-only sampler),
+ * rng.c and status.c are host-only and are not included. */
+#ifndef GHMIX_CORE_DEVICE_CUH
+#define GHMIX_CORE_DEVICE_CUH
+
+#ifdef GHMIX_HD_H
+#error "src/cuda/core_device.cuh must be included before any ghmix header"
+#endif
+
+#define GHMIX_CUDA_UNITY 1
+
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../core/ghmix_hd.h"
+
+#include "../core/bessel.c"
+#if __has_include("../core/bessel_cf2.c")
+#include "../core/bessel_cf2.c"
+#endif
+#include "../core/bessel_debye.c"
+#include "../core/bessel_exponent.c"
+#include "../core/bessel_halfint.c"
+#include "../core/bessel_hankel.c"
+#include "../core/bessel_series.c"
+#include "../core/bessel_trapezoid.c"
+#include "../core/gig_solve.c"
+#include "../core/mixture.c"
+
+#include "../core/batch.h"
+
+#endif

@@ -1,0 +1,253 @@
+/* .Call glue for the CUDA backend (src/cuda/ghmix_cuda.h): the same results
+ * as the CPU entry points of r_bessel.c and r_gig_solve.c, computed on a
+ * GPU, and the device-resident data of the E-step.  The R callers validate
+ * every argument first (so both backends give the same errors for bad
+ * input); the checks here only guard against bugs in R/.  In a CPU-only
+ * build the functions of ghmix_cuda.h are the stubs of cuda_stub.c and each
+ * entry point signals ghmix_error_cuda_not_built. */
+#include <limits.h>
+
+#include "cuda/ghmix_cuda.h"
+#include "r_ffi.h"
+
+static int get_device(SEXP device) {
+  int d = Rf_asInteger(device);
+  if (d == NA_INTEGER || d < 0)
+    Rf_error("internal error: device must be a non-negative integer");
+  return d;
+}
+
+/* log_besselK(backend = "cuda"): as ffi_log_besselK. */
+SEXP ffi_cuda_log_besselK(SEXP x, SEXP nu, SEXP gradient, SEXP device) {
+  R_xlen_t nx, nnu, n;
+  int want_grad, dev = get_device(device);
+  double *gx = NULL, *gnu = NULL;
+  SEXP out, grad = R_NilValue;
+  ghmix_error err;
+
+  if (TYPEOF(x) != REALSXP || TYPEOF(nu) != REALSXP)
+    Rf_error("internal error: x and nu must be double vectors");
+  want_grad = Rf_asLogical(gradient);
+  if (want_grad == NA_LOGICAL)
+    Rf_error("internal error: gradient must be TRUE or FALSE");
+  nx = XLENGTH(x);
+  nnu = XLENGTH(nu);
+  n = (nx == 0 || nnu == 0) ? 0 : (nx > nnu ? nx : nnu);
+  if (want_grad && n > INT_MAX)
+    Rf_error("gradient = TRUE supports at most %d values", INT_MAX);
+
+  out = PROTECT(Rf_allocVector(REALSXP, n));
+  if (want_grad) {
+    grad = PROTECT(Rf_allocMatrix(REALSXP, (int)n, 2));
+    gx = REAL(grad);
+    gnu = gx + n;
+  }
+  if (ghmix_cuda_bessel_logk_batch((size_t)n, REAL(x), (size_t)nx, REAL(nu),
+                                   (size_t)nnu, REAL(out), gx, gnu, dev,
+                                   &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  if (want_grad) {
+    Rf_setAttrib(out, Rf_install("gradient"), grad);
+    UNPROTECT(1);
+  }
+  UNPROTECT(1);
+  return out;
+}
+
+/* gig_expectation(backend = "cuda"): as ffi_gig_expectation. */
+SEXP ffi_cuda_gig_expectation(SEXP p, SEXP a, SEXP b, SEXP device) {
+  R_xlen_t n = 0, lens[3];
+  int dev = get_device(device), i;
+  SEXP out;
+  ghmix_error err;
+  if (TYPEOF(p) != REALSXP || TYPEOF(a) != REALSXP || TYPEOF(b) != REALSXP)
+    Rf_error("internal error: p, a and b must be double vectors");
+  lens[0] = XLENGTH(p), lens[1] = XLENGTH(a), lens[2] = XLENGTH(b);
+  for (i = 0; i < 3; i++)
+    if (lens[i] > n)
+      n = lens[i];
+  if (lens[0] == 0 || lens[1] == 0 || lens[2] == 0)
+    n = 0;
+  if (n > INT_MAX)
+    Rf_error("gig_expectation() supports at most %d values", INT_MAX);
+  out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, 3));
+  if (ghmix_cuda_gig_expectation_batch(
+          (size_t)n, REAL(p), (size_t)lens[0], REAL(a), (size_t)lens[1],
+          REAL(b), (size_t)lens[2], REAL(out), REAL(out) + n, REAL(out) + 2 * n,
+          dev, &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  UNPROTECT(1);
+  return out;
+}
+
+/* gig_from_expectation(backend = "cuda"): as ffi_gig_from_expectation,
+ * the same list. */
+SEXP ffi_cuda_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter,
+                                   SEXP tol, SEXP jacobian, SEXP device) {
+  static const char *names[] = {
+      "p",         "a",    "b",          "iterations", "grad_norm", "converged",
+      "condition", "note", "infeasible", "jacobian",   ""};
+  SEXP out, jac = R_NilValue;
+  R_xlen_t n;
+  ghmix_gig_solve_control ctrl;
+  ghmix_error err;
+  ghmix_status st;
+  int dev = get_device(device), want_jac = Rf_asLogical(jacobian), i;
+  double *jp = NULL;
+
+  if (TYPEOF(eta) != REALSXP || !Rf_isMatrix(eta) || Rf_ncols(eta) != 3)
+    Rf_error("internal error: eta must be an n x 3 double matrix");
+  n = Rf_nrows(eta);
+  if (start != R_NilValue && (TYPEOF(start) != REALSXP || !Rf_isMatrix(start) ||
+                              Rf_ncols(start) != 3 || Rf_nrows(start) != n))
+    Rf_error("internal error: start must be an n x 3 double matrix");
+  if (want_jac == NA_LOGICAL)
+    Rf_error("internal error: jacobian must be TRUE or FALSE");
+  ghmix_gig_solve_control_init(&ctrl);
+  ctrl.max_iter = Rf_asInteger(max_iter);
+  ctrl.tol = Rf_asReal(tol);
+  if (ctrl.max_iter == NA_INTEGER || ctrl.max_iter < 0 || !(ctrl.tol >= 0))
+    Rf_error("internal error: bad max_iter or tol");
+
+  out = PROTECT(Rf_mkNamed(VECSXP, names));
+  for (i = 0; i < 9; i++) {
+    SEXPTYPE type =
+        (i == 3 || i == 7 || i == 8) ? INTSXP : (i == 5 ? LGLSXP : REALSXP);
+    SET_VECTOR_ELT(out, i, Rf_allocVector(type, n));
+  }
+  if (want_jac) {
+    SEXP dim = PROTECT(Rf_allocVector(INTSXP, 3));
+    if (9.0 * (double)n > (double)R_XLEN_T_MAX)
+      Rf_error("jacobian = TRUE: too many rows");
+    INTEGER(dim)[0] = 3;
+    INTEGER(dim)[1] = 3;
+    INTEGER(dim)[2] = (int)n;
+    jac = Rf_allocVector(REALSXP, 9 * n);
+    SET_VECTOR_ELT(out, 9, jac);
+    Rf_setAttrib(jac, R_DimSymbol, dim);
+    UNPROTECT(1);
+    jp = REAL(jac);
+  }
+  st = ghmix_cuda_gig_from_expectation_batch(
+      (size_t)n, REAL(eta), start == R_NilValue ? NULL : REAL(start), &ctrl,
+      REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)),
+      REAL(VECTOR_ELT(out, 2)), INTEGER(VECTOR_ELT(out, 3)),
+      REAL(VECTOR_ELT(out, 4)), LOGICAL(VECTOR_ELT(out, 5)),
+      REAL(VECTOR_ELT(out, 6)), INTEGER(VECTOR_ELT(out, 7)),
+      INTEGER(VECTOR_ELT(out, 8)), jp, dev, &err);
+  /* a bad row (index >= 0) is reported by R from `infeasible`, as for the
+   * CPU; anything else (no device, CUDA failures) is an error here */
+  if (st != GHMIX_OK &&
+      !((st == GHMIX_ERR_INFEASIBLE || st == GHMIX_ERR_DOMAIN) &&
+        err.index >= 0))
+    ghmix_r_stop(&err);
+  UNPROTECT(1);
+  return out;
+}
+
+/* ---------------------------------------------------------------------
+ * The E-step's device-resident data: an external pointer (tag
+ * ghmix_cuda_mix_data, protected value c(n, d)) whose finalizer frees the
+ * device memory; ffi_cuda_mix_data_free frees it at once (e.g. from
+ * on.exit() at the end of a fit). */
+
+static SEXP mix_data_tag(void) { return Rf_install("ghmix_cuda_mix_data"); }
+
+static void mix_data_finalizer(SEXP ptr) {
+  void *h = R_ExternalPtrAddr(ptr);
+  if (h != NULL) {
+    R_ClearExternalPtr(ptr);
+    ghmix_cuda_mix_data_free(h);
+  }
+}
+
+SEXP ffi_cuda_mix_data_create(SEXP x, SEXP device) {
+  int dev = get_device(device);
+  void *h = NULL;
+  ghmix_error err;
+  SEXP ptr, dims;
+  if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x))
+    Rf_error("internal error: x must be a double matrix");
+  dims = PROTECT(Rf_allocVector(REALSXP, 2));
+  REAL(dims)[0] = (double)Rf_nrows(x);
+  REAL(dims)[1] = (double)Rf_ncols(x);
+  /* the pointer and its finalizer exist before the device memory, so
+   * that nothing can leak if R jumps out in between */
+  ptr = PROTECT(R_MakeExternalPtr(NULL, mix_data_tag(), dims));
+  R_RegisterCFinalizerEx(ptr, mix_data_finalizer, TRUE);
+  if (ghmix_cuda_mix_data_create(REAL(x), (size_t)Rf_nrows(x),
+                                 (size_t)Rf_nrows(x), Rf_ncols(x), dev, &h,
+                                 &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  R_SetExternalPtrAddr(ptr, h);
+  UNPROTECT(2);
+  return ptr;
+}
+
+static void *mix_data_get(SEXP handle, int *n, int *d) {
+  SEXP dims;
+  void *h;
+  if (TYPEOF(handle) != EXTPTRSXP || R_ExternalPtrTag(handle) != mix_data_tag())
+    Rf_error("internal error: not a CUDA E-step data handle");
+  dims = R_ExternalPtrProtected(handle);
+  *n = (int)REAL(dims)[0];
+  *d = (int)REAL(dims)[1];
+  h = R_ExternalPtrAddr(handle);
+  if (h == NULL)
+    Rf_error("the CUDA E-step data have been freed");
+  return h;
+}
+
+SEXP ffi_cuda_mix_data_free(SEXP handle) {
+  if (TYPEOF(handle) != EXTPTRSXP || R_ExternalPtrTag(handle) != mix_data_tag())
+    Rf_error("internal error: not a CUDA E-step data handle");
+  mix_data_finalizer(handle);
+  return R_NilValue;
+}
+
+/* consts = c(p, a, b, gSg, logdet); what = GHMIX_MIX_* flags; rows = TRUE
+ * attaches the n x 4 matrix of per-row results as attribute "rows".  The
+ * statistics (layout of src/cpu/mixture_cpu.h) carry attribute "launches",
+ * the kernel launches of the call. */
+SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
+                        SEXP consts, SEXP what, SEXP rows) {
+  int n, d, launches = 0, want_rows = Rf_asLogical(rows), w;
+  void *h = mix_data_get(handle, &n, &d);
+  const double *k;
+  ghmix_mix_params par;
+  ghmix_error err;
+  SEXP stats, row_out = R_NilValue;
+  if (TYPEOF(center) != REALSXP || XLENGTH(center) != d ||
+      TYPEOF(chol) != REALSXP || XLENGTH(chol) != (R_xlen_t)d * d ||
+      TYPEOF(g) != REALSXP || XLENGTH(g) != d || TYPEOF(consts) != REALSXP ||
+      XLENGTH(consts) != 5)
+    Rf_error("internal error: E-step parameters of the wrong shape");
+  if (want_rows == NA_LOGICAL)
+    Rf_error("internal error: rows must be TRUE or FALSE");
+  w = Rf_asInteger(what);
+  k = REAL(consts);
+  par.d = d;
+  par.center = REAL(center);
+  par.chol = REAL(chol);
+  par.g = REAL(g);
+  if (w == NA_INTEGER ||
+      !ghmix_mix_const_init(d, k[0], k[1], k[2], k[3], k[4], w, &par.c))
+    Rf_error("internal error: invalid mixture parameters in the E-step");
+  stats = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)GHMIX_MIX_NSTATS(d)));
+  if (want_rows) {
+    row_out = PROTECT(Rf_allocMatrix(REALSXP, n, 4));
+    Rf_setAttrib(stats, Rf_install("rows"), row_out);
+    UNPROTECT(1);
+  }
+  if (ghmix_cuda_mix_estep(h, &par, REAL(stats),
+                           want_rows ? REAL(row_out) : NULL, &launches,
+                           &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  {
+    SEXP l = PROTECT(Rf_ScalarInteger(launches));
+    Rf_setAttrib(stats, Rf_install("launches"), l);
+    UNPROTECT(1);
+  }
+  UNPROTECT(1);
+  return stats;
+}

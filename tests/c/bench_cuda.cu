@@ -1,0 +1,483 @@
+/* GPU benchmark of the CUDA backend, without R: tables, never failures.
+ *
+ *   bench_cuda [--quick]
+ *
+ * 1. log K_nu(x): kernel throughput on data already on the device at 10^6,
+ *    10^7, 10^8 points (evaluations/s), with the CPU core on one thread on a
+ *    sample of the same points as the baseline (ns/evaluation); the whole
+ *    call from host memory (ghmix_cuda_bessel_logk_batch: allocation, copies,
+ *    launch) at 10^7; the time of one call for a single element against a
+ *    bare kernel launch (launch latency).
+ * 2. gig_from_expectation: kernel throughput (rows/s) at 10^6 rows, the
+ *    whole call, and the CPU on one thread.
+ * 3. The E-step per EM iteration (ghmix_cuda_mix_estep: parameters in, two
+ *    launches, statistics out) at n = 10^5, 10^6, 10^7 rows with d = 10, for
+ *    GH (E log Y too) and NIG, with the launches per iteration, and a
+ *    serial CPU loop over the same per-row code as the baseline.
+ *
+ * Times are medians of several runs after a warm-up; kernel times come from
+ * CUDA events.  This file includes src/cuda/kernels.cu, to launch the
+ * kernels on device-resident data. */
+#include "../../src/cuda/kernels.cu"
+
+#include <algorithm>
+#include <time.h>
+#include <vector>
+
+extern "C" {
+#include "../../src/cpu/bessel_cpu.h"
+#include "../../src/cpu/gig_solve_cpu.h"
+}
+
+#define CK(call)                                                               \
+  do {                                                                         \
+    cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess) {                                                   \
+      printf("CUDA error at %s:%d: %s: %s\n", __FILE__, __LINE__, #call,       \
+             cudaGetErrorString(e_));                                          \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? NAN : v[v.size() / 2];
+}
+
+/* counter-based uniform in (0, 1), the same on host and device */
+__host__ __device__ static inline double hash_u01(uint64_t seed, uint64_t i) {
+  uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* lo + (hi - lo) u, or 10^(lo + (hi - lo) u) with lg != 0 */
+__host__ __device__ static inline double
+gen_value(uint64_t seed, uint64_t i, double lo, double hi, int lg) {
+  double v = lo + (hi - lo) * hash_u01(seed, i);
+  return lg ? pow(10.0, v) : v;
+}
+
+__global__ void gen_kernel(size_t n, uint64_t seed, double lo, double hi,
+                           int lg, double *out) {
+  for (size_t i = first_index(); i < n; i += grid_stride())
+    out[i] = gen_value(seed, i, lo, hi, lg);
+}
+
+__global__ void empty_kernel(void) {}
+
+static void gen_device(size_t n, uint64_t seed, double lo, double hi, int lg,
+                       double *out) {
+  gen_kernel<<<1024, 256>>>(n, seed, lo, hi, lg, out);
+  CK(cudaGetLastError());
+}
+
+/* Median time of `reps` runs of f (after one warm-up), by CUDA events. */
+template <typename F> static double time_kernel(F f, int reps) {
+  cudaEvent_t a, b;
+  std::vector<double> t;
+  float ms;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  f();
+  CK(cudaDeviceSynchronize());
+  for (int r = 0; r < reps; r++) {
+    CK(cudaEventRecord(a));
+    f();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms * 1e-3);
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return median(t);
+}
+
+static unsigned blocks_for(size_t n) {
+  unsigned b = 0;
+  ghmix_error err;
+  if (grid_for(n, 0, &b, &err) != GHMIX_OK) {
+    printf("grid_for: %s\n", err.message);
+    exit(1);
+  }
+  return b;
+}
+
+/* ------------------------------------------------------------- log K */
+
+static void bench_logk(int quick) {
+  const size_t sizes[3] = {1000000, 10000000, 100000000};
+  const int nsizes = quick ? 2 : 3;
+  const double xlo = -2, xhi = 2, nulo = -20, nuhi = 20;
+  size_t nmax = sizes[nsizes - 1], i;
+  double *x, *nu, *out, *gx, *gn;
+  double cpu_ns, cpu_ns_grad;
+  ghmix_error err;
+
+  printf("\n== log K_nu(x), x = 10^U(-2, 2), nu = U(-20, 20) ==\n");
+  /* CPU baseline: one thread, the C core (src/cpu driver) */
+  {
+    size_t m = 200000;
+    std::vector<double> hx(m), hn(m), ho(m), hg(m), hh(m);
+    double t0;
+    for (i = 0; i < m; i++) {
+      hx[i] = gen_value(1, i, xlo, xhi, 1);
+      hn[i] = gen_value(2, i, nulo, nuhi, 0);
+    }
+    t0 = now_s();
+    ghmix_bessel_logk_batch(m, hx.data(), m, hn.data(), m, ho.data(), NULL,
+                            NULL, 1, &err);
+    cpu_ns = (now_s() - t0) / (double)m * 1e9;
+    t0 = now_s();
+    ghmix_bessel_logk_batch(m, hx.data(), m, hn.data(), m, ho.data(), hg.data(),
+                            hh.data(), 1, &err);
+    cpu_ns_grad = (now_s() - t0) / (double)m * 1e9;
+    printf("CPU, one thread (C core, %lu points): %.1f ns/eval (%.3g "
+           "evals/s); with gradient %.1f ns/eval\n",
+           (unsigned long)m, cpu_ns, 1e9 / cpu_ns, cpu_ns_grad);
+  }
+
+  CK(cudaMalloc(&x, nmax * sizeof(double)));
+  CK(cudaMalloc(&nu, nmax * sizeof(double)));
+  CK(cudaMalloc(&out, nmax * sizeof(double)));
+  gen_device(nmax, 1, xlo, xhi, 1, x);
+  gen_device(nmax, 2, nulo, nuhi, 0, nu);
+  printf("%12s %14s %14s %12s\n", "points", "kernel s", "evals/s",
+         "x CPU thread");
+  for (int k = 0; k < nsizes; k++) {
+    size_t n = sizes[k];
+    unsigned nb = blocks_for(n);
+    double t = time_kernel(
+        [&]() {
+          logk_kernel<false>
+              <<<nb, GHMIX_CUDA_BLOCK>>>(n, x, n, nu, n, out, NULL, NULL);
+        },
+        3);
+    CK(cudaGetLastError());
+    printf("%12.0e %14.6f %14.4g %12.0f\n", (double)n, t, (double)n / t,
+           (double)n / t * cpu_ns * 1e-9);
+  }
+  {
+    size_t n = sizes[1];
+    unsigned nb = blocks_for(n);
+    double t;
+    CK(cudaMalloc(&gx, n * sizeof(double)));
+    CK(cudaMalloc(&gn, n * sizeof(double)));
+    t = time_kernel(
+        [&]() {
+          logk_kernel<true>
+              <<<nb, GHMIX_CUDA_BLOCK>>>(n, x, n, nu, n, out, gx, gn);
+        },
+        3);
+    CK(cudaGetLastError());
+    printf("%12.0e %14.6f %14.4g %12.0f  (with gradient)\n", (double)n, t,
+           (double)n / t, (double)n / t * cpu_ns_grad * 1e-9);
+    CK(cudaFree(gx));
+    CK(cudaFree(gn));
+  }
+  /* hard points: the whole range */
+  {
+    size_t n = sizes[1];
+    unsigned nb = blocks_for(n);
+    double t;
+    gen_device(n, 3, -300, 300, 1, x);
+    gen_device(n, 4, -1000, 1000, 0, nu);
+    t = time_kernel(
+        [&]() {
+          logk_kernel<false>
+              <<<nb, GHMIX_CUDA_BLOCK>>>(n, x, n, nu, n, out, NULL, NULL);
+        },
+        3);
+    printf("%12.0e %14.6f %14.4g %12s  (x = 10^U(-300, 300), nu = "
+           "U(-1000, 1000))\n",
+           (double)n, t, (double)n / t, "");
+  }
+  CK(cudaFree(x));
+  CK(cudaFree(nu));
+  CK(cudaFree(out));
+
+  /* the whole call from host memory */
+  {
+    size_t n = sizes[1];
+    std::vector<double> hx(n), hn(n), ho(n);
+    std::vector<double> t;
+    for (i = 0; i < n; i++) {
+      hx[i] = gen_value(1, i, xlo, xhi, 1);
+      hn[i] = gen_value(2, i, nulo, nuhi, 0);
+    }
+    for (int r = 0; r < 4; r++) {
+      double t0 = now_s();
+      if (ghmix_cuda_bessel_logk_batch(n, hx.data(), n, hn.data(), n, ho.data(),
+                                       NULL, NULL, 0, &err) != GHMIX_OK)
+        printf("error: %s\n", err.message);
+      if (r > 0)
+        t.push_back(now_s() - t0);
+    }
+    printf("whole call from host memory (allocate, copy in, launch, copy "
+           "out), %.0e points: %.4f s, %.4g evals/s\n",
+           (double)n, median(t), (double)n / median(t));
+  }
+
+  /* one element */
+  {
+    std::vector<double> t_call, t_kernel, t_empty;
+    double hx = 1.5, hn = 0.7, ho;
+    double *dx, *dn, *dout;
+    CK(cudaMalloc(&dx, sizeof(double)));
+    CK(cudaMalloc(&dn, sizeof(double)));
+    CK(cudaMalloc(&dout, sizeof(double)));
+    CK(cudaMemcpy(dx, &hx, sizeof(double), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dn, &hn, sizeof(double), cudaMemcpyHostToDevice));
+    for (int r = 0; r < 301; r++) {
+      double t0 = now_s();
+      ghmix_cuda_bessel_logk_batch(1, &hx, 1, &hn, 1, &ho, NULL, NULL, 0, &err);
+      t_call.push_back(now_s() - t0);
+      t0 = now_s();
+      logk_kernel<false>
+          <<<1, GHMIX_CUDA_BLOCK>>>(1, dx, 1, dn, 1, dout, NULL, NULL);
+      CK(cudaDeviceSynchronize());
+      t_kernel.push_back(now_s() - t0);
+      t0 = now_s();
+      empty_kernel<<<1, 1>>>();
+      CK(cudaDeviceSynchronize());
+      t_empty.push_back(now_s() - t0);
+    }
+    printf("one element: whole call %.1f us; its kernel alone, launch + "
+           "sync %.1f us; an empty kernel, launch + sync %.1f us\n",
+           median(t_call) * 1e6, median(t_kernel) * 1e6, median(t_empty) * 1e6);
+    CK(cudaFree(dx));
+    CK(cudaFree(dn));
+    CK(cudaFree(dout));
+  }
+}
+
+/* ------------------------------------------------ gig_from_expectation */
+
+static void bench_gig_solve(int quick) {
+  size_t n = quick ? 200000 : 1000000, i;
+  double *p, *a, *b, *eta, *out;
+  int *iout, *inf;
+  unsigned long long *first;
+  ghmix_gig_solve_control ctrl;
+  ghmix_error err;
+  double t, cpu_us;
+  unsigned nb = blocks_for(n);
+
+  printf("\n== gig_from_expectation, p = U(-3, 3), a, b = 10^U(-1, 1) ==\n");
+  ghmix_gig_solve_control_init(&ctrl);
+  CK(cudaMalloc(&p, n * sizeof(double)));
+  CK(cudaMalloc(&a, n * sizeof(double)));
+  CK(cudaMalloc(&b, n * sizeof(double)));
+  CK(cudaMalloc(&eta, 3 * n * sizeof(double)));
+  CK(cudaMalloc(&out, 5 * n * sizeof(double)));
+  CK(cudaMalloc(&iout, 4 * n * sizeof(int)));
+  CK(cudaMalloc(&first, 2 * sizeof(unsigned long long)));
+  CK(cudaMemset(first, 0xff, 2 * sizeof(unsigned long long)));
+  gen_device(n, 5, -3, 3, 0, p);
+  gen_device(n, 6, -1, 1, 1, a);
+  gen_device(n, 7, -1, 1, 1, b);
+  gig_expectation_kernel<<<nb, GHMIX_CUDA_BLOCK>>>(n, p, n, a, n, b, n, eta,
+                                                   eta + n, eta + 2 * n);
+  CK(cudaDeviceSynchronize());
+  inf = iout + 3 * n;
+  t = time_kernel(
+      [&]() {
+        gig_solve_kernel<<<nb, GHMIX_CUDA_BLOCK>>>(
+            n, eta, NULL, ctrl, out, out + n, out + 2 * n, iout, out + 3 * n,
+            iout + n, out + 4 * n, iout + 2 * n, inf, NULL, first);
+      },
+      3);
+  CK(cudaGetLastError());
+  {
+    /* CPU: one thread on the first rows */
+    size_t m = 20000;
+    std::vector<double> he(3 * n), hp(m), ha(m), hb(m), hg(m), hc(m), hm(3 * m);
+    std::vector<int> hi(m), hcv(m), hn(m), hf(m);
+    double t0;
+    CK(cudaMemcpy(he.data(), eta, 3 * n * sizeof(double),
+                  cudaMemcpyDeviceToHost));
+    for (int k = 0; k < 3; k++)
+      for (i = 0; i < m; i++)
+        hm[k * m + i] = he[k * n + i];
+    t0 = now_s();
+    ghmix_gig_from_expectation_batch(
+        m, hm.data(), NULL, &ctrl, hp.data(), ha.data(), hb.data(), hi.data(),
+        hg.data(), hcv.data(), hc.data(), hn.data(), hf.data(), NULL, 1, &err);
+    cpu_us = (now_s() - t0) / (double)m * 1e6;
+    printf("CPU, one thread (%lu rows): %.2f us/row\n", (unsigned long)m,
+           cpu_us);
+    printf("kernel, %.0e rows: %.5f s, %.4g rows/s (= %.0f CPU threads)\n",
+           (double)n, t, (double)n / t, (double)n / t * cpu_us * 1e-6);
+    /* whole call */
+    {
+      std::vector<double> pp(n), aa(n), bb(n), gg(n), cc(n);
+      std::vector<int> it(n), cv(n), nt(n), fi(n);
+      std::vector<double> tt;
+      for (int r = 0; r < 3; r++) {
+        t0 = now_s();
+        if (ghmix_cuda_gig_from_expectation_batch(
+                n, he.data(), NULL, &ctrl, pp.data(), aa.data(), bb.data(),
+                it.data(), gg.data(), cv.data(), cc.data(), nt.data(),
+                fi.data(), NULL, 0, &err) != GHMIX_OK)
+          printf("error: %s\n", err.message);
+        if (r > 0)
+          tt.push_back(now_s() - t0);
+      }
+      printf("whole call from host memory, %.0e rows: %.4f s, %.4g rows/s\n",
+             (double)n, median(tt), (double)n / median(tt));
+    }
+  }
+  CK(cudaFree(p));
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+  CK(cudaFree(eta));
+  CK(cudaFree(out));
+  CK(cudaFree(iout));
+  CK(cudaFree(first));
+}
+
+/* ----------------------------------------------------------- E-step */
+
+static void bench_estep(int quick) {
+  const int d = 10;
+  const size_t sizes[3] = {100000, 1000000, 10000000};
+  const int nsizes = quick ? 2 : 3;
+  size_t nmax = sizes[nsizes - 1], i;
+  std::vector<double> x, center(d), chol((size_t)d * d, 0.0), g(d);
+  std::vector<double> stats(GHMIX_MIX_NSTATS(d));
+  double gsg = 0, logdet = 0;
+  ghmix_error err;
+  int j;
+
+  printf("\n== E-step per EM iteration, d = %d ==\n", d);
+  x.resize(nmax * d);
+  for (j = 0; j < d; j++) {
+    center[j] = 0.1 * j;
+    chol[j + (size_t)j * d] = 1.0 + 0.05 * j;
+    if (j > 0)
+      chol[j + (size_t)(j - 1) * d] = 0.2;
+    g[j] = 0.05 * (j % 3);
+    gsg += g[j] * g[j];
+    logdet += 2 * log(chol[j + (size_t)j * d]);
+  }
+  for (i = 0; i < nmax; i++) {
+    double w = gen_value(11, i, -0.5, 0.5, 1);
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * nmax] =
+          center[j] + sqrt(w) * (2 * hash_u01(12 + j, i) - 1) * 1.7;
+  }
+  {
+    /* families: GH (E log Y as well) and NIG (half-integer order) */
+    struct fam {
+      const char *name;
+      double p, a, b;
+      int what;
+    } fams[2] = {{"GH", -1.2, 0.9, 1.3, GHMIX_MIX_MOMENTS | GHMIX_MIX_LOGY},
+                 {"NIG", -0.5, 1.1, 1.1, GHMIX_MIX_MOMENTS}};
+    printf("%6s %12s %14s %12s %10s %16s\n", "family", "n", "ms/iteration",
+           "rows/s", "launches", "serial CPU ms");
+    for (int f = 0; f < 2; f++) {
+      ghmix_mix_params par;
+      double cpu_ns;
+      par.d = d;
+      par.center = center.data();
+      par.chol = chol.data();
+      par.g = g.data();
+      ghmix_mix_const_init(d, fams[f].p, fams[f].a, fams[f].b, gsg, logdet,
+                           fams[f].what, &par.c);
+      {
+        /* serial CPU loop over the same per-row code, 20000 rows */
+        size_t m = 20000;
+        double t0 = now_s(), sink = 0;
+        std::vector<double> z(d);
+        for (i = 0; i < m; i++) {
+          double q = 0, bz = 0;
+          ghmix_mix_row_result r;
+          for (j = 0; j < d; j++) {
+            double s = x[i + (size_t)j * nmax] - center[j];
+            for (int k = 0; k < j; k++)
+              s -= chol[j + (size_t)k * d] * z[k];
+            z[j] = s / chol[j + (size_t)j * d];
+            q += z[j] * z[j];
+            bz += z[j] * g[j];
+          }
+          ghmix_mix_row(&par.c, q, bz, &r);
+          sink += r.loglik;
+        }
+        cpu_ns = (now_s() - t0) / (double)m * 1e9;
+        if (sink == 1.2345)
+          printf("!");
+      }
+      for (int k = 0; k < nsizes; k++) {
+        size_t n = sizes[k];
+        void *h = NULL;
+        std::vector<double> t;
+        int launches = 0;
+        /* the first n rows: x with leading dimension nmax */
+        if (ghmix_cuda_mix_data_create(x.data(), n, nmax, d, 0, &h, &err) !=
+            GHMIX_OK) {
+          printf("error: %s\n", err.message);
+          continue;
+        }
+        for (int r = 0; r < 11; r++) {
+          double t0 = now_s();
+          if (ghmix_cuda_mix_estep(h, &par, stats.data(), NULL, &launches,
+                                   &err) != GHMIX_OK)
+            printf("error: %s\n", err.message);
+          if (r > 0)
+            t.push_back(now_s() - t0);
+        }
+        printf("%6s %12.0e %14.3f %12.4g %10d %16.1f\n", fams[f].name,
+               (double)n, median(t) * 1e3, (double)n / median(t), launches,
+               cpu_ns * 1e-6 * (double)n);
+        ghmix_cuda_mix_data_free(h);
+      }
+      printf("       (serial CPU: %.0f ns/row, one thread, the same per-row "
+             "code)\n",
+             cpu_ns);
+    }
+  }
+  {
+    /* data transfer once per fit */
+    void *h = NULL;
+    double t0 = now_s();
+    if (ghmix_cuda_mix_data_create(x.data(), nmax, nmax, d, 0, &h, &err) ==
+        GHMIX_OK)
+      printf("copying the data to the device once per fit (%.0e x %d): "
+             "%.1f ms\n",
+             (double)nmax, d, (now_s() - t0) * 1e3);
+    ghmix_cuda_mix_data_free(h);
+  }
+}
+
+int main(int argc, char **argv) {
+  int quick = argc > 1 && strcmp(argv[1], "--quick") == 0, count = 0;
+  ghmix_error err;
+  ghmix_cuda_device dev;
+  double t0 = now_s();
+  if (ghmix_cuda_device_count(&count, &err) != GHMIX_OK) {
+    printf("SKIP: no usable CUDA device (%s)\n", err.message);
+    return 0;
+  }
+  if (ghmix_cuda_device_info(0, &dev, &err) == GHMIX_OK)
+    printf("ghmix CUDA benchmark on %s (compute capability %d.%d, %d SMs, "
+           "%.0f GiB)\n",
+           dev.name, dev.cc_major, dev.cc_minor, dev.multiprocessors,
+           dev.total_mem_bytes / 1073741824.0);
+  CK(cudaSetDevice(0));
+  CK(cudaFree(NULL)); /* create the context outside the timings */
+  bench_logk(quick);
+  bench_gig_solve(quick);
+  bench_estep(quick);
+  printf("\n(benchmark: %.1f s)\n", now_s() - t0);
+  return 0;
+}

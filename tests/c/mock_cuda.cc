@@ -1,0 +1,225 @@
+/* A CPU stand-in for the CUDA backend: the functions of
+ * src/cuda/ghmix_cuda.h on one CPU thread, so that test_cuda.cu can be
+ * built and run without a GPU (`make -C tests/c cuda-mock`).  It checks the
+ * test harness itself, and the E-step's per-thread code (src/cuda/
+ * mix_tile.h), which it runs as the kernels do: block by block, tile by
+ * tile, thread by thread, with the same partial sums and the same
+ * fixed-order reduction.  The element-wise functions call the CPU drivers;
+ * device index, empty-input and allocation-size errors follow the real
+ * backend's rules (a "device" of 2^40 bytes). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "../../src/cpu/bessel_cpu.h"
+#include "../../src/cpu/gig_solve_cpu.h"
+#include "../../src/cuda/ghmix_cuda.h"
+}
+#include "../../src/cuda/mix_tile.h"
+
+#define MOCK_MEMORY 1099511627776.0 /* bytes */
+
+static ghmix_status mock_device(int device, ghmix_error *err) {
+  ghmix_error_clear(err);
+  if (device != 0)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "CUDA device %d does not exist (1 device: 0 to 0)",
+                           device);
+  return GHMIX_OK;
+}
+
+static ghmix_status mock_alloc(double bytes, const char *what,
+                               ghmix_error *err) {
+  if (bytes > MOCK_MEMORY)
+    return ghmix_error_set(err, GHMIX_ERR_CUDA, -1,
+                           "cudaMalloc of %.0f bytes (%.3g GiB) for %s on "
+                           "CUDA device 0 failed: out of memory (mock)",
+                           bytes, bytes / 1073741824.0, what);
+  return GHMIX_OK;
+}
+
+extern "C" int ghmix_cuda_built(void) { return 1; }
+extern "C" int ghmix_cuda_toolkit_version(void) { return 0; }
+extern "C" const char *ghmix_cuda_archs(void) { return "mock"; }
+
+extern "C" ghmix_status ghmix_cuda_versions(int *runtime, int *driver,
+                                            ghmix_error *err) {
+  ghmix_error_clear(err);
+  *runtime = *driver = 0;
+  return GHMIX_OK;
+}
+
+extern "C" ghmix_status ghmix_cuda_device_count(int *count, ghmix_error *err) {
+  ghmix_error_clear(err);
+  *count = 1;
+  return GHMIX_OK;
+}
+
+extern "C" ghmix_status ghmix_cuda_device_info(int dev, ghmix_cuda_device *info,
+                                               ghmix_error *err) {
+  ghmix_status st = mock_device(dev, err);
+  if (st != GHMIX_OK)
+    return st;
+  memset(info, 0, sizeof *info);
+  strcpy(info->name, "CPU mock of the CUDA backend");
+  info->total_mem_bytes = MOCK_MEMORY;
+  return GHMIX_OK;
+}
+
+extern "C" ghmix_status
+ghmix_cuda_bessel_logk_batch(size_t n, const double *x, size_t nx,
+                             const double *nu, size_t nnu, double *logk,
+                             double *grad_x, double *grad_nu, int device,
+                             ghmix_error *err) {
+  ghmix_status st = mock_device(device, err);
+  double bytes = 8.0 * ((double)nx + (double)nnu +
+                        (double)n * (1 + (grad_x != NULL) + (grad_nu != NULL)));
+  if (st != GHMIX_OK || n == 0)
+    return st;
+  if (nx == 0 || nnu == 0)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "x and nu must not be empty when n > 0");
+  if ((st = mock_alloc(bytes, "log_besselK", err)) != GHMIX_OK)
+    return st;
+  return ghmix_bessel_logk_batch(n, x, nx, nu, nnu, logk, grad_x, grad_nu, 1,
+                                 err);
+}
+
+extern "C" ghmix_status
+ghmix_cuda_gig_expectation_batch(size_t n, const double *p, size_t np,
+                                 const double *a, size_t na, const double *b,
+                                 size_t nb, double *out_log, double *out_inv,
+                                 double *out_y, int device, ghmix_error *err) {
+  ghmix_status st = mock_device(device, err);
+  if (st != GHMIX_OK || n == 0)
+    return st;
+  return ghmix_gig_expectation_batch(n, p, np, a, na, b, nb, out_log, out_inv,
+                                     out_y, 1, err);
+}
+
+extern "C" ghmix_status ghmix_cuda_gig_from_expectation_batch(
+    size_t n, const double *eta, const double *start,
+    const ghmix_gig_solve_control *ctrl, double *p, double *a, double *b,
+    int *iterations, double *grad_norm, int *converged, double *condition,
+    int *note, int *infeasible, double *jacobian, int device,
+    ghmix_error *err) {
+  ghmix_status st = mock_device(device, err);
+  double bytes =
+      (double)n * (8.0 * (3 + (start ? 3 : 0) + 5 + (jacobian ? 9 : 0)) + 16.0);
+  if (st != GHMIX_OK || n == 0)
+    return st;
+  if ((st = mock_alloc(bytes, "gig_from_expectation", err)) != GHMIX_OK)
+    return st;
+  return ghmix_gig_from_expectation_batch(
+      n, eta, start, ctrl, p, a, b, iterations, grad_norm, converged, condition,
+      note, infeasible, jacobian, 1, err);
+}
+
+struct mock_mix {
+  size_t n;
+  int d;
+  double *x;
+};
+
+extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
+                                                   size_t ldx, int d,
+                                                   int device, void **handle,
+                                                   ghmix_error *err) {
+  ghmix_status st = mock_device(device, err);
+  mock_mix *h;
+  int j;
+  *handle = NULL;
+  if (st != GHMIX_OK)
+    return st;
+  if (d < 1 || ldx < n)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1, "bad E-step data");
+  if ((st = mock_alloc(8.0 * (double)n * d, "the E-step data", err)) !=
+      GHMIX_OK)
+    return st;
+  h = (mock_mix *)calloc(1, sizeof *h);
+  h->n = n;
+  h->d = d;
+  h->x = (double *)malloc((n * (size_t)d + 1) * sizeof(double));
+  for (j = 0; j < d; j++)
+    memcpy(h->x + (size_t)j * n, x + (size_t)j * ldx, n * sizeof(double));
+  *handle = h;
+  return GHMIX_OK;
+}
+
+extern "C" void ghmix_cuda_mix_data_free(void *handle) {
+  mock_mix *h = (mock_mix *)handle;
+  if (h == NULL)
+    return;
+  free(h->x);
+  free(h);
+}
+
+/* The two kernels of src/cuda/kernels.cu, one thread at a time. */
+extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
+                                             const ghmix_mix_params *par,
+                                             double *stats, double *rows,
+                                             int *launches, ghmix_error *err) {
+  mock_mix *h = (mock_mix *)handle;
+  ghmix_mix_layout l;
+  double *pbuf, *partial, *tile, acc[128];
+  size_t ntiles, tl, s, k;
+  int b, t, d;
+  ghmix_error_clear(err);
+  if (launches != NULL)
+    *launches = 0;
+  d = h->d;
+  if (par->d != d)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "the parameters have d = %d, the data d = %d",
+                           par->d, d);
+  l = ghmix_mix_plan(h->n, d);
+  if (h->n == 0) {
+    for (k = 0; k < l.nstats; k++)
+      stats[k] = 0;
+    return GHMIX_OK;
+  }
+  pbuf = (double *)malloc((2 * (size_t)d + (size_t)d * d) * sizeof(double));
+  memcpy(pbuf, par->center, (size_t)d * sizeof(double));
+  memcpy(pbuf + d, par->chol, (size_t)d * d * sizeof(double));
+  memcpy(pbuf + d + (size_t)d * d, par->g, (size_t)d * sizeof(double));
+  partial = (double *)malloc(l.nloc * (size_t)l.blocks * sizeof(double));
+  for (k = 0; k < l.nloc * (size_t)l.blocks; k++) /* garbage, as on a GPU */
+    partial[k] = 1e300;
+  tile = (double *)malloc(l.smem);
+  ntiles = (h->n + (size_t)l.tile - 1) / (size_t)l.tile;
+  for (b = 0; b < l.blocks; b++)
+    for (tl = (size_t)b; tl < ntiles; tl += (size_t)l.blocks) {
+      for (k = 0; k < l.smem / sizeof(double); k++)
+        tile[k] = NAN; /* stale shared memory */
+      for (t = 0; t < l.tile; t++)
+        ghmix_mix_tile_row(t, l.tile, tl * (size_t)l.tile + (size_t)t, h->n, d,
+                           h->x, pbuf, &par->c, rows, tile);
+      for (t = 0; t < l.tile; t++)
+        ghmix_mix_tile_sums(t, l.tile, d, l.blocks, b, tl == (size_t)b, tile,
+                            partial);
+    }
+  for (s = 0; s < l.nloc; s++) {
+    size_t slot[2];
+    int m, hh;
+    for (t = 0; t < 128; t++) {
+      double sum = 0;
+      for (b = t; b < l.blocks; b += 128)
+        sum += partial[s * (size_t)l.blocks + (size_t)b];
+      acc[t] = sum;
+    }
+    for (hh = 64; hh > 0; hh /= 2)
+      for (t = 0; t < hh; t++)
+        acc[t] += acc[t + hh];
+    m = ghmix_mix_stat_slots(s, d, slot);
+    for (t = 0; t < m; t++)
+      stats[slot[t]] = acc[0];
+  }
+  free(pbuf);
+  free(partial);
+  free(tile);
+  if (launches != NULL)
+    *launches = 2;
+  return GHMIX_OK;
+}

@@ -1,0 +1,1359 @@
+/* Tests of the CUDA backend (src/cuda, behind src/cuda/ghmix_cuda.h) without
+ * R: every kernel against the CPU path on the same inputs.
+ *
+ *   test_cuda [--n=N] [--tol-scale=S] [--only=errors|logk|eta|solve|mix]
+ *
+ * - log K_nu(x) with and without its gradient against ghmix_bessel_logk_batch
+ *   (src/cpu, one thread) on N points (default 10^6) in the hard regions
+ *   (|nu| up to 1000, x from 1e-300 to 1e300, x ~ nu, nu near 16, x near 2
+ *   and 30 (the regime seams), half-integer orders) and the special values
+ *   (NaN, R's NA, 0, +-Inf, x < 0), recycled inputs: within 1e-14 of
+ *   max(1, |cpu|) (1e-13 for the derivatives), the same NaN / NA / Inf;
+ * - gig_expectation, gig_from_expectation (with Jacobian and warm starts,
+ *   gamma and inverse-gamma boundaries, infeasible and non-finite rows)
+ *   against the CPU drivers: parameters within 1e-12 times the condition
+ *   number (1e-10 where it is below 1e3);
+ * - the E-step statistics and per-row results for d = 1, 4, 10, 64 against a
+ *   plain serial loop over ghmix_mix_row: within 1e-12 relative to the sum
+ *   of the absolute values of the terms; counts exact;
+ * - every output buffer is filled with a NaN pattern first, and no element
+ *   may keep it; repeated E-steps are bit-identical; every call's status is
+ *   checked, including the error paths (bad device, empty input, an
+ *   allocation too large for the device, which must name its bytes), and
+ *   device memory is the same before and after them.
+ *
+ * Without a usable device it prints why, "0 passed, 0 failed" and exits 0.
+ * Each check is one test case; the last line is "N passed, M failed"; exit
+ * status 1 when a check fails.
+ *
+ * Built by `make -C tests/c cuda` (nvcc).  With -DGHMIX_TEST_MOCK the same
+ * file builds as plain C++ against a CPU stand-in of the CUDA functions
+ * (used to check this harness and its tolerances without a GPU). */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef GHMIX_TEST_MOCK
+#include <cuda_runtime.h>
+#endif
+
+extern "C" {
+#include "../../src/core/gig_solve.h"
+#include "../../src/core/mixture.h"
+#include "../../src/cpu/bessel_cpu.h"
+#include "../../src/cpu/gig_solve_cpu.h"
+#include "../../src/cuda/ghmix_cuda.h"
+}
+
+/* ---------------------------------------------------------- thresholds
+ *
+ * The GPU runs the same code as the CPU, but nvcc contracts a * b + c into
+ * fused multiply-adds and CUDA's log, exp, ... differ from glibc's in the
+ * last bit, so results agree to rounding, amplified by the conditioning of
+ * each quantity.  Measured on the CPU with the core built with FMA
+ * contraction (-mfma -ffp-contract=fast) against the plain build, the
+ * largest differences on these inputs were 0 for log K itself, 3e-14 for
+ * its derivatives (d/dnu near x = 2), 1.4e-14 for the GIG expectation
+ * parameters; for gig_from_expectation the parameters move by up to about
+ * condition * 2e-14 (the Newton iteration stops at its noise floor, which
+ * rounding moves), e.g. 7e-12 at condition 329, the condition number being
+ * up to 1e17 near the gamma boundaries (where a or b is barely
+ * determined). */
+#define TOL_LOGK 1e-14   /* log K: issue bar */
+#define TOL_LOGK_D 1e-13 /* d/dx, d/dnu log K (the core's own bar: 1e-12) */
+#define TOL_ETA 1e-13    /* E log Y, E 1/Y, E Y */
+#define TOL_SOLVE 1e-12  /* p, a, b, relative; times the condition number */
+#define TOL_SOLVE_COND_MAX 1e12 /* rows beyond: only both must converge */
+#define TOL_SOLVE_JAC 1e-10     /* Jacobian; times the condition number */
+#define TOL_SOLVE_WELL 1e-10    /* p, a, b where the condition is < 1e3 */
+#define TOL_STATS 1e-12 /* E-step sums, relative to the sum of |terms| */
+#define TOL_ROWS 1e-13  /* E-step per-row results */
+
+/* ------------------------------------------------------------- harness */
+
+static int passed = 0, failed = 0;
+static double tol_scale = 1.0;
+
+static void check(int ok, const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  printf("%s ", ok ? "PASS" : "FAIL");
+  vprintf(fmt, args);
+  printf("\n");
+  va_end(args);
+  if (ok)
+    passed++;
+  else
+    failed++;
+  fflush(stdout);
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void *xmalloc(size_t bytes) {
+  void *p = malloc(bytes > 0 ? bytes : 1);
+  if (p == NULL) {
+    printf("FAIL cannot allocate %.0f bytes on the host\n", (double)bytes);
+    printf("%d passed, %d failed\n", passed, failed + 1);
+    exit(1);
+  }
+  return p;
+}
+
+/* splitmix64 */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ULL;
+static uint64_t rng_next(void) {
+  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+static double u01(void) {
+  return ((double)(rng_next() >> 11) + 0.5) / 9007199254740992.0;
+}
+static double unif(double lo, double hi) { return lo + (hi - lo) * u01(); }
+static double logunif(double lo10, double hi10) {
+  return pow(10.0, unif(lo10, hi10));
+}
+static double sign_rand(void) { return u01() < 0.5 ? -1.0 : 1.0; }
+
+static double from_bits(uint64_t b) {
+  double v;
+  memcpy(&v, &b, sizeof v);
+  return v;
+}
+static uint64_t to_bits(double v) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+/* R's NA_real_, and a NaN pattern that no computation produces */
+static const uint64_t NA_BITS = 0x7FF00000000007A2ULL;
+static const uint64_t POISON_BITS = 0x7FF4DEADBEEF0BADULL;
+static const int POISON_INT = -1234567891;
+
+static int is_na(double v) {
+  return isnan(v) && (to_bits(v) & 0xFFFFFFFFULL) == 1954;
+}
+
+static void poison(double *v, size_t n) {
+  double p = from_bits(POISON_BITS);
+  size_t i;
+  for (i = 0; i < n; i++)
+    v[i] = p;
+}
+static void poison_int(int *v, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    v[i] = POISON_INT;
+}
+static size_t count_poison(const double *v, size_t n) {
+  size_t i, k = 0;
+  for (i = 0; i < n; i++)
+    k += to_bits(v[i]) == POISON_BITS;
+  return k;
+}
+static size_t count_poison_int(const int *v, size_t n) {
+  size_t i, k = 0;
+  for (i = 0; i < n; i++)
+    k += v[i] == POISON_INT;
+  return k;
+}
+
+/* Worst disagreement of got with ref over a set of values.  Finite ref:
+ * |got - ref| / scale(ref); a non-finite ref must be matched exactly in
+ * kind (NaN with the same NA-ness, or the same infinity). */
+typedef struct {
+  double max_err;
+  size_t worst;
+  size_t n_class; /* values whose kind (finite, Inf, NaN, NA) differs */
+  size_t n;
+} cmp_t;
+
+static void cmp_init(cmp_t *c) {
+  c->max_err = 0;
+  c->worst = 0;
+  c->n_class = 0;
+  c->n = 0;
+}
+
+enum { SCALE_ABS1, SCALE_REL };
+
+static void cmp_add(cmp_t *c, double got, double ref, int mode, size_t i) {
+  double e;
+  c->n++;
+  if (isnan(ref)) {
+    if (!isnan(got) || is_na(got) != is_na(ref))
+      c->n_class++;
+    return;
+  }
+  if (isinf(ref)) {
+    if (got != ref)
+      c->n_class++;
+    return;
+  }
+  if (!isfinite(got)) {
+    c->n_class++;
+    return;
+  }
+  if (mode == SCALE_ABS1)
+    e = fabs(got - ref) / fmax(1.0, fabs(ref));
+  else
+    e = ref == 0 ? fabs(got) : fabs(got - ref) / fabs(ref);
+  if (e > c->max_err) {
+    c->max_err = e;
+    c->worst = i;
+  }
+}
+
+static int cmp_ok(const cmp_t *c, double tol) {
+  return c->n_class == 0 && c->max_err <= tol * tol_scale;
+}
+
+/* ------------------------------------------------------- device access */
+
+static int device_memory_free(double *bytes) {
+#ifdef GHMIX_TEST_MOCK
+  *bytes = 0;
+  return 1;
+#else
+  size_t f = 0, t = 0;
+  if (cudaSetDevice(0) != cudaSuccess ||
+      cudaDeviceSynchronize() != cudaSuccess ||
+      cudaMemGetInfo(&f, &t) != cudaSuccess)
+    return 0;
+  *bytes = (double)f;
+  return 1;
+#endif
+}
+
+static void print_device(void) {
+  ghmix_cuda_device dev;
+  ghmix_error err;
+  int rt = 0, drv = 0;
+  if (ghmix_cuda_device_info(0, &dev, &err) == GHMIX_OK)
+    printf("device 0: %s, compute capability %d.%d, %d SMs, %.1f GiB\n",
+           dev.name, dev.cc_major, dev.cc_minor, dev.multiprocessors,
+           dev.total_mem_bytes / 1073741824.0);
+  if (ghmix_cuda_versions(&rt, &drv, &err) == GHMIX_OK)
+    printf("CUDA runtime %d, driver %d, toolkit %d, code %s\n", rt, drv,
+           ghmix_cuda_toolkit_version(), ghmix_cuda_archs());
+}
+
+/* ============================================================ log K */
+
+enum {
+  R_GENERIC,
+  R_EXTREME,
+  R_X_NEAR_NU,
+  R_NU_NEAR_16,
+  R_X_NEAR_2,
+  R_X_NEAR_30,
+  R_HALFINT,
+  R_SMALL,
+  R_SPECIAL,
+  R_COUNT
+};
+static const char *region_name[R_COUNT] = {
+    "generic (x 1e-3..1e3, |nu| <= 50)",
+    "extreme (x 1e-300..1e300, |nu| <= 1000)",
+    "x ~ |nu| (|nu| <= 1000)",
+    "|nu| near 16",
+    "x near 2",
+    "x near 30",
+    "half-integer nu",
+    "small x and nu (x 1e-300..1e-2, |nu| <= 1)",
+    "special values"};
+
+static const double special_x[] = {
+    0.0, -0.0, -1.0, 1.0, 2.5, INFINITY, -INFINITY, 5e-324, DBL_MAX, DBL_MIN};
+static const double special_nu[] = {0.0,      -0.0,      1.0,    -3.5, 16.0,
+                                    INFINITY, -INFINITY, 1000.0, 0.5,  -0.5};
+
+static void gen_point(int region, double *x, double *nu) {
+  switch (region) {
+  case R_GENERIC:
+    *x = logunif(-3, 3);
+    *nu = unif(-50, 50);
+    break;
+  case R_EXTREME:
+    *x = logunif(-300, 300);
+    *nu = unif(-1000, 1000);
+    break;
+  case R_X_NEAR_NU:
+    *nu = sign_rand() * logunif(-1, 3);
+    *x = fabs(*nu) * (1.0 + unif(-0.2, 0.2));
+    break;
+  case R_NU_NEAR_16:
+    *nu = sign_rand() * (16.0 + unif(-1e-3, 1e-3) * (u01() < 0.3 ? 1e-10 : 1));
+    *x = logunif(-3, 3);
+    if (u01() < 0.3)
+      *x = 16.0 * (1.0 + unif(-0.1, 0.1));
+    break;
+  case R_X_NEAR_2:
+    *x = 2.0 + unif(-1e-3, 1e-3) * (u01() < 0.3 ? 1e-10 : 1);
+    *nu = unif(-16.5, 16.5);
+    break;
+  case R_X_NEAR_30:
+    *x = 30.0 + unif(-1e-3, 1e-3) * (u01() < 0.3 ? 1e-10 : 1);
+    *nu = unif(-16.5, 16.5);
+    break;
+  case R_HALFINT:
+    *nu = (double)((int)unif(-45, 45)) + 0.5;
+    *x = logunif(-3, 3);
+    break;
+  case R_SMALL:
+    *x = logunif(-300, -2);
+    *nu = unif(-1, 1);
+    if (u01() < 0.2)
+      *nu = 0;
+    break;
+  default: { /* special values, and NaN / NA in either */
+    int k = (int)(u01() * 12);
+    *x = special_x[(int)(u01() * 10)];
+    *nu = special_nu[(int)(u01() * 10)];
+    if (k == 10)
+      *x = u01() < 0.5 ? from_bits(NA_BITS) : NAN;
+    if (k == 11)
+      *nu = u01() < 0.5 ? from_bits(NA_BITS) : NAN;
+  }
+  }
+}
+
+static void test_logk(size_t npts) {
+  size_t n = npts, i, per = n / R_COUNT;
+  double *x = (double *)xmalloc(n * sizeof(double));
+  double *nu = (double *)xmalloc(n * sizeof(double));
+  int *reg = (int *)xmalloc(n * sizeof(int));
+  double *c_v = (double *)xmalloc(n * sizeof(double));
+  double *c_gx = (double *)xmalloc(n * sizeof(double));
+  double *c_gn = (double *)xmalloc(n * sizeof(double));
+  double *g_v = (double *)xmalloc(n * sizeof(double));
+  double *g_gx = (double *)xmalloc(n * sizeof(double));
+  double *g_gn = (double *)xmalloc(n * sizeof(double));
+  double *c_v0 = (double *)xmalloc(n * sizeof(double));
+  ghmix_error err;
+  ghmix_status st;
+  cmp_t c[R_COUNT][4];
+  int r, k;
+  double t0, t_cpu, t_gpu;
+
+  for (i = 0; i < n; i++) {
+    reg[i] = (int)(i / (per > 0 ? per : 1));
+    if (reg[i] >= R_COUNT)
+      reg[i] = R_COUNT - 1;
+    gen_point(reg[i], &x[i], &nu[i]);
+  }
+
+  /* CPU references: value only, then with the gradient */
+  st = ghmix_bessel_logk_batch(n, x, n, nu, n, c_v0, NULL, NULL, 1, &err);
+  check(st == GHMIX_OK, "logk: CPU reference (%s)", err.message);
+  t0 = now_s();
+  st = ghmix_bessel_logk_batch(n, x, n, nu, n, c_v, c_gx, c_gn, 1, &err);
+  t_cpu = now_s() - t0;
+  check(st == GHMIX_OK, "logk: CPU reference with gradient (%s)", err.message);
+
+  /* value only */
+  poison(g_v, n);
+  st = ghmix_cuda_bessel_logk_batch(n, x, n, nu, n, g_v, NULL, NULL, 0, &err);
+  check(st == GHMIX_OK, "logk: CUDA status %d (%s)", (int)st, err.message);
+  check(count_poison(g_v, n) == 0, "logk: every value written (%lu not)",
+        (unsigned long)count_poison(g_v, n));
+  for (r = 0; r < R_COUNT; r++)
+    cmp_init(&c[r][0]);
+  for (i = 0; i < n; i++)
+    cmp_add(&c[reg[i]][0], g_v[i], c_v0[i], SCALE_ABS1, i);
+  for (r = 0; r < R_COUNT; r++) {
+    size_t w = c[r][0].worst;
+    check(cmp_ok(&c[r][0], TOL_LOGK),
+          "logk value, %s: max err %.3g (x = %.17g, nu = %.17g), %lu of %lu "
+          "differ in kind",
+          region_name[r], c[r][0].max_err, x[w], nu[w],
+          (unsigned long)c[r][0].n_class, (unsigned long)c[r][0].n);
+  }
+
+  /* with the gradient */
+  poison(g_v, n);
+  poison(g_gx, n);
+  poison(g_gn, n);
+  t0 = now_s();
+  st = ghmix_cuda_bessel_logk_batch(n, x, n, nu, n, g_v, g_gx, g_gn, 0, &err);
+  t_gpu = now_s() - t0;
+  check(st == GHMIX_OK, "logk+grad: CUDA status %d (%s)", (int)st, err.message);
+  check(count_poison(g_v, n) + count_poison(g_gx, n) + count_poison(g_gn, n) ==
+            0,
+        "logk+grad: every output written");
+  for (r = 0; r < R_COUNT; r++)
+    for (k = 1; k < 4; k++)
+      cmp_init(&c[r][k]);
+  for (i = 0; i < n; i++) {
+    cmp_add(&c[reg[i]][1], g_v[i], c_v[i], SCALE_ABS1, i);
+    cmp_add(&c[reg[i]][2], g_gx[i], c_gx[i], SCALE_ABS1, i);
+    cmp_add(&c[reg[i]][3], g_gn[i], c_gn[i], SCALE_ABS1, i);
+  }
+  for (r = 0; r < R_COUNT; r++) {
+    static const char *what[4] = {"", "value", "d/dx", "d/dnu"};
+    for (k = 1; k < 4; k++) {
+      size_t w = c[r][k].worst;
+      check(cmp_ok(&c[r][k], k == 1 ? TOL_LOGK : TOL_LOGK_D),
+            "logk+grad %s, %s: max err %.3g (x = %.17g, nu = %.17g), %lu "
+            "differ in kind",
+            what[k], region_name[r], c[r][k].max_err, x[w], nu[w],
+            (unsigned long)c[r][k].n_class);
+    }
+  }
+  printf("     (%lu points: CPU one thread %.3f s, CUDA call %.3f s)\n",
+         (unsigned long)n, t_cpu, t_gpu);
+
+  /* only one of the gradients asked for */
+  poison(g_gx, n);
+  st = ghmix_cuda_bessel_logk_batch(n, x, n, nu, n, g_v, g_gx, NULL, 0, &err);
+  cmp_init(&c[0][0]);
+  for (i = 0; i < n; i++)
+    cmp_add(&c[0][0], g_gx[i], c_gx[i], SCALE_ABS1, i);
+  check(st == GHMIX_OK && count_poison(g_gx, n) == 0 &&
+            cmp_ok(&c[0][0], TOL_LOGK_D),
+        "logk: grad_x alone (status %d, max err %.3g)", (int)st,
+        c[0][0].max_err);
+
+  /* recycling: x of length 1, nu of length 7 (the modulo path) */
+  {
+    size_t m = 100003;
+    double x1 = 3.25, nu7[7] = {-2.5, 0, 0.3, 17, 999, -16, 2};
+    double *xs = (double *)xmalloc(m * sizeof(double));
+    double *ns = (double *)xmalloc(m * sizeof(double));
+    double *cv = (double *)xmalloc(m * sizeof(double));
+    double *gv = (double *)xmalloc(m * sizeof(double));
+    double *cg = (double *)xmalloc(m * sizeof(double));
+    double *gg = (double *)xmalloc(m * sizeof(double));
+    for (i = 0; i < m; i++)
+      xs[i] = logunif(-5, 5);
+    for (i = 0; i < m; i++)
+      ns[i] = unif(-30, 30);
+    /* x recycled */
+    st = ghmix_bessel_logk_batch(m, &x1, 1, ns, m, cv, cg, NULL, 1, &err);
+    poison(gv, m);
+    poison(gg, m);
+    st = ghmix_cuda_bessel_logk_batch(m, &x1, 1, ns, m, gv, gg, NULL, 0, &err);
+    cmp_init(&c[0][0]);
+    for (i = 0; i < m; i++) {
+      cmp_add(&c[0][0], gv[i], cv[i], SCALE_ABS1, i);
+      cmp_add(&c[0][0], gg[i], cg[i], SCALE_ABS1, i);
+    }
+    check(st == GHMIX_OK && count_poison(gv, m) + count_poison(gg, m) == 0 &&
+              cmp_ok(&c[0][0], TOL_LOGK_D),
+          "logk: x of length 1 recycled (max err %.3g)", c[0][0].max_err);
+    /* nu of length 7 recycled */
+    st = ghmix_bessel_logk_batch(m, xs, m, nu7, 7, cv, NULL, NULL, 1, &err);
+    poison(gv, m);
+    st =
+        ghmix_cuda_bessel_logk_batch(m, xs, m, nu7, 7, gv, NULL, NULL, 0, &err);
+    cmp_init(&c[0][0]);
+    for (i = 0; i < m; i++)
+      cmp_add(&c[0][0], gv[i], cv[i], SCALE_ABS1, i);
+    check(st == GHMIX_OK && count_poison(gv, m) == 0 &&
+              cmp_ok(&c[0][0], TOL_LOGK),
+          "logk: nu of length 7 recycled (max err %.3g)", c[0][0].max_err);
+    free(xs);
+    free(ns);
+    free(cv);
+    free(gv);
+    free(cg);
+    free(gg);
+  }
+  free(x);
+  free(nu);
+  free(reg);
+  free(c_v);
+  free(c_gx);
+  free(c_gn);
+  free(g_v);
+  free(g_gx);
+  free(g_gn);
+  free(c_v0);
+}
+
+/* =============================================== GIG expectation map */
+
+/* Random (p, a, b): interior over many scales, the gamma (b = 0, p > 0) and
+ * inverse-gamma (a = 0, p < 0) limits, and in `with_bad` also invalid
+ * parameters and NA/NaN. */
+static void gen_gig(double *p, double *a, double *b, int with_bad) {
+  double u = u01();
+  *p = unif(-30, 30);
+  *a = logunif(-6, 6);
+  *b = logunif(-6, 6);
+  if (u < 0.1)
+    *p = unif(-3, 3);
+  else if (u < 0.15) { /* gamma */
+    *p = logunif(-1, 1.5);
+    *b = 0;
+  } else if (u < 0.2) { /* inverse gamma */
+    *p = -logunif(-1, 1.5);
+    *a = 0;
+  } else if (u < 0.25) { /* concentrated, nearly log-normal */
+    *a = logunif(2, 5);
+    *b = *a * logunif(-1, 1);
+  } else if (u < 0.3) { /* sqrt(ab) tiny */
+    *a = logunif(-12, -6);
+    *b = logunif(-12, -6);
+  }
+  if (with_bad && u01() < 0.03) {
+    int k = (int)(u01() * 5);
+    if (k == 0)
+      *b = 0, *p = -fabs(*p); /* invalid */
+    else if (k == 1)
+      *a = -1;
+    else if (k == 2)
+      *p = from_bits(NA_BITS);
+    else if (k == 3)
+      *b = NAN;
+    else
+      *a = INFINITY;
+  }
+}
+
+static void test_gig_expectation(size_t n) {
+  double *p = (double *)xmalloc(n * sizeof(double));
+  double *a = (double *)xmalloc(n * sizeof(double));
+  double *b = (double *)xmalloc(n * sizeof(double));
+  double *ce = (double *)xmalloc(3 * n * sizeof(double));
+  double *ge = (double *)xmalloc(3 * n * sizeof(double));
+  ghmix_error err;
+  ghmix_status st;
+  cmp_t c[3];
+  size_t i;
+  int k;
+  for (i = 0; i < n; i++)
+    gen_gig(&p[i], &a[i], &b[i], 1);
+  st = ghmix_gig_expectation_batch(n, p, n, a, n, b, n, ce, ce + n, ce + 2 * n,
+                                   1, &err);
+  check(st == GHMIX_OK, "gig_expectation: CPU reference");
+  poison(ge, 3 * n);
+  st = ghmix_cuda_gig_expectation_batch(n, p, n, a, n, b, n, ge, ge + n,
+                                        ge + 2 * n, 0, &err);
+  check(st == GHMIX_OK, "gig_expectation: CUDA status %d (%s)", (int)st,
+        err.message);
+  check(count_poison(ge, 3 * n) == 0, "gig_expectation: every value written");
+  for (k = 0; k < 3; k++)
+    cmp_init(&c[k]);
+  for (i = 0; i < n; i++) {
+    cmp_add(&c[0], ge[i], ce[i], SCALE_ABS1, i);
+    cmp_add(&c[1], ge[n + i], ce[n + i], SCALE_REL, i);
+    cmp_add(&c[2], ge[2 * n + i], ce[2 * n + i], SCALE_REL, i);
+  }
+  for (k = 0; k < 3; k++) {
+    static const char *col[3] = {"E log Y", "E 1/Y", "E Y"};
+    size_t w = c[k].worst;
+    check(cmp_ok(&c[k], TOL_ETA),
+          "gig_expectation %s (%lu rows): max err %.3g at p = %.17g, a = "
+          "%.17g, b = %.17g; %lu differ in kind",
+          col[k], (unsigned long)n, c[k].max_err, p[w], a[w], b[w],
+          (unsigned long)c[k].n_class);
+  }
+  /* recycling: p of length 3, b of length 1 */
+  {
+    double p3[3] = {-0.5, 2, 7.5}, b1 = 1.5;
+    st = ghmix_gig_expectation_batch(n, p3, 3, a, n, &b1, 1, ce, ce + n,
+                                     ce + 2 * n, 1, &err);
+    poison(ge, 3 * n);
+    st = ghmix_cuda_gig_expectation_batch(n, p3, 3, a, n, &b1, 1, ge, ge + n,
+                                          ge + 2 * n, 0, &err);
+    cmp_init(&c[0]);
+    for (i = 0; i < 3 * n; i++)
+      cmp_add(&c[0], ge[i], ce[i], i < n ? SCALE_ABS1 : SCALE_REL, i);
+    check(st == GHMIX_OK && count_poison(ge, 3 * n) == 0 &&
+              cmp_ok(&c[0], TOL_ETA),
+          "gig_expectation: recycled p and b (max err %.3g)", c[0].max_err);
+  }
+  free(p);
+  free(a);
+  free(b);
+  free(ce);
+  free(ge);
+}
+
+/* ============================================ gig_from_expectation */
+
+typedef struct {
+  double *p, *a, *b, *grad_norm, *condition, *jac;
+  int *iterations, *converged, *note, *infeasible;
+} solve_out;
+
+static void solve_alloc(solve_out *o, size_t n) {
+  o->p = (double *)xmalloc(n * sizeof(double));
+  o->a = (double *)xmalloc(n * sizeof(double));
+  o->b = (double *)xmalloc(n * sizeof(double));
+  o->grad_norm = (double *)xmalloc(n * sizeof(double));
+  o->condition = (double *)xmalloc(n * sizeof(double));
+  o->jac = (double *)xmalloc(9 * n * sizeof(double));
+  o->iterations = (int *)xmalloc(n * sizeof(int));
+  o->converged = (int *)xmalloc(n * sizeof(int));
+  o->note = (int *)xmalloc(n * sizeof(int));
+  o->infeasible = (int *)xmalloc(n * sizeof(int));
+}
+
+static void solve_poison(solve_out *o, size_t n) {
+  poison(o->p, n);
+  poison(o->a, n);
+  poison(o->b, n);
+  poison(o->grad_norm, n);
+  poison(o->condition, n);
+  poison(o->jac, 9 * n);
+  poison_int(o->iterations, n);
+  poison_int(o->converged, n);
+  poison_int(o->note, n);
+  poison_int(o->infeasible, n);
+}
+
+static size_t solve_count_poison(const solve_out *o, size_t n, int jac) {
+  return count_poison(o->p, n) + count_poison(o->a, n) + count_poison(o->b, n) +
+         count_poison(o->grad_norm, n) + count_poison(o->condition, n) +
+         (jac ? count_poison(o->jac, 9 * n) : 0) +
+         count_poison_int(o->iterations, n) +
+         count_poison_int(o->converged, n) + count_poison_int(o->note, n) +
+         count_poison_int(o->infeasible, n);
+}
+
+static void solve_free(solve_out *o) {
+  free(o->p);
+  free(o->a);
+  free(o->b);
+  free(o->grad_norm);
+  free(o->condition);
+  free(o->jac);
+  free(o->iterations);
+  free(o->converged);
+  free(o->note);
+  free(o->infeasible);
+}
+
+static ghmix_status run_solve(int cuda, size_t n, const double *eta,
+                              const double *start, int want_jac, solve_out *o,
+                              ghmix_error *err) {
+  ghmix_gig_solve_control ctrl;
+  ghmix_gig_solve_control_init(&ctrl);
+  if (cuda)
+    return ghmix_cuda_gig_from_expectation_batch(
+        n, eta, start, &ctrl, o->p, o->a, o->b, o->iterations, o->grad_norm,
+        o->converged, o->condition, o->note, o->infeasible,
+        want_jac ? o->jac : NULL, 0, err);
+  return ghmix_gig_from_expectation_batch(
+      n, eta, start, &ctrl, o->p, o->a, o->b, o->iterations, o->grad_norm,
+      o->converged, o->condition, o->note, o->infeasible,
+      want_jac ? o->jac : NULL, 1, err);
+}
+
+/* A well-conditioned problem (condition number below about 1e3): |p| <= 2,
+ * sqrt(ab) in [0.5, 3], any scale. */
+static void gen_gig_well(double *p, double *a, double *b) {
+  double w = logunif(-0.3, 0.48), sc = logunif(-2, 2);
+  *p = unif(-2, 2);
+  *a = w / sc;
+  *b = w * sc;
+}
+
+/* Relative difference of positive parameters; 0 when both are 0. */
+static double rel_pos(double g, double c) {
+  if (g == c)
+    return 0;
+  if (c == 0 || g == 0 || !isfinite(g) || !isfinite(c))
+    return INFINITY;
+  return fabs(g - c) / fabs(c);
+}
+
+/* CUDA against CPU on the same rows; `strict`: every row within TOL_SOLVE
+ * without the condition number. */
+static void compare_solve(const char *label, size_t n, const solve_out *co,
+                          const solve_out *go, int want_jac, int strict) {
+  size_t i, n_conv = 0, n_note = 0, n_iter = 0, n_ill = 0, n_gn = 0;
+  size_t w_par = 0, w_cond = 0, w_jac = 0, w_raw = 0;
+  double e_par = 0, e_raw = 0, e_cond = 0, e_jac = 0;
+  int k;
+  for (i = 0; i < n; i++) {
+    double cond = co->condition[i], scale, e;
+    n_conv += go->converged[i] != co->converged[i];
+    n_note +=
+        go->note[i] != co->note[i] || go->infeasible[i] != co->infeasible[i];
+    n_iter += go->iterations[i] != co->iterations[i];
+    if (!(fabs(go->grad_norm[i] - co->grad_norm[i]) <= 1e-12 * tol_scale))
+      n_gn++;
+    /* on a boundary the condition number is Inf: the limit family's
+     * parameters are well determined */
+    scale = isinf(cond) ? 1e3 : fmax(1.0, cond);
+    if (!(scale <= TOL_SOLVE_COND_MAX)) {
+      n_ill++; /* near a boundary, a or b barely determined */
+      continue;
+    }
+    e = fabs(go->p[i] - co->p[i]) / fmax(1.0, fabs(co->p[i]));
+    e = fmax(e, rel_pos(go->a[i], co->a[i]));
+    e = fmax(e, rel_pos(go->b[i], co->b[i]));
+    if (!(e <= e_raw)) {
+      e_raw = e;
+      w_raw = i;
+    }
+    if (!(e / scale <= e_par)) {
+      e_par = e / scale;
+      w_par = i;
+    }
+    if (isfinite(cond)) {
+      e = fabs(go->condition[i] - cond) / cond / scale;
+      if (!(e <= e_cond)) {
+        e_cond = e;
+        w_cond = i;
+      }
+    } else if (go->condition[i] != cond) {
+      e_cond = INFINITY;
+      w_cond = i;
+    }
+    if (want_jac) {
+      double jmax = 0;
+      for (k = 0; k < 9; k++)
+        if (isfinite(co->jac[9 * i + k]))
+          jmax = fmax(jmax, fabs(co->jac[9 * i + k]));
+      for (k = 0; k < 9; k++) {
+        double g = go->jac[9 * i + k], c = co->jac[9 * i + k];
+        if (isfinite(c) && isfinite(g))
+          e = jmax > 0 ? fabs(g - c) / jmax / scale : fabs(g - c);
+        else
+          e = (isnan(c) && isnan(g)) || g == c ? 0 : INFINITY;
+        if (!(e <= e_jac)) {
+          e_jac = e;
+          w_jac = i;
+        }
+      }
+    }
+  }
+  check(n_conv == 0 && n_note == 0,
+        "gig_from_expectation %s: converged, note, infeasible identical (%lu, "
+        "%lu rows differ)",
+        label, (unsigned long)n_conv, (unsigned long)n_note);
+  check(e_par <= TOL_SOLVE * tol_scale,
+        "gig_from_expectation %s: p, a, b within %.0e x max(1, condition) "
+        "(worst %.3g, row %lu: p %.17g a %.17g b %.17g cond %.3g); %lu "
+        "ill-posed rows (condition > %.0e) only checked to converge",
+        label, TOL_SOLVE, e_par, (unsigned long)w_par, co->p[w_par],
+        co->a[w_par], co->b[w_par], co->condition[w_par], (unsigned long)n_ill,
+        TOL_SOLVE_COND_MAX);
+  if (strict)
+    check(e_raw <= TOL_SOLVE_WELL * tol_scale && n_ill == 0,
+          "gig_from_expectation %s: p, a, b within %.0e (worst %.3g, row %lu: "
+          "p %.17g a %.17g b %.17g, cond %.3g, CUDA p %.17g a %.17g b %.17g)",
+          label, TOL_SOLVE_WELL, e_raw, (unsigned long)w_raw, co->p[w_raw],
+          co->a[w_raw], co->b[w_raw], co->condition[w_raw], go->p[w_raw],
+          go->a[w_raw], go->b[w_raw]);
+  else
+    printf("     (largest relative difference of p, a, b, not scaled: "
+           "%.3g)\n",
+           e_raw);
+  check(n_gn == 0,
+        "gig_from_expectation %s: grad_norm within 1e-12 (%lu rows "
+        "not)",
+        label, (unsigned long)n_gn);
+  check(e_cond <= TOL_SOLVE * tol_scale,
+        "gig_from_expectation %s: condition within %.0e x condition "
+        "(worst %.3g, row %lu)",
+        label, TOL_SOLVE, e_cond, (unsigned long)w_cond);
+  if (want_jac)
+    check(e_jac <= TOL_SOLVE_JAC * tol_scale,
+          "gig_from_expectation %s: Jacobian within %.0e x condition of its "
+          "row's largest entry (worst %.3g, row %lu)",
+          label, TOL_SOLVE_JAC, e_jac, (unsigned long)w_jac);
+  /* where an iteration stops at its noise floor depends on rounding */
+  printf("     (Newton steps differ in %lu of %lu rows)\n",
+         (unsigned long)n_iter, (unsigned long)n);
+}
+
+static void test_gig_solve(size_t n) {
+  double *eta = (double *)xmalloc(3 * n * sizeof(double));
+  double *start = (double *)xmalloc(3 * n * sizeof(double));
+  solve_out co, go;
+  ghmix_error err, cerr;
+  ghmix_status st, cst;
+  size_t i, n_inf;
+  int k, pass;
+  double t0, t_cpu, t_gpu;
+
+  solve_alloc(&co, n);
+  solve_alloc(&go, n);
+  for (pass = 0; pass < 3; pass++) {
+    /* 0: well-conditioned, with Jacobian; 1: the whole range, with
+     * Jacobian; 2: the whole range, warm starts (some unusable) */
+    static const char *label[3] = {"(well-conditioned, jacobian)",
+                                   "(wide range, jacobian)",
+                                   "(wide range, warm starts)"};
+    const int want_jac = pass < 2;
+    for (i = 0; i < n; i++) {
+      double e[3], tp, ta, tb;
+      do {
+        if (pass == 0)
+          gen_gig_well(&tp, &ta, &tb);
+        else
+          gen_gig(&tp, &ta, &tb, 0);
+      } while (!ghmix_gig_expectation(tp, ta, tb, e) || !isfinite(e[0]) ||
+               !isfinite(e[1]) || !isfinite(e[2]));
+      if (pass > 0 && u01() < 0.02) { /* beyond the gamma boundary */
+        double e1 = e[1];
+        e[1] *= 1.5;
+        if (ghmix_gig_feasibility(e) != 0)
+          e[1] = e1;
+      }
+      eta[i] = e[0];
+      eta[n + i] = e[1];
+      eta[2 * n + i] = e[2];
+      start[i] = u01() < 0.3 ? NAN : tp * (1 + unif(-0.01, 0.01));
+      start[n + i] = ta * (1 + unif(-0.01, 0.01));
+      start[2 * n + i] = tb * (1 + unif(-0.01, 0.01));
+    }
+    t0 = now_s();
+    cst = run_solve(0, n, eta, pass == 2 ? start : NULL, want_jac, &co, &cerr);
+    t_cpu = now_s() - t0;
+    solve_poison(&go, n);
+    t0 = now_s();
+    st = run_solve(1, n, eta, pass == 2 ? start : NULL, want_jac, &go, &err);
+    t_gpu = now_s() - t0;
+    check(cst == GHMIX_OK && st == GHMIX_OK,
+          "gig_from_expectation %s: status CPU %d, CUDA %d (%s)", label[pass],
+          (int)cst, (int)st, err.message);
+    check(solve_count_poison(&go, n, want_jac) == 0,
+          "gig_from_expectation %s: every output written (%lu not)",
+          label[pass], (unsigned long)solve_count_poison(&go, n, want_jac));
+    compare_solve(label[pass], n, &co, &go, want_jac, pass == 0);
+    printf("     (%lu rows: CPU one thread %.3f s, CUDA call %.3f s)\n",
+           (unsigned long)n, t_cpu, t_gpu);
+  }
+
+  /* infeasible and non-finite rows: the CPU driver's error, index and
+   * infeasible[] */
+  {
+    size_t m = n < 1000 ? n : 1000;
+    double *e2 = (double *)xmalloc(3 * m * sizeof(double));
+    for (k = 0; k < 3; k++)
+      memcpy(e2 + k * m, eta + k * n, m * sizeof(double));
+    e2[m + 5] = NAN;                   /* row 5: not finite */
+    e2[17] = log(e2[2 * m + 17]) + 1;  /* row 17: E log Y > log E Y */
+    e2[40] = NAN;                      /* row 40: not finite */
+    e2[m + 70] = 0.5 / e2[2 * m + 70]; /* row 70: E Y E 1/Y < 1 */
+    cst = run_solve(0, m, e2, NULL, 0, &co, &cerr);
+    solve_poison(&go, m);
+    st = run_solve(1, m, e2, NULL, 0, &go, &err);
+    n_inf = 0;
+    for (i = 0; i < m; i++)
+      n_inf += go.infeasible[i] != co.infeasible[i];
+    check(st == GHMIX_ERR_INFEASIBLE && cst == st && err.index == 17 &&
+              err.index == cerr.index &&
+              strcmp(err.message, cerr.message) == 0 && n_inf == 0 &&
+              count_poison_int(go.infeasible, m) == 0,
+          "gig_from_expectation infeasible rows: status %d (CPU %d), index "
+          "%ld (CPU %ld), \"%s\", %lu infeasible[] differ",
+          (int)st, (int)cst, (long)err.index, (long)cerr.index, err.message,
+          (unsigned long)n_inf);
+    e2[17] = eta[17];
+    e2[m + 70] = eta[n + 70];
+    cst = run_solve(0, m, e2, NULL, 0, &co, &cerr);
+    st = run_solve(1, m, e2, NULL, 0, &go, &err);
+    n_inf = 0;
+    for (i = 0; i < m; i++)
+      n_inf += go.infeasible[i] != co.infeasible[i];
+    check(st == GHMIX_ERR_DOMAIN && cst == st && err.index == 5 &&
+              strcmp(err.message, cerr.message) == 0 && n_inf == 0,
+          "gig_from_expectation non-finite rows: status %d (CPU %d), index "
+          "%ld, \"%s\"",
+          (int)st, (int)cst, (long)err.index, err.message);
+    free(e2);
+  }
+  solve_free(&co);
+  solve_free(&go);
+  free(eta);
+  free(start);
+}
+
+/* ========================================================== E-step */
+
+typedef struct {
+  int d;
+  double *center, *chol, *g;
+  ghmix_mix_params par;
+} mix_setup;
+
+/* Random parameters: L lower triangular, well conditioned; g = L^-1 gamma;
+ * (p, a, b) by family. */
+static int mix_setup_init(mix_setup *s, int d, double p, double a, double b,
+                          int what) {
+  int i, j, k;
+  double *gamma = (double *)xmalloc((size_t)d * sizeof(double));
+  double gsg = 0, logdet = 0;
+  s->d = d;
+  s->center = (double *)xmalloc((size_t)d * sizeof(double));
+  s->chol = (double *)xmalloc((size_t)d * d * sizeof(double));
+  s->g = (double *)xmalloc((size_t)d * sizeof(double));
+  for (j = 0; j < d; j++) {
+    s->center[j] = unif(-1, 1);
+    gamma[j] = unif(-0.5, 0.5);
+    for (i = 0; i < d; i++)
+      s->chol[i + (size_t)j * d] =
+          i < j ? 0.0 : (i == j ? unif(0.5, 1.5) : unif(-0.3, 0.3) / sqrt(d));
+  }
+  for (i = 0; i < d; i++) { /* forward substitution L g = gamma */
+    double v = gamma[i];
+    for (k = 0; k < i; k++)
+      v -= s->chol[i + (size_t)k * d] * s->g[k];
+    s->g[i] = v / s->chol[i + (size_t)i * d];
+    gsg += s->g[i] * s->g[i];
+    logdet += 2 * log(s->chol[i + (size_t)i * d]);
+  }
+  free(gamma);
+  s->par.d = d;
+  s->par.center = s->center;
+  s->par.chol = s->chol;
+  s->par.g = s->g;
+  return ghmix_mix_const_init(d, p, a, b, gsg, logdet, what, &s->par.c);
+}
+
+static void mix_setup_free(mix_setup *s) {
+  free(s->center);
+  free(s->chol);
+  free(s->g);
+}
+
+/* The statistics by a plain serial loop (long double sums), and the sums of
+ * the absolute values of the terms (the scale of each statistic's rounding
+ * error), and the rows. */
+static void mix_reference(const double *x, size_t n, size_t ldx,
+                          const mix_setup *s, double *stats, double *scale,
+                          double *rows) {
+  const int d = s->d;
+  const size_t ns = GHMIX_MIX_NSTATS(d);
+  long double *acc = (long double *)xmalloc(ns * sizeof(long double));
+  double *u = (double *)xmalloc((size_t)d * sizeof(double));
+  double *z = (double *)xmalloc((size_t)d * sizeof(double));
+  size_t i, k;
+  int j, l;
+  for (k = 0; k < ns; k++) {
+    acc[k] = 0;
+    scale[k] = 0;
+  }
+  for (i = 0; i < n; i++) {
+    double q = 0, bz = 0;
+    ghmix_mix_row_result r;
+    int ok;
+    for (j = 0; j < d; j++) {
+      double v;
+      u[j] = x[i + (size_t)j * ldx] - s->center[j];
+      v = u[j];
+      for (l = 0; l < j; l++)
+        v -= s->chol[j + (size_t)l * d] * z[l];
+      z[j] = v / s->chol[j + (size_t)j * d];
+      q += z[j] * z[j];
+      bz += z[j] * s->g[j];
+    }
+    r.loglik = r.e_inv_y = r.e_y = r.e_log_y = NAN;
+    ghmix_mix_row(&s->par.c, q, bz, &r);
+    ok = isfinite(r.loglik) && isfinite(r.e_inv_y) && isfinite(r.e_y) &&
+         r.e_inv_y > 0;
+    rows[i] = r.loglik;
+    rows[n + i] = r.e_inv_y;
+    rows[2 * n + i] = r.e_y;
+    rows[3 * n + i] =
+        (s->par.c.what & GHMIX_MIX_LOGY) ? r.e_log_y : (double)NAN;
+    if (!ok) {
+      acc[5] += 1;
+      continue;
+    }
+    {
+      double t[5];
+      t[0] = 1;
+      t[1] = r.loglik;
+      t[2] = r.e_inv_y;
+      t[3] = r.e_y;
+      t[4] = (s->par.c.what & GHMIX_MIX_LOGY) ? r.e_log_y : 0.0;
+      for (k = 0; k < 5; k++) {
+        acc[k] += t[k];
+        scale[k] += fabs(t[k]);
+      }
+    }
+    for (j = 0; j < d; j++) {
+      acc[6 + j] += u[j];
+      scale[6 + j] += fabs(u[j]);
+      acc[6 + d + j] += (long double)r.e_inv_y * u[j];
+      scale[6 + d + j] += fabs(r.e_inv_y * u[j]);
+      for (l = 0; l < d; l++) {
+        size_t o = 6 + 2 * (size_t)d + (size_t)j + (size_t)l * d;
+        acc[o] += (long double)r.e_inv_y * u[j] * u[l];
+        scale[o] += fabs(r.e_inv_y * u[j] * u[l]);
+      }
+    }
+  }
+  for (k = 0; k < ns; k++)
+    stats[k] = (double)acc[k];
+  free(acc);
+  free(u);
+  free(z);
+}
+
+/* One E-step case: data with n rows (some bad), ldx >= n. */
+static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
+                          double p, double a, double b, int what) {
+  mix_setup s;
+  const size_t ns = GHMIX_MIX_NSTATS(d);
+  double *x = (double *)xmalloc(ldx * (size_t)d * sizeof(double));
+  double *ref = (double *)xmalloc(ns * sizeof(double));
+  double *scale = (double *)xmalloc(ns * sizeof(double));
+  double *rref = (double *)xmalloc(4 * n * sizeof(double));
+  double *st1 = (double *)xmalloc(ns * sizeof(double));
+  double *st2 = (double *)xmalloc(ns * sizeof(double));
+  double *rows1 = (double *)xmalloc(4 * n * sizeof(double));
+  double *rows2 = (double *)xmalloc(4 * n * sizeof(double));
+  void *h = NULL;
+  ghmix_error err;
+  ghmix_status st;
+  size_t i, k, n_bad = 0;
+  int j, launches = -1, launches2 = -1;
+  double max_err = 0;
+  size_t worst = 0;
+  cmp_t cr[4];
+
+  if (!mix_setup_init(&s, d, p, a, b, what)) {
+    check(0, "E-step %s: invalid test parameters", label);
+    return;
+  }
+  /* heavy-tailed, skewed data around the centre, with bad rows: NaN, and
+   * for the variance-gamma (b = 0) rows exactly at the centre */
+  for (i = 0; i < ldx; i++) {
+    double w = logunif(-1, 1);
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * ldx] =
+          s.center[j] + sqrt(w) * unif(-2, 2) + 0.3 * w * (j % 3 - 1);
+  }
+  for (i = 7; i < n; i += 997) {
+    x[i] = NAN;
+    if (i + 3 < n && b == 0)
+      for (j = 0; j < d; j++)
+        x[i + 3 + (size_t)j * ldx] = s.center[j];
+  }
+
+  mix_reference(x, n, ldx, &s, ref, scale, rref);
+  n_bad = (size_t)ref[5];
+  st = ghmix_cuda_mix_data_create(x, n, ldx, d, 0, &h, &err);
+  check(st == GHMIX_OK && h != NULL, "E-step %s: data on the device (%s)",
+        label, err.message);
+  if (st != GHMIX_OK) {
+    mix_setup_free(&s);
+    return;
+  }
+  poison(st1, ns);
+  poison(rows1, 4 * n);
+  st = ghmix_cuda_mix_estep(h, &s.par, st1, rows1, &launches, &err);
+  check(st == GHMIX_OK && launches == 2,
+        "E-step %s: status %d (%s), %d launches", label, (int)st, err.message,
+        launches);
+  check(count_poison(st1, ns) == 0 && count_poison(rows1, 4 * n) == 0,
+        "E-step %s: every statistic and row written", label);
+  for (k = 0; k < ns; k++) {
+    double e;
+    if (k == 0 || k == 5) {
+      e = st1[k] == ref[k] ? 0 : INFINITY;
+    } else {
+      e = fabs(st1[k] - ref[k]) / fmax(scale[k], DBL_MIN);
+      if (scale[k] == 0)
+        e = st1[k] == 0 ? 0 : INFINITY;
+    }
+    if (!(e <= max_err)) {
+      max_err = isnan(e) ? INFINITY : e;
+      worst = k;
+    }
+  }
+  check(max_err <= TOL_STATS * tol_scale,
+        "E-step %s (d = %d, n = %lu, %lu bad rows): statistics within %.3g "
+        "of the sum of |terms| (worst slot %lu: %.17g vs %.17g)",
+        label, d, (unsigned long)n, (unsigned long)n_bad, max_err,
+        (unsigned long)worst, st1[worst], ref[worst]);
+  for (k = 0; k < 4; k++)
+    cmp_init(&cr[k]);
+  for (i = 0; i < n; i++)
+    for (k = 0; k < 4; k++)
+      cmp_add(&cr[k], rows1[k * n + i], rref[k * n + i], SCALE_ABS1, i);
+  check(cmp_ok(&cr[0], TOL_ROWS) && cmp_ok(&cr[1], TOL_ROWS) &&
+            cmp_ok(&cr[2], TOL_ROWS) && cmp_ok(&cr[3], TOL_ROWS),
+        "E-step %s: rows (log f, E 1/Y, E Y, E log Y) max err %.3g %.3g %.3g "
+        "%.3g; %lu %lu %lu %lu differ in kind",
+        label, cr[0].max_err, cr[1].max_err, cr[2].max_err, cr[3].max_err,
+        (unsigned long)cr[0].n_class, (unsigned long)cr[1].n_class,
+        (unsigned long)cr[2].n_class, (unsigned long)cr[3].n_class);
+
+  /* determinism: again, without and with rows */
+  poison(st2, ns);
+  st = ghmix_cuda_mix_estep(h, &s.par, st2, NULL, &launches2, &err);
+  check(st == GHMIX_OK && memcmp(st1, st2, ns * sizeof(double)) == 0,
+        "E-step %s: a second run (no rows) is bit-identical", label);
+  poison(st2, ns);
+  poison(rows2, 4 * n);
+  st = ghmix_cuda_mix_estep(h, &s.par, st2, rows2, NULL, &err);
+  check(st == GHMIX_OK && memcmp(st1, st2, ns * sizeof(double)) == 0 &&
+            memcmp(rows1, rows2, 4 * n * sizeof(double)) == 0,
+        "E-step %s: a third run (rows) is bit-identical", label);
+
+  /* other parameters on the same handle, then the first ones again */
+  {
+    mix_setup s2;
+    double *st3 = (double *)xmalloc(ns * sizeof(double));
+    if (mix_setup_init(&s2, d, -1.3, 0.7, 2.1, what)) {
+      st = ghmix_cuda_mix_estep(h, &s2.par, st3, NULL, NULL, &err);
+      poison(st2, ns);
+      st = st != GHMIX_OK
+               ? st
+               : ghmix_cuda_mix_estep(h, &s.par, st2, NULL, NULL, &err);
+      check(st == GHMIX_OK && memcmp(st1, st2, ns * sizeof(double)) == 0,
+            "E-step %s: the handle is reusable with other parameters", label);
+      mix_setup_free(&s2);
+    }
+    free(st3);
+  }
+  ghmix_cuda_mix_data_free(h);
+  mix_setup_free(&s);
+  free(x);
+  free(ref);
+  free(scale);
+  free(rref);
+  free(st1);
+  free(st2);
+  free(rows1);
+  free(rows2);
+}
+
+static void test_mix(int quick) {
+  const int both = GHMIX_MIX_MOMENTS | GHMIX_MIX_LOGY;
+  test_mix_case("GH d=1", 1, quick ? 20011 : 100003, 100010, -0.7, 1.3, 0.8,
+                both);
+  test_mix_case("NIG d=4 (ldx > n)", 4, 50001, 50013, -0.5, 1.1, 1.7,
+                GHMIX_MIX_MOMENTS);
+  test_mix_case("GH d=10", 10, quick ? 10007 : 30011, 30011, 2.5, 0.9, 1.4,
+                both);
+  test_mix_case("VG d=4 (b = 0, rows at the centre)", 4, 20000, 20000, 1.2, 2.0,
+                0.0, both);
+  test_mix_case("skew-t d=10 (a = 0)", 10, 9001, 9001, -3.0, 0.0, 4.0, both);
+  test_mix_case("GH d=64", 64, quick ? 1003 : 5003, 5003, -0.2, 1.5, 0.5, both);
+  test_mix_case("GH d=100 (tile of 32)", 100, 700, 700, 1.5, 1.0, 1.0, both);
+  test_mix_case("GH d=3, n=1", 3, 1, 1, -0.7, 1.3, 0.8, both);
+  test_mix_case("GH d=17, n=130 (tile of 64, partial)", 17, 130, 131, -0.7, 1.3,
+                0.8, both);
+}
+
+/* ================================================== errors and memory */
+
+/* The bytes named in "cudaMalloc of N bytes ...", or 0. */
+static double message_bytes(const char *msg) {
+  const char *p = strstr(msg, "cudaMalloc of ");
+  double v = 0;
+  if (p != NULL && strstr(p, " bytes") != NULL)
+    v = strtod(p + strlen("cudaMalloc of "), NULL);
+  return v;
+}
+
+static void test_errors(void) {
+  ghmix_error err;
+  ghmix_status st;
+  double x = 1, nu = 1, out = from_bits(POISON_BITS), big[2];
+  int count = 0, launches = 5;
+  void *h = (void *)&count;
+  mix_setup s;
+  ghmix_gig_solve_control ctrl;
+
+  ghmix_cuda_device_count(&count, &err);
+
+  st = ghmix_cuda_bessel_logk_batch(1, &x, 1, &nu, 1, &out, NULL, NULL, count,
+                                    &err);
+  check(st == GHMIX_ERR_DOMAIN && strstr(err.message, "does not exist"),
+        "errors: device = count is GHMIX_ERR_DOMAIN (\"%s\")", err.message);
+  st = ghmix_cuda_gig_expectation_batch(1, &x, 1, &x, 1, &x, 1, &out, &out,
+                                        &out, -1, &err);
+  check(st == GHMIX_ERR_DOMAIN, "errors: device = -1 is GHMIX_ERR_DOMAIN");
+  st =
+      ghmix_cuda_bessel_logk_batch(3, &x, 0, &nu, 1, &out, NULL, NULL, 0, &err);
+  check(st == GHMIX_ERR_DOMAIN,
+        "errors: empty x with n > 0 is GHMIX_ERR_DOMAIN");
+  out = from_bits(POISON_BITS);
+  st =
+      ghmix_cuda_bessel_logk_batch(0, &x, 1, &nu, 1, &out, NULL, NULL, 0, &err);
+  check(st == GHMIX_OK && to_bits(out) == POISON_BITS,
+        "errors: n = 0 is GHMIX_OK and writes nothing");
+  /* far more than any device has: 2^40 doubles of output */
+  st = ghmix_cuda_bessel_logk_batch((size_t)1 << 40, &x, 1, &nu, 1, big, NULL,
+                                    NULL, 0, &err);
+  check(st == GHMIX_ERR_CUDA && message_bytes(err.message) >= 8796093022208.0,
+        "errors: an allocation too large is GHMIX_ERR_CUDA naming its bytes "
+        "(\"%s\")",
+        err.message);
+  ghmix_gig_solve_control_init(&ctrl);
+  st = ghmix_cuda_gig_from_expectation_batch((size_t)1 << 36, big, NULL, &ctrl,
+                                             big, big, big, NULL, big, NULL,
+                                             big, NULL, NULL, NULL, 0, &err);
+  check(st == GHMIX_ERR_CUDA && message_bytes(err.message) > 1e12,
+        "errors: gig_from_expectation too large is GHMIX_ERR_CUDA (\"%s\")",
+        err.message);
+  st = ghmix_cuda_mix_data_create(big, (size_t)1 << 36, (size_t)1 << 36, 8, 0,
+                                  &h, &err);
+  check(st == GHMIX_ERR_CUDA && h == NULL && message_bytes(err.message) > 1e12,
+        "errors: E-step data too large is GHMIX_ERR_CUDA, no handle (\"%s\")",
+        err.message);
+  st = ghmix_cuda_mix_data_create(big, 2, 1, 1, 0, &h, &err);
+  check(st == GHMIX_ERR_DOMAIN && h == NULL,
+        "errors: ldx < n is GHMIX_ERR_DOMAIN");
+  /* E-step: parameters of another d, an empty data set */
+  if (mix_setup_init(&s, 3, -0.5, 1, 1, GHMIX_MIX_MOMENTS)) {
+    double xs[6] = {1, 2, 3, 4, 5, 6}, stats[GHMIX_MIX_NSTATS(3)];
+    st = ghmix_cuda_mix_data_create(xs, 3, 3, 2, 0, &h, &err);
+    if (st == GHMIX_OK)
+      st = ghmix_cuda_mix_estep(h, &s.par, stats, NULL, &launches, &err);
+    check(st == GHMIX_ERR_DOMAIN && launches == 0,
+          "errors: E-step with parameters of another d is GHMIX_ERR_DOMAIN");
+    ghmix_cuda_mix_data_free(h);
+    st = ghmix_cuda_mix_data_create(xs, 0, 0, 3, 0, &h, &err);
+    poison(stats, GHMIX_MIX_NSTATS(3));
+    if (st == GHMIX_OK)
+      st = ghmix_cuda_mix_estep(h, &s.par, stats, NULL, &launches, &err);
+    check(st == GHMIX_OK && count_poison(stats, GHMIX_MIX_NSTATS(3)) == 0 &&
+              stats[0] == 0 && stats[6] == 0,
+          "errors: E-step on 0 rows gives zeros");
+    ghmix_cuda_mix_data_free(h);
+    mix_setup_free(&s);
+  }
+  ghmix_cuda_mix_data_free(NULL);
+}
+
+/* Every call, failed or not, frees what it allocated: the free device
+ * memory is the same after 10 rounds of them (to the driver's 2 MiB
+ * granularity; one round allocates about 60 MB). */
+static void test_no_leaks(void) {
+  const size_t n = 1000000, m = 100000, d = 4;
+  double *x = (double *)xmalloc(n * sizeof(double));
+  double *o1 = (double *)xmalloc(n * sizeof(double));
+  double *o2 = (double *)xmalloc(n * sizeof(double));
+  double *xm = (double *)xmalloc(m * d * sizeof(double));
+  double *rows = (double *)xmalloc(4 * m * sizeof(double));
+  double stats[GHMIX_MIX_NSTATS(4)], nu = 1.5, mem0 = 0, mem1 = 0;
+  double eta[3] = {0, 1.5, 1.6};
+  solve_out so;
+  ghmix_gig_solve_control ctrl;
+  ghmix_error err;
+  mix_setup s;
+  size_t i;
+  int round, failures = 0;
+  solve_alloc(&so, 1);
+  ghmix_gig_solve_control_init(&ctrl);
+  for (i = 0; i < n; i++)
+    x[i] = logunif(-2, 2);
+  for (i = 0; i < m * d; i++)
+    xm[i] = unif(-2, 2);
+  if (!mix_setup_init(&s, (int)d, -0.5, 1, 1, GHMIX_MIX_MOMENTS)) {
+    check(0, "leaks: E-step parameters");
+    return;
+  }
+  for (round = -1; round < 10; round++) { /* round -1 warms up */
+    void *h = NULL;
+    if (round == 0 && !device_memory_free(&mem0))
+      failures++;
+    failures += ghmix_cuda_bessel_logk_batch(n, x, n, &nu, 1, o1, o2, NULL, 0,
+                                             &err) != GHMIX_OK;
+    failures +=
+        ghmix_cuda_gig_expectation_batch(m, x, m, x + m, m, x, 1, o1, o2,
+                                         o1 + m, 0, &err) != GHMIX_OK;
+    failures += ghmix_cuda_gig_from_expectation_batch(
+                    1, eta, NULL, &ctrl, so.p, so.a, so.b, so.iterations,
+                    so.grad_norm, so.converged, so.condition, so.note,
+                    so.infeasible, so.jac, 0, &err) != GHMIX_OK;
+    failures +=
+        ghmix_cuda_mix_data_create(xm, m, m, (int)d, 0, &h, &err) != GHMIX_OK;
+    failures +=
+        ghmix_cuda_mix_estep(h, &s.par, stats, rows, NULL, &err) != GHMIX_OK;
+    ghmix_cuda_mix_data_free(h);
+    /* failures that must not leak */
+    failures +=
+        ghmix_cuda_bessel_logk_batch((size_t)1 << 40, x, 1, &nu, 1, o1, NULL,
+                                     NULL, 0, &err) != GHMIX_ERR_CUDA;
+    failures += ghmix_cuda_mix_data_create(xm, (size_t)1 << 36, (size_t)1 << 36,
+                                           8, 0, &h, &err) != GHMIX_ERR_CUDA;
+    eta[1] = 0.1; /* infeasible */
+    failures += ghmix_cuda_gig_from_expectation_batch(
+                    1, eta, NULL, &ctrl, so.p, so.a, so.b, so.iterations,
+                    so.grad_norm, so.converged, so.condition, so.note,
+                    so.infeasible, so.jac, 0, &err) != GHMIX_ERR_INFEASIBLE;
+    eta[1] = 1.5;
+  }
+  if (!device_memory_free(&mem1))
+    failures++;
+  check(failures == 0 && fabs(mem1 - mem0) <= 2097152.0,
+        "leaks: 10 rounds of calls and failed calls leave the free device "
+        "memory as it was (%.0f bytes before, %.0f after; %d unexpected "
+        "statuses)",
+        mem0, mem1, failures);
+  mix_setup_free(&s);
+  solve_free(&so);
+  free(x);
+  free(o1);
+  free(o2);
+  free(xm);
+  free(rows);
+}
+
+/* ================================================================ main */
+
+int main(int argc, char **argv) {
+  size_t n = 1000000;
+  int count = 0, i, quick = 0;
+  const char *only = "";
+  ghmix_error err;
+  ghmix_status st;
+  double t0 = now_s();
+  for (i = 1; i < argc; i++) {
+    if (strncmp(argv[i], "--n=", 4) == 0)
+      n = (size_t)atof(argv[i] + 4);
+    else if (strncmp(argv[i], "--tol-scale=", 12) == 0)
+      tol_scale = atof(argv[i] + 12);
+    else if (strncmp(argv[i], "--only=", 7) == 0)
+      only = argv[i] + 7;
+    else {
+      fprintf(stderr, "usage: test_cuda [--n=N] [--tol-scale=S] "
+                      "[--only=errors|logk|eta|solve|mix]\n");
+      return 2;
+    }
+  }
+  quick = n < 1000000;
+  printf("ghmix CUDA tests: built %s for %s\n",
+         ghmix_cuda_built() ? "with CUDA" : "WITHOUT CUDA", ghmix_cuda_archs());
+  st = ghmix_cuda_device_count(&count, &err);
+  if (st != GHMIX_OK) {
+    printf("SKIP: no usable CUDA device (%s); the CUDA tests compiled and "
+           "linked but did not run\n",
+           err.message);
+    printf("0 passed, 0 failed\n");
+    return 0;
+  }
+  print_device();
+#define RUN(name) (!*only || strcmp(only, name) == 0)
+  if (RUN("errors")) {
+    test_errors();
+    test_no_leaks();
+  }
+  if (RUN("logk"))
+    test_logk(n);
+  if (RUN("eta"))
+    test_gig_expectation(n / 5);
+  if (RUN("solve"))
+    test_gig_solve(n / 10 > 1000 ? n / 10 : 1000);
+  if (RUN("mix"))
+    test_mix(quick);
+  printf("(%.1f s)\n", now_s() - t0);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed > 0;
+}

@@ -1,0 +1,230 @@
+# The CUDA backend: the `device` argument and the classed errors everywhere;
+# with a device, parity with the CPU backend (same values to rounding, same
+# shapes, attributes, warnings and errors). The standalone CUDA tests in
+# tests/c (run-gpu.sh) cover the kernels in depth.
+
+cuda_device_skip_reason <- function() {
+  info <- ghmix_info()
+  if (!info$cuda) {
+    return("this ghmix was built without CUDA")
+  }
+  if (nrow(info$devices) == 0L) {
+    return(paste("no usable CUDA device:", info$devices_reason))
+  }
+  NULL
+}
+
+skip_without_cuda_device <- function() {
+  reason <- cuda_device_skip_reason()
+  if (!is.null(reason)) {
+    testthat::skip(reason)
+  }
+}
+
+# The class of the error of backend = "cuda" on this build and machine.
+cuda_unavailable_class <- function() {
+  if (ghmix_info()$cuda) "ghmix_error_no_device" else
+    "ghmix_error_cuda_not_built"
+}
+
+# Largest |got - ref| / max(1, |ref|) over the finite values; non-finite
+# values must be the same (NA, NaN, Inf) in both.
+max_err_abs1 <- function(got, ref) {
+  got <- as.double(got)
+  ref <- as.double(ref)
+  testthat::expect_identical(is.na(got), is.na(ref))
+  testthat::expect_identical(is.nan(got), is.nan(ref))
+  inf <- is.infinite(ref)
+  testthat::expect_identical(got[inf], ref[inf])
+  ok <- is.finite(ref)
+  if (!any(ok)) {
+    return(0)
+  }
+  max(abs(got[ok] - ref[ok]) / pmax(1, abs(ref[ok])))
+}
+
+feasible_eta <- c(E_log_y = 0, E_inv_y = 1.5, E_y = 1.6)
+
+test_that("`device` is checked on every backend, and named", {
+  bad_devices <- list(-1, "a", 1.5, NA, c(0, 1), NULL, Inf, TRUE,
+                      factor("0"))
+  for (bad in bad_devices) {
+    expect_error(log_besselK(1, 1, device = bad),
+                 class = "ghmix_error_argument")
+    expect_error(log_besselK(1, 1, device = bad), "`device`")
+    expect_error(gig_expectation(1, 1, 1, device = bad), "`device`")
+    expect_error(gig_from_expectation(feasible_eta, device = bad),
+                 "`device`")
+    expect_error(log_besselK(1, 1, backend = "cuda", device = bad),
+                 class = "ghmix_error_argument")
+  }
+  e <- tryCatch(log_besselK(1, 1, device = -1), error = identity)
+  expect_identical(conditionCall(e)[[1L]], as.name("log_besselK"))
+  # with backend = "cpu" a valid device is accepted and ignored
+  expect_identical(log_besselK(2, 1, device = 3), log_besselK(2, 1))
+  expect_identical(log_besselK(2, 1, device = 0L), log_besselK(2, 1))
+  expect_identical(gig_expectation(1, 2, 3, device = 1),
+                   gig_expectation(1, 2, 3))
+})
+
+test_that("backend = 'cuda' without a usable device is a classed error", {
+  skip_if(is.null(cuda_device_skip_reason()), "a CUDA device is present")
+  cls <- cuda_unavailable_class()
+  expect_error(log_besselK(1, 1, backend = "cuda"), class = cls)
+  expect_error(log_besselK(1, 1, gradient = TRUE, backend = "cuda",
+                           device = 1), class = cls)
+  expect_error(gig_expectation(1, 1, 1, backend = "cuda"), class = cls)
+  expect_error(gig_from_expectation(feasible_eta, backend = "cuda"),
+               class = cls)
+  e <- tryCatch(gig_expectation(1, 1, 1, backend = "cuda"), error = identity)
+  expect_s3_class(e, "ghmix_error")
+  expect_identical(conditionCall(e)[[1L]], as.name("gig_expectation"))
+  # bad input is the same error on both backends, whatever the device
+  expect_error(log_besselK("a", 1, backend = "cuda"),
+               class = "ghmix_error_argument")
+  expect_error(gig_from_expectation("a", backend = "cuda"),
+               class = "ghmix_error_argument")
+  expect_error(gig_from_expectation(feasible_eta, jacobian = NA,
+                                    backend = "cuda"),
+               class = "ghmix_error_argument")
+  # the E-step's entry points too
+  x <- matrix(as.double(1:20), 10, 2)
+  expect_error(.Call(ffi_cuda_mix_data_create, x, 0L), class = cls)
+})
+
+test_that("a device index beyond the devices present names `device`", {
+  skip_without_cuda_device()
+  n <- nrow(ghmix_info()$devices)
+  expect_error(log_besselK(1, 1, backend = "cuda", device = n),
+               class = "ghmix_error_argument")
+  expect_error(log_besselK(1, 1, backend = "cuda", device = n), "`device`")
+})
+
+test_that("log_besselK: cuda matches cpu, values, gradient and attributes", {
+  skip_without_cuda_device()
+  set.seed(42)
+  n <- 20000L
+  x <- c(10^runif(n, -300, 300), 10^runif(n, -3, 3), 2 + runif(n, -1e-3, 1e-3),
+         NA, NaN, 0, Inf, -1, 1, 1)
+  nu <- c(runif(n, -1000, 1000), runif(n, -20, 20), runif(n, -16, 16),
+          1, 1, 2, 3, 1, NA, Inf)
+  cpu <- suppressWarnings(log_besselK(x, nu, gradient = TRUE))
+  gpu <- suppressWarnings(log_besselK(x, nu, gradient = TRUE,
+                                      backend = "cuda"))
+  expect_lte(max_err_abs1(gpu, cpu), 1e-14)
+  expect_lte(max_err_abs1(attr(gpu, "gradient"), attr(cpu, "gradient")),
+             1e-13)
+  expect_identical(dimnames(attr(gpu, "gradient")),
+                   dimnames(attr(cpu, "gradient")))
+  v <- log_besselK(x[1:1000], nu[1:1000], backend = "cuda")
+  expect_lte(max_err_abs1(v, log_besselK(x[1:1000], nu[1:1000])), 1e-14)
+  # recycling, names and dimensions as on the CPU
+  m <- matrix(c(a = 0.5, b = 1, c = 2, d = 3), 2)
+  expect_equal(log_besselK(m, 1.5, backend = "cuda"), log_besselK(m, 1.5),
+               tolerance = 1e-14)
+  expect_identical(attributes(log_besselK(c(a = 1, b = 2), 0.5,
+                                          backend = "cuda")),
+                   attributes(log_besselK(c(a = 1, b = 2), 0.5)))
+  expect_identical(log_besselK(numeric(), 1, backend = "cuda"), numeric())
+  expect_warning(log_besselK(-1, 1, backend = "cuda"), "NaNs produced")
+  expect_identical(log_besselK(NA, 1, backend = "cuda"), NA_real_)
+})
+
+test_that("gig_expectation: cuda matches cpu", {
+  skip_without_cuda_device()
+  set.seed(7)
+  n <- 5000L
+  p <- c(runif(n, -30, 30), 2, -2, -1, NA)
+  a <- c(10^runif(n, -6, 6), 1, 0, 1, 1)
+  b <- c(10^runif(n, -6, 6), 0, 1, 0, 1)
+  cpu <- suppressWarnings(gig_expectation(p, a, b))
+  gpu <- suppressWarnings(gig_expectation(p, a, b, backend = "cuda"))
+  expect_identical(dimnames(gpu), dimnames(cpu))
+  expect_lte(max_err_abs1(gpu[, 1], cpu[, 1]), 1e-13)
+  expect_lte(max_err_abs1(log(gpu[, 2:3]), log(cpu[, 2:3])), 1e-13)
+  expect_warning(gig_expectation(-1, 1, 0, backend = "cuda"), "NaNs")
+})
+
+test_that("gig_from_expectation: cuda matches cpu", {
+  skip_without_cuda_device()
+  set.seed(3)
+  n <- 2000L
+  w <- 10^runif(n, -0.3, 0.48)
+  s <- 10^runif(n, -2, 2)
+  eta <- gig_expectation(runif(n, -2, 2), w / s, w * s)
+  eta <- rbind(eta, gig_expectation(3, 2, 0)) # on the gamma boundary
+  cpu <- gig_from_expectation(eta, jacobian = TRUE)
+  gpu <- gig_from_expectation(eta, jacobian = TRUE, backend = "cuda")
+  expect_identical(names(gpu), names(cpu))
+  expect_identical(gpu$converged, cpu$converged)
+  expect_identical(gpu$note, cpu$note)
+  rel <- pmax(abs(gpu$p - cpu$p) / pmax(1, abs(cpu$p)),
+              abs(gpu$a - cpu$a) / pmax(cpu$a, 1e-300),
+              abs(gpu$b - cpu$b) / pmax(cpu$b, 1e-300))
+  expect_lte(max(rel), 1e-10)
+  expect_identical(dim(attr(gpu, "jacobian")), dim(attr(cpu, "jacobian")))
+  expect_identical(dimnames(attr(gpu, "jacobian")),
+                   dimnames(attr(cpu, "jacobian")))
+  # warm starts; errors for infeasible rows as on the CPU
+  st <- cbind(p = cpu$p, a = cpu$a, b = cpu$b)
+  gpu2 <- gig_from_expectation(eta, start = st, backend = "cuda")
+  expect_identical(gpu2$converged, cpu$converged)
+  bad <- rbind(eta[1:3, ], c(0, 0.5, 1.5))
+  e_cpu <- tryCatch(gig_from_expectation(bad), error = identity)
+  e_gpu <- tryCatch(gig_from_expectation(bad, backend = "cuda"),
+                    error = identity)
+  expect_identical(class(e_gpu), class(e_cpu))
+  expect_identical(conditionMessage(e_gpu), conditionMessage(e_cpu))
+})
+
+test_that("the CUDA E-step matches the CPU E-step and is deterministic", {
+  skip_without_cuda_device()
+  set.seed(11)
+  n <- 3000L
+  d <- 3L
+  x <- matrix(rnorm(n * d), n, d)
+  x[5, 2] <- NA
+  center <- colMeans(x, na.rm = TRUE)
+  sigma <- crossprod(matrix(rnorm(d * d), d)) / d + diag(d)
+  chol_l <- t(chol(sigma))
+  gamma <- c(0.2, -0.1, 0.3)
+  g <- forwardsolve(chol_l, gamma)
+  consts <- c(-0.7, 1.3, 0.8, sum(g^2), 2 * sum(log(diag(chol_l))))
+  what <- 3L
+  cpu <- .Call(ffi_mix_estep, x, center, chol_l, g, consts, what, TRUE, 1L)
+  h <- .Call(ffi_cuda_mix_data_create, x, 0L)
+  gpu <- .Call(ffi_cuda_mix_estep, h, center, chol_l, g, consts, what, TRUE)
+  expect_identical(attr(gpu, "launches"), 2L)
+  expect_identical(dim(attr(gpu, "rows")), dim(attr(cpu, "rows")))
+  expect_equal(as.double(gpu), as.double(cpu), tolerance = 1e-12)
+  expect_equal(attr(gpu, "rows"), attr(cpu, "rows"), tolerance = 1e-12)
+  again <- .Call(ffi_cuda_mix_estep, h, center, chol_l, g, consts, what,
+                 FALSE)
+  expect_identical(as.double(again), as.double(gpu))
+  .Call(ffi_cuda_mix_data_free, h)
+  expect_error(.Call(ffi_cuda_mix_estep, h, center, chol_l, g, consts, what,
+                     FALSE), "freed")
+})
+
+test_that("ghmix_info() gives each device's float64 rate", {
+  expect_identical(float64_rate(c(9L, 8L, 8L, 7L, 12L), c(0L, 0L, 9L, 5L, 0L)),
+                   c("full (1:2)", "full (1:2)", "1:32 or 1:64 of float32",
+                     "1:32 or 1:64 of float32", "1:32 or 1:64 of float32"))
+  expect_identical(float64_rate(integer(), integer()), character())
+  info <- ghmix_info()
+  if (nrow(info$devices) > 0L) {
+    expect_true(all(nzchar(info$devices$float64_rate)))
+    expect_output(print(info), "float64")
+  }
+  # the printed warning for a device with a low float64 rate
+  info$devices <- data.frame(
+    id = 0L, name = "Tesla T4", memory_gib = 15, compute_capability = "7.5",
+    multiprocessors = 40L, float64_rate = float64_rate(7L, 5L),
+    stringsAsFactors = FALSE
+  )
+  info$devices_reason <- NA_character_
+  out <- paste(capture.output(print(info)), collapse = "\n")
+  expect_match(out, "Tesla T4")
+  expect_match(out, "Warning: device 0")
+  expect_match(out, "slower than the CPU")
+})
