@@ -18,6 +18,16 @@ SEXP ffi_qgig(SEXP prob, SEXP p, SEXP a, SEXP b, SEXP lower_tail, SEXP log_p,
               SEXP threads);
 SEXP ffi_rgig(SEXP n, SEXP p, SEXP a, SEXP b);
 
+/* GH distribution (src/r_gh_dist.c) */
+SEXP ffi_dgh1(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a, SEXP b,
+              SEXP give_log, SEXP threads);
+SEXP ffi_pgh(SEXP q, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a, SEXP b,
+             SEXP lower_tail, SEXP log_p, SEXP threads);
+SEXP ffi_qgh(SEXP prob, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a, SEXP b,
+             SEXP lower_tail, SEXP log_p, SEXP threads);
+SEXP ffi_dgh_rows(SEXP Q, SEXP B, SEXP d, SEXP p, SEXP a, SEXP b, SEXP gSg,
+                  SEXP logdet, SEXP give_log, SEXP threads);
+
 /* EM fitting of normal variance-mean mixtures (src/r_mixture.c) */
 SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
                    SEXP what, SEXP rows, SEXP threads);
@@ -50,6 +60,11 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_pgig", (DL_FUNC)&ffi_pgig, 7},
     {"ffi_qgig", (DL_FUNC)&ffi_qgig, 7},
     {"ffi_rgig", (DL_FUNC)&ffi_rgig, 4},
+    /* GH distribution */
+    {"ffi_dgh1", (DL_FUNC)&ffi_dgh1, 9},
+    {"ffi_pgh", (DL_FUNC)&ffi_pgh, 10},
+    {"ffi_qgh", (DL_FUNC)&ffi_qgh, 10},
+    {"ffi_dgh_rows", (DL_FUNC)&ffi_dgh_rows, 10},
     /* EM fitting */
     {"ffi_mix_estep", (DL_FUNC)&ffi_mix_estep, 8},
     {"ffi_mix_subordinator", (DL_FUNC)&ffi_mix_subordinator, 3},
