@@ -38,24 +38,9 @@ ghmix_benchmark_backends <- function(n = 10^(3:6), d = 4L,
     abort_argument('`backends` must be "cpu", "cuda" or both.', call)
   }
   if ("cuda" %in% backends) check_backend("cuda", call, device)
-  rows <- lapply(sort(unique(as.integer(n))), function(ni) {
-    x <- bench_data(ni, as.integer(d))
-    par <- list(mu = colMeans(x), gamma = rep(0.1, d), sigma = stats::cov(x),
-                p = if (family == "gh") -1.3 else -0.5, a = 1, b = 1)
-    row <- data.frame(n = ni, d = as.integer(d), cpu_ms = NA_real_,
-                      cuda_ms = NA_real_, cuda_upload_ms = NA_real_)
-    if ("cpu" %in% backends) {
-      row$cpu_ms <- time_estep(mix_engine_cpu(x, threads), par, family, reps)
-    }
-    if ("cuda" %in% backends) {
-      t0 <- proc.time()[[3]]
-      engine <- mix_engine_cuda(x, device)
-      row$cuda_upload_ms <- 1000 * (proc.time()[[3]] - t0)
-      row$cuda_ms <- time_estep(engine, par, family, reps)
-      engine$free()
-    }
-    row
-  })
+  rows <- lapply(sort(unique(as.integer(n))), bench_one_size,
+                 d = as.integer(d), family = family, backends = backends,
+                 reps = reps, threads = threads, device = device)
   out <- do.call(rbind, rows)
   out$speedup <- out$cpu_ms / out$cuda_ms
   faster <- !is.na(out$speedup) & out$speedup > 1
@@ -65,9 +50,28 @@ ghmix_benchmark_backends <- function(n = 10^(3:6), d = 4L,
             family = family, threads = threads)
 }
 
+bench_one_size <- function(n, d, family, backends, reps, threads, device) {
+  x <- bench_data(n, d)
+  par <- list(mu = colMeans(x), gamma = rep(0.1, d), sigma = stats::cov(x),
+              p = if (family == "gh") -1.3 else -0.5, a = 1, b = 1)
+  row <- data.frame(n = n, d = d, cpu_ms = NA_real_, cuda_ms = NA_real_,
+                    cuda_upload_ms = NA_real_)
+  if ("cpu" %in% backends) {
+    row$cpu_ms <- time_estep(mix_engine_cpu(x, threads), par, family, reps)
+  }
+  if ("cuda" %in% backends) {
+    t0 <- proc.time()[[3]]
+    engine <- mix_engine_cuda(x, device)
+    row$cuda_upload_ms <- 1000 * (proc.time()[[3]] - t0)
+    row$cuda_ms <- time_estep(engine, par, family, reps)
+    engine$free()
+  }
+  row
+}
+
 check_bench_sizes <- function(n, d, reps, call) {
-  if (!is.numeric(n) || length(n) == 0L || anyNA(n) || any(n < 10) ||
-        any(n != round(n))) {
+  ok <- is.numeric(n) && length(n) > 0L && !anyNA(n)
+  if (!ok || any(n < 10 | n != round(n))) {
     abort_argument("`n` must be whole numbers of rows, at least 10.", call)
   }
   if (!is_count(d)) abort_argument("`d` must be a positive whole number.", call)
@@ -102,8 +106,10 @@ time_estep <- function(engine, par, family, reps) {
 
 #' @export
 print.ghmix_benchmark <- function(x, ...) {
-  cat(sprintf("E-step of fit_%s, milliseconds per iteration (median), %d CPU threads\n",
-              attr(x, "family"), attr(x, "threads")))
+  cat(sprintf(
+    "E-step of fit_%s, milliseconds per iteration (median), %d CPU threads\n",
+    attr(x, "family"), attr(x, "threads")
+  ))
   print(format(as.data.frame(x), digits = 4), row.names = FALSE)
   cross <- attr(x, "crossover")
   if (!all(is.na(x$cuda_ms))) {

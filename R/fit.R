@@ -28,12 +28,9 @@ ghmix_control <- function(max_iter = 1000L, tol = 1e-10, param_tol = 1e-6,
   if (!is_count(max_iter)) {
     abort_argument("`max_iter` must be a positive whole number.", call)
   }
-  for (arg in c("tol", "param_tol", "singular_tol")) {
-    val <- get(arg)
-    if (!is.numeric(val) || length(val) != 1L || is.na(val) || val <= 0) {
-      abort_argument(sprintf("`%s` must be a positive number.", arg), call)
-    }
-  }
+  check_positive(tol, "tol", call)
+  check_positive(param_tol, "param_tol", call)
+  check_positive(singular_tol, "singular_tol", call)
   check_flag(trace, "trace", call)
   check_flag(accelerate, "accelerate", call)
   structure(
@@ -43,6 +40,12 @@ ghmix_control <- function(max_iter = 1000L, tol = 1e-10, param_tol = 1e-6,
     ),
     class = "ghmix_control"
   )
+}
+
+check_positive <- function(val, arg, call) {
+  if (!is.numeric(val) || length(val) != 1L || is.na(val) || val <= 0) {
+    abort_argument(sprintf("`%s` must be a positive number.", arg), call)
+  }
 }
 
 #' @export
@@ -134,7 +137,7 @@ print.ghmix_control <- function(x, ...) {
 #' AIC(fit_dax, fit_nig(r[, "DAX"], symmetric = TRUE))
 fit_nig <- function(x, symmetric = FALSE, start = NULL,
                     control = ghmix_control(), gauge = c("mean", "det"),
-                    na.rm = FALSE, backend = c("cpu", "cuda"),
+                    na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                     threads = ghmix_threads(), device = 0L) {
   mix_fit(
     x, "nig", symmetric, start, control, gauge, na.rm, backend, threads,
@@ -146,7 +149,7 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
 #' @export
 fit_gh <- function(x, symmetric = FALSE, start = NULL,
                    control = ghmix_control(), gauge = c("mean", "det"),
-                   na.rm = FALSE, backend = c("cpu", "cuda"),
+                   na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                    threads = ghmix_threads(), device = 0L) {
   mix_fit(
     x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
@@ -158,7 +161,7 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
 #' @export
 fit_vg <- function(x, symmetric = FALSE, start = NULL,
                    control = ghmix_control(), gauge = c("mean", "det"),
-                   na.rm = FALSE, backend = c("cpu", "cuda"),
+                   na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                    threads = ghmix_threads(), device = 0L) {
   mix_fit(
     x, "vg", symmetric, start, control, gauge, na.rm, backend, threads,
@@ -170,7 +173,7 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
 #' @export
 fit_skewt <- function(x, symmetric = FALSE, start = NULL,
                       control = ghmix_control(), gauge = c("mean", "det"),
-                      na.rm = FALSE, backend = c("cpu", "cuda"),
+                      na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                       threads = ghmix_threads(), device = 0L) {
   mix_fit(
     x, "skewt", symmetric, start, control, gauge, na.rm, backend, threads,

@@ -2,7 +2,7 @@
 
 # Returns list(x = numeric matrix with column names, dropped = integer row
 # numbers dropped by na.rm).
-mix_data <- function(x, na.rm, call) {
+mix_data <- function(x, na.rm, call) { # nolint
   check_flag(na.rm, "na.rm", call)
   x <- mix_as_matrix(x, call)
   bad <- which(rowSums(!is.finite(x)) > 0L)
@@ -71,7 +71,10 @@ mix_check_shape <- function(x, call) {
   if (n <= d + 1L) {
     abort_argument(
       sprintf(
-        "`x` needs more than d + 1 = %d rows (complete cases) for %d column%s; it has %d.",
+        paste(
+          "`x` needs more than d + 1 = %d rows (complete cases) for %d",
+          "column%s; it has %d."
+        ),
         d + 1L, d, plural(seq_len(d)), n
       ),
       call

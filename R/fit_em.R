@@ -77,7 +77,9 @@ mix_em <- function(par0, ctx) {
   trace <- mix_trace_new(ctl$max_iter)
   trace <- mix_trace_add(trace, 1L, pt$loglik, "start", NA_real_)
   step_max <- 1
-  status <- list(converged = FALSE, message = "maximum number of iterations reached")
+  status <- list(
+    converged = FALSE, message = "maximum number of iterations reached"
+  )
   iter <- 0L
   while (iter < ctl$max_iter) {
     iter <- iter + 1L
@@ -158,6 +160,11 @@ mix_cycle <- function(pt, ctx, step_max) {
     return(list(ok = TRUE, pt = p1, kind = "em", alpha = NA_real_,
                 step_max = step_max))
   }
+  mix_squarem(pt, p1, p2, ctx, step_max)
+}
+
+# The SQUAREM extrapolation from pt through the EM steps p1, p2.
+mix_squarem <- function(pt, p1, p2, ctx, step_max) {
   r <- p1$theta - pt$theta
   v <- p2$theta - p1$theta - r
   raw <- -sqrt(sum(r^2) / sum(v^2))
@@ -194,5 +201,8 @@ mix_fail_message <- function(pt, ctx) {
       pt$st$n_bad, plural(seq_len(pt$st$n_bad))
     ))
   }
-  "the EM step failed (non-finite or invalid parameters); the last valid parameters are returned"
+  paste(
+    "the EM step failed (non-finite or invalid parameters); the last valid",
+    "parameters are returned"
+  )
 }

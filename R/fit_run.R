@@ -1,6 +1,6 @@
 # From the user's call to a fit object.
 
-mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm,
+mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
                     backend, threads, device, call) {
   t_start <- proc.time()[[3]]
   device <- check_device(device, call)
