@@ -11,37 +11,6 @@
  * costs more (milliseconds on a loaded machine) than a few hundred values. */
 #define BESSEL_PARALLEL_MIN 256
 
-/* Values outside the core's domain (x > 0 finite, nu finite).  Returns 1 when
- * it has filled the outputs. */
-static int logk_special(double x, double nu, double *v, double *gx,
-                        double *gnu) {
-  if (isnan(x) || isnan(nu)) {
-    *v = *gx = *gnu = x + nu; /* keeps R's NA payload */
-    return 1;
-  }
-  if (x < 0) {
-    *v = *gx = *gnu = NAN;
-    return 1;
-  }
-  if (isinf(x)) { /* x = +Inf: K -> 0 */
-    if (isinf(nu)) {
-      *v = *gx = *gnu = NAN;
-    } else {
-      *v = -INFINITY;
-      *gx = -1.0;
-      *gnu = 0.0;
-    }
-    return 1;
-  }
-  if (x == 0 || isinf(nu)) { /* K -> +Inf */
-    *v = INFINITY;
-    *gx = -INFINITY;
-    *gnu = nu == 0 ? 0.0 : copysign(INFINITY, nu);
-    return 1;
-  }
-  return 0;
-}
-
 static void logk_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *x,
                        size_t nx, const double *nu, size_t nnu, double *logk,
                        int threads) {
@@ -53,7 +22,7 @@ static void logk_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *x,
   for (i = lo; i < hi; i++) {
     double xi = x[ghmix_recycle(i, nx, n)], nui = nu[ghmix_recycle(i, nnu, n)],
            gx, gnu;
-    if (!logk_special(xi, nui, &logk[i], &gx, &gnu))
+    if (!ghmix_logk_special(xi, nui, &logk[i], &gx, &gnu))
       logk[i] = ghmix_bessel_logk(xi, nui);
   }
   (void)threads;
@@ -70,7 +39,7 @@ static void grad_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *x,
   for (i = lo; i < hi; i++) {
     double xi = x[ghmix_recycle(i, nx, n)], nui = nu[ghmix_recycle(i, nnu, n)],
            v, gx, gnu;
-    if (!logk_special(xi, nui, &v, &gx, &gnu)) {
+    if (!ghmix_logk_special(xi, nui, &v, &gx, &gnu)) {
       ghmix_bessel_result r;
       ghmix_bessel_eval(xi, nui, GHMIX_BESSEL_GRAD, &r);
       v = r.logk;
