@@ -9,6 +9,7 @@
 
 #include "cuda/ghmix_cuda.h"
 #include "r_ffi.h"
+#include "r_gig_solve.h"
 
 static int get_device(SEXP device) {
   int d = Rf_asInteger(device);
@@ -84,50 +85,14 @@ SEXP ffi_cuda_gig_expectation(SEXP p, SEXP a, SEXP b, SEXP device) {
  * the same list. */
 SEXP ffi_cuda_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter,
                                    SEXP tol, SEXP jacobian, SEXP device) {
-  static const char *names[] = {
-      "p",         "a",    "b",          "iterations", "grad_norm", "converged",
-      "condition", "note", "infeasible", "jacobian",   ""};
-  SEXP out, jac = R_NilValue;
-  R_xlen_t n;
   ghmix_gig_solve_control ctrl;
   ghmix_error err;
   ghmix_status st;
-  int dev = get_device(device), want_jac = Rf_asLogical(jacobian), i;
-  double *jp = NULL;
-
-  if (TYPEOF(eta) != REALSXP || !Rf_isMatrix(eta) || Rf_ncols(eta) != 3)
-    Rf_error("internal error: eta must be an n x 3 double matrix");
-  n = Rf_nrows(eta);
-  if (start != R_NilValue && (TYPEOF(start) != REALSXP || !Rf_isMatrix(start) ||
-                              Rf_ncols(start) != 3 || Rf_nrows(start) != n))
-    Rf_error("internal error: start must be an n x 3 double matrix");
-  if (want_jac == NA_LOGICAL)
-    Rf_error("internal error: jacobian must be TRUE or FALSE");
-  ghmix_gig_solve_control_init(&ctrl);
-  ctrl.max_iter = Rf_asInteger(max_iter);
-  ctrl.tol = Rf_asReal(tol);
-  if (ctrl.max_iter == NA_INTEGER || ctrl.max_iter < 0 || !(ctrl.tol >= 0))
-    Rf_error("internal error: bad max_iter or tol");
-
-  out = PROTECT(Rf_mkNamed(VECSXP, names));
-  for (i = 0; i < 9; i++) {
-    SEXPTYPE type =
-        (i == 3 || i == 7 || i == 8) ? INTSXP : (i == 5 ? LGLSXP : REALSXP);
-    SET_VECTOR_ELT(out, i, Rf_allocVector(type, n));
-  }
-  if (want_jac) {
-    SEXP dim = PROTECT(Rf_allocVector(INTSXP, 3));
-    if (9.0 * (double)n > (double)R_XLEN_T_MAX)
-      Rf_error("jacobian = TRUE: too many rows");
-    INTEGER(dim)[0] = 3;
-    INTEGER(dim)[1] = 3;
-    INTEGER(dim)[2] = (int)n;
-    jac = Rf_allocVector(REALSXP, 9 * n);
-    SET_VECTOR_ELT(out, 9, jac);
-    Rf_setAttrib(jac, R_DimSymbol, dim);
-    UNPROTECT(1);
-    jp = REAL(jac);
-  }
+  int dev = get_device(device);
+  double *jp;
+  SEXP out = ghmix_r_gig_solve_prepare(eta, start, max_iter, tol, jacobian,
+                                       &ctrl, &jp);
+  R_xlen_t n = Rf_nrows(eta);
   st = ghmix_cuda_gig_from_expectation_batch(
       (size_t)n, REAL(eta), start == R_NilValue ? NULL : REAL(start), &ctrl,
       REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)),

@@ -4,6 +4,7 @@
 
 #include "cpu/gig_solve_cpu.h"
 #include "r_ffi.h"
+#include "r_gig_solve.h"
 
 static int get_threads(SEXP threads) {
   int n = Rf_asInteger(threads);
@@ -78,23 +79,21 @@ SEXP ffi_gig_moment(SEXP p, SEXP a, SEXP b, SEXP order, SEXP what,
   return out;
 }
 
-/* eta: n x 3 double matrix; start: NULL or n x 3 double matrix.  Returns
+/* The argument checks and the result list shared by the CPU and CUDA
+ * solvers: eta an n x 3 double matrix, start NULL or n x 3, the control
+ * filled in ctrl, *jp the Jacobian's storage (NULL unless asked for).
+ * Returns the list, PROTECTed once (the caller UNPROTECTs it):
  * list(p, a, b, iterations, grad_norm, converged, condition, note,
- * infeasible, jacobian); on infeasible or non-finite rows nothing is solved
- * and only `infeasible` is meaningful (R raises the error). */
-SEXP ffi_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter, SEXP tol,
-                              SEXP jacobian, SEXP threads) {
+ * infeasible, jacobian). */
+SEXP ghmix_r_gig_solve_prepare(SEXP eta, SEXP start, SEXP max_iter, SEXP tol,
+                               SEXP jacobian, ghmix_gig_solve_control *ctrl,
+                               double **jp) {
   static const char *names[] = {
       "p",         "a",    "b",          "iterations", "grad_norm", "converged",
       "condition", "note", "infeasible", "jacobian",   ""};
-  SEXP out, jac = R_NilValue;
+  SEXP out;
   R_xlen_t n;
-  ghmix_gig_solve_control ctrl;
-  ghmix_error err;
-  ghmix_status st;
-  int nt = get_threads(threads), want_jac = Rf_asLogical(jacobian), i;
-  double *jp = NULL;
-
+  int want_jac = Rf_asLogical(jacobian), i;
   check_double(eta, "eta");
   if (!Rf_isMatrix(eta) || Rf_ncols(eta) != 3)
     Rf_error("internal error: eta must be an n x 3 matrix");
@@ -106,20 +105,20 @@ SEXP ffi_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter, SEXP tol,
   }
   if (want_jac == NA_LOGICAL)
     Rf_error("internal error: jacobian must be TRUE or FALSE");
-  ghmix_gig_solve_control_init(&ctrl);
-  ctrl.max_iter = Rf_asInteger(max_iter);
-  ctrl.tol = Rf_asReal(tol);
-  if (ctrl.max_iter == NA_INTEGER || ctrl.max_iter < 0 || !(ctrl.tol >= 0))
+  ghmix_gig_solve_control_init(ctrl);
+  ctrl->max_iter = Rf_asInteger(max_iter);
+  ctrl->tol = Rf_asReal(tol);
+  if (ctrl->max_iter == NA_INTEGER || ctrl->max_iter < 0 || !(ctrl->tol >= 0))
     Rf_error("internal error: bad max_iter or tol");
-
   out = PROTECT(Rf_mkNamed(VECSXP, names));
   for (i = 0; i < 9; i++) {
     SEXPTYPE type =
         (i == 3 || i == 7 || i == 8) ? INTSXP : (i == 5 ? LGLSXP : REALSXP);
     SET_VECTOR_ELT(out, i, Rf_allocVector(type, n));
   }
+  *jp = NULL;
   if (want_jac) {
-    SEXP dim = PROTECT(Rf_allocVector(INTSXP, 3));
+    SEXP dim = PROTECT(Rf_allocVector(INTSXP, 3)), jac;
     if (9.0 * (double)n > (double)R_XLEN_T_MAX)
       Rf_error("jacobian = TRUE: too many rows");
     INTEGER(dim)[0] = 3;
@@ -129,8 +128,25 @@ SEXP ffi_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter, SEXP tol,
     SET_VECTOR_ELT(out, 9, jac);
     Rf_setAttrib(jac, R_DimSymbol, dim);
     UNPROTECT(1);
-    jp = REAL(jac);
+    *jp = REAL(jac);
   }
+  return out;
+}
+
+/* eta: n x 3 double matrix; start: NULL or n x 3 double matrix.  Returns
+ * the list of ghmix_r_gig_solve_prepare; on infeasible or non-finite rows
+ * nothing is solved and only `infeasible` is meaningful (R raises the
+ * error). */
+SEXP ffi_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter, SEXP tol,
+                              SEXP jacobian, SEXP threads) {
+  ghmix_gig_solve_control ctrl;
+  ghmix_error err;
+  ghmix_status st;
+  int nt = get_threads(threads);
+  double *jp;
+  SEXP out = ghmix_r_gig_solve_prepare(eta, start, max_iter, tol, jacobian,
+                                       &ctrl, &jp);
+  R_xlen_t n = Rf_nrows(eta);
   st = ghmix_gig_from_expectation_batch(
       (size_t)n, REAL(eta), start == R_NilValue ? NULL : REAL(start), &ctrl,
       REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)),
