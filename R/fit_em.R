@@ -28,17 +28,19 @@ mix_engine_cuda <- function(x, device) {
 }
 
 # One evaluation: parameters normalised (standardised det gauge), their
-# vector theta, and the E-step statistics at them (NULL if unusable).
+# vector theta, and the E-step statistics at them (NULL if unusable).  Run
+# some 40 times in a small fit, so kept to a few vectorised operations.
 mix_point <- function(par, ctx) {
   z <- to_std(par, ctx$std)
-  chol_z <- tryCatch(t(chol(z$sigma)), error = function(e) NULL)
+  chol_z <- .Call(ffi_chol_lower, z$sigma)
   if (is.null(chol_z) || !gig_valid(par$p, par$a, par$b)) {
     return(list(par = par, ok = FALSE, st = NULL, loglik = NA_real_))
   }
-  s <- exp(2 * sum(log(diag(chol_z))) / length(z$mu))
+  tri <- mix_tri_index(ctx, length(z$mu))
+  log_diag <- log(chol_z[tri$diag])
+  s <- exp(2 * sum(log_diag) / length(z$mu))
   chol_z <- chol_z / sqrt(s)
   z <- apply_scale(z, s)
-  z$sigma <- tcrossprod(chol_z)
   par <- from_std(z, ctx$std)
   t0 <- proc.time()[[3]]
   st <- mix_estep(ctx$engine, par, ctx$what, chol_l = chol_z * ctx$std$scale)
@@ -48,10 +50,23 @@ mix_point <- function(par, ctx) {
     ctx$clock$launches <- ctx$clock$launches + st$launches
   }
   ok <- !is.null(st) && st$n_bad == 0 && is.finite(st$loglik)
+  chol_v <- chol_z[tri$lower]
+  chol_v[tri$lower_diag] <- log_diag - 0.5 * log(s)
   list(
-    par = par, theta = to_theta(z, ctx$family, ctx$symmetric, chol_z),
+    par = par, theta = theta_pack(z, ctx$family, ctx$symmetric, chol_v),
     st = st, ok = ok, loglik = if (ok) st$loglik else NA_real_
   )
+}
+
+# Positions of the lower triangle and the diagonal in a d x d matrix (and of
+# the diagonal within the lower triangle), cached in the context.
+mix_tri_index <- function(ctx, d) {
+  if (is.null(ctx$tri)) {
+    lower <- which(lower.tri(diag(d), diag = TRUE))
+    dg <- seq.int(1L, d * d, by = d + 1L)
+    ctx$tri <- list(lower = lower, diag = dg, lower_diag = match(dg, lower))
+  }
+  ctx$tri
 }
 
 mix_update <- function(pt, ctx) {

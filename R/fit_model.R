@@ -68,6 +68,12 @@ from_std <- function(par, std) {
 # p, or log |p| where its sign is fixed).
 to_theta <- function(par, family, symmetric, chol_l = t(chol(par$sigma))) {
   diag(chol_l) <- log(diag(chol_l))
+  theta_pack(par, family, symmetric, chol_l[lower.tri(chol_l, TRUE)])
+}
+
+# theta from the parameters and the packed lower triangle of the Cholesky
+# factor with its diagonal already on the log scale.
+theta_pack <- function(par, family, symmetric, chol_v) {
   # a GH fit can reach a = 0 or b = 0 (its skew-t and VG limits): keep
   # theta finite there
   sub <- switch(family,
@@ -76,7 +82,8 @@ to_theta <- function(par, family, symmetric, chol_l = t(chol(par$sigma))) {
     vg = c(log(par$p), log(par$a)),
     skewt = c(log(-par$p), log(par$b))
   )
-  c(par$mu, if (!symmetric) par$gamma, chol_l[lower.tri(chol_l, TRUE)], sub)
+  # unnamed: names of mu would reach p, a, b through from_theta()
+  unname(c(par$mu, if (!symmetric) par$gamma, chol_v, sub))
 }
 
 from_theta <- function(theta, family, symmetric, d) {
@@ -105,16 +112,15 @@ from_theta <- function(theta, family, symmetric, d) {
 # src/cpu/mixture_cpu.h), taken about the current mu.  NULL when the
 # parameters are not usable (sigma not positive definite, invalid GIG).
 mix_estep <- function(engine, par, what, rows = FALSE,
-                      chol_l = tryCatch(t(chol(par$sigma)),
-                                        error = function(e) NULL)) {
+                      chol_l = .Call(ffi_chol_lower, par$sigma)) {
   if (is.null(chol_l) || !gig_valid(par$p, par$a, par$b) ||
-        !all(is.finite(c(par$mu, par$gamma)))) {
+        !all(is.finite(par$mu)) || !all(is.finite(par$gamma))) {
     return(NULL)
   }
-  g <- forwardsolve(chol_l, par$gamma)
-  consts <- c(par$p, par$a, par$b, sum(g^2), 2 * sum(log(diag(chol_l))))
-  raw <- engine$estep(par$mu, chol_l, g, consts, what, rows)
-  unpack_stats(raw, length(par$mu))
+  d <- length(par$mu)
+  k <- .Call(ffi_mix_consts, chol_l, par$gamma, c(par$p, par$a, par$b))
+  raw <- engine$estep(par$mu, chol_l, k[seq_len(d)], k[d + 1:5], what, rows)
+  unpack_stats(raw, d)
 }
 
 gig_valid <- function(p, a, b) {

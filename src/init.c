@@ -33,6 +33,8 @@ SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
                    SEXP what, SEXP rows, SEXP threads);
 SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start);
 SEXP ffi_gig_log_norm(SEXP p, SEXP a, SEXP b);
+SEXP ffi_chol_lower(SEXP a);
+SEXP ffi_mix_consts(SEXP chol, SEXP gamma, SEXP pab);
 
 /* CUDA backend (src/r_cuda.c; in a CPU-only build every one of these
  * signals ghmix_error_cuda_not_built) */
@@ -69,6 +71,8 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_mix_estep", (DL_FUNC)&ffi_mix_estep, 8},
     {"ffi_mix_subordinator", (DL_FUNC)&ffi_mix_subordinator, 3},
     {"ffi_gig_log_norm", (DL_FUNC)&ffi_gig_log_norm, 3},
+    {"ffi_chol_lower", (DL_FUNC)&ffi_chol_lower, 1},
+    {"ffi_mix_consts", (DL_FUNC)&ffi_mix_consts, 3},
     /* CUDA backend */
     {"ffi_cuda_log_besselK", (DL_FUNC)&ffi_cuda_log_besselK, 4},
     {"ffi_cuda_gig_expectation", (DL_FUNC)&ffi_cuda_gig_expectation, 4},

@@ -1,11 +1,17 @@
 /* .Call glue for the EM fitters (R/fit.R): the E-step statistics of a data
  * matrix and the subordinator's M-step. */
+#define USE_FC_LEN_T
 #include <math.h>
 
 #include "core/gig_solve.h"
 #include "core/mixture.h"
 #include "cpu/mixture_cpu.h"
 #include "r_ffi.h"
+
+#include <R_ext/Lapack.h>
+#ifndef FCONE
+#define FCONE
+#endif
 
 /* Checks the shapes the R caller promises; a failure is a bug in R/fit.R. */
 static int mix_check_args(SEXP x, SEXP center, SEXP chol, SEXP g,
@@ -112,6 +118,55 @@ SEXP ffi_gig_log_norm(SEXP p, SEXP a, SEXP b) {
   SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
   for (i = 0; i < n; i++)
     REAL(out)[i] = ghmix_gig_log_norm(REAL(p)[i], Rf_asReal(a), Rf_asReal(b));
+  UNPROTECT(1);
+  return out;
+}
+
+/* The lower Cholesky factor L (A = L L', upper triangle zero) of a
+ * symmetric matrix, from its lower triangle; NULL when A is not positive
+ * definite.  The EM's per-point factorisation without chol()'s R-level
+ * overhead and error handling. */
+SEXP ffi_chol_lower(SEXP a) {
+  int d = Rf_nrows(a), info = 0, i, j;
+  SEXP out;
+  double *l;
+  if (!Rf_isMatrix(a) || TYPEOF(a) != REALSXP || Rf_ncols(a) != d)
+    Rf_error("internal error: chol of a non-square or non-double matrix");
+  out = PROTECT(Rf_allocMatrix(REALSXP, d, d));
+  l = REAL(out);
+  for (j = 0; j < d; j++)
+    for (i = 0; i < d; i++)
+      l[(size_t)j * d + i] = i >= j ? REAL(a)[(size_t)j * d + i] : 0.0;
+  F77_CALL(dpotrf)("L", &d, l, &d, &info FCONE);
+  UNPROTECT(1);
+  return info == 0 ? out : R_NilValue;
+}
+
+/* The row-independent inputs of the E-step from the lower factor L of
+ * Sigma, gamma and (p, a, b): c(g, p, a, b, g'g, log det Sigma) with
+ * g = L^-1 gamma (length d + 5). */
+SEXP ffi_mix_consts(SEXP chol, SEXP gamma, SEXP pab) {
+  int d = Rf_nrows(chol), i, j;
+  const double *l = REAL(chol), *gam = REAL(gamma);
+  SEXP out;
+  double *o, gsg = 0, logdet = 0;
+  if (TYPEOF(chol) != REALSXP || TYPEOF(gamma) != REALSXP ||
+      XLENGTH(gamma) != d || TYPEOF(pab) != REALSXP || XLENGTH(pab) != 3)
+    Rf_error("internal error: E-step constants of the wrong shape");
+  out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)d + 5));
+  o = REAL(out);
+  for (i = 0; i < d; i++) {
+    double v = gam[i];
+    for (j = 0; j < i; j++)
+      v -= l[(size_t)j * d + i] * o[j];
+    o[i] = v / l[(size_t)i * d + i];
+    gsg += o[i] * o[i];
+    logdet += log(l[(size_t)i * d + i]);
+  }
+  for (i = 0; i < 3; i++)
+    o[d + i] = REAL(pab)[i];
+  o[d + 3] = gsg;
+  o[d + 4] = 2.0 * logdet;
   UNPROTECT(1);
   return out;
 }

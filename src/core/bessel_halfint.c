@@ -3,8 +3,8 @@
  * All terms are positive, so the sum loses nothing.  For y > 1 it is summed
  * from the top term down, S_n = c_n y^n T_n with
  * T_n = sum_j (c_{n-j} / c_n) y^-j, so that nothing overflows for tiny x;
- * c_n = (2n)!/n!, so c_{n+1}(n+1) / c_n(n) = 2 (2n + 1) and the ratios
- * S_{n+1}/S_n come without logarithms (which would cost digits when
+ * c_n = (2n)!/n!, so c_n(n) / c_{n-1}(n-1) = 2 (2n - 1) and the ratio
+ * S_{n-1}/S_n comes without logarithms (which would cost digits when
  * log S_n is large). */
 #include "bessel_impl.h"
 
@@ -31,14 +31,12 @@ GHMIX_INLINE double halfint_sum(int n, double y) {
   return sum;
 }
 
-/* S_{m}(y) / S_n(y) for m = n + 1 (up = 1) or m = n - 1 (up = 0, n >= 1). */
-GHMIX_INLINE double halfint_ratio(int n, double y, double sn, int up) {
-  int m = up ? n + 1 : n - 1;
-  double sm = halfint_sum(m, y);
+/* S_{n-1}(y) / S_n(y) (n >= 1) as K_{n-1/2}(x) / K_{n+1/2}(x). */
+GHMIX_INLINE double halfint_ratio_down(int n, double y, double sn) {
+  double sm = halfint_sum(n - 1, y);
   if (y <= 1.0)
     return sm / sn;
-  return up ? 2.0 * (2 * n + 1) * y * sm / sn
-            : sm / (sn * 2.0 * (2 * n - 1) * y);
+  return sm / (sn * 2.0 * (2 * n - 1) * y);
 }
 
 GHMIX_HD void ghmix_bessel_halfint(double x, int n, int what,
@@ -55,8 +53,9 @@ GHMIX_HD void ghmix_bessel_halfint(double x, int n, int what,
   }
   res->logk = HALFINT_LOG_SQRT_PI_2 - 0.5 * log(x) - x + ls;
   if (what & GHMIX_BESSEL_RATIOS) {
-    res->ratio_up = halfint_ratio(n, y, sn, 1);
-    /* K_{-1/2} = K_{1/2} */
-    res->ratio_down = n == 0 ? 1.0 : halfint_ratio(n, y, sn, 0);
+    /* K_{-1/2} = K_{1/2}; upwards by K_{nu+1} = K_{nu-1} + (2 nu / x) K_nu
+     * (DLMF 10.29.1), a sum of positive terms */
+    res->ratio_down = n == 0 ? 1.0 : halfint_ratio_down(n, y, sn);
+    res->ratio_up = res->ratio_down + (2 * n + 1) / x;
   }
 }

@@ -8,23 +8,143 @@
 #include "blas.h"
 #include "threads.h"
 
-/* Rows per BLAS call, and the fixed number of slots whose partial sums are
- * added in order (so that the result does not depend on the thread count). */
+/* Rows per block (per BLAS call for large d, where short blocks would leave
+ * the level-3 calls dominated by packing the d x d operands), and the
+ * fixed number of slots whose partial sums are added in order (so that the
+ * result does not depend on the thread count). */
 #define MIX_BLOCK 128
+#define MIX_BLOCK_LARGE_D 512
 #define MIX_SLOTS 16
 /* Rows of each slot per round; the interrupt is polled between rounds. */
 #define MIX_ROUND 8192
 /* Fewer rows than this run on the calling thread: waking a team costs more
  * than the rows (about 0.1-0.5 us each). */
 #define MIX_PARALLEL_MIN 4096
+/* Up to this d the triangular solve and the rank-k update are loops here:
+ * for small d the BLAS calls cost more than the work (reference BLAS: 30%
+ * of a NIG E-step at d = 10); above, R's BLAS (level 3) does them. */
+#define MIX_SMALL_D 48
 
+#ifdef _OPENMP
+#define MIX_PRAGMA(x) _Pragma(#x)
+#else
+#define MIX_PRAGMA(x)
+#endif
+#define MIX_SIMD MIX_PRAGMA(omp simd)
+
+/* A thread's buffers for one block of up to `rows` rows. */
 typedef struct {
-  double *u; /* MIX_BLOCK x d: x - m, then sqrt(w) (x - m) */
-  double *z; /* MIX_BLOCK x d: L^-1 (x - m), row-wise */
-  ghmix_mix_row_result res[MIX_BLOCK];
+  double *u;  /* rows x d: x - m, then sqrt(w) (x - m) */
+  double *z;  /* rows x d: L^-1 (x - m), column j at z + j m */
+  double *q;  /* Q of each row */
+  double *b;  /* B of each row */
+  double *w;  /* E[1/Y | x], 0 for rows left out */
+  double *sw; /* sqrt(w) */
+  double *ok; /* 1 for rows in the sums, else 0 */
+  ghmix_mix_row_result *res;
 } mix_work;
 
-/* The rows [lo, hi) (hi - lo <= MIX_BLOCK) into the slot sums s. */
+/* At most MIX_BLOCK_LARGE_D rows, and at most 2^21 doubles (16 MB) per
+ * buffer. */
+static size_t mix_block_rows(int d) {
+  size_t rows = ((size_t)1 << 21) / (size_t)d;
+  if (d <= MIX_SMALL_D || rows < MIX_BLOCK)
+    return MIX_BLOCK;
+  return rows < MIX_BLOCK_LARGE_D ? rows : MIX_BLOCK_LARGE_D;
+}
+
+/* Z = U L^-T (row i of Z is L^-1 u_i) by forward substitution, one column
+ * at a time over all m rows. */
+static void mix_solve_small(const double *chol, int d, int m, double *z) {
+  int i, j, k;
+  for (j = 0; j < d; j++) {
+    double *zj = z + (size_t)j * m, inv = 1.0 / chol[(size_t)j * d + j];
+    for (k = 0; k < j; k++) {
+      const double *zk = z + (size_t)k * m, ljk = chol[(size_t)k * d + j];
+      MIX_SIMD
+      for (i = 0; i < m; i++)
+        zj[i] -= ljk * zk[i];
+    }
+    MIX_SIMD
+    for (i = 0; i < m; i++)
+      zj[i] *= inv;
+  }
+}
+
+/* sum_i a[i] b[i] in four interleaved partial sums (a reduction the
+ * compiler keeps in registers, unlike an omp simd reduction). */
+static double mix_dot(const double *a, const double *b, int m) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int i;
+  for (i = 0; i + 4 <= m; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < m; i++)
+    s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+/* Lower triangle of sxx += V' V, V the m x d block (column-major). */
+static void mix_syrk_small(const double *v, int d, int m, double *sxx) {
+  int r, c;
+  for (c = 0; c < d; c++)
+    for (r = c; r < d; r++)
+      sxx[(size_t)c * d + r] += mix_dot(v + (size_t)r * m, v + (size_t)c * m, m);
+}
+
+/* Q and B of each row from Z = U L^-T. */
+static void mix_quad_forms(const double *z, const double *g, int d, int m,
+                           double *q, double *b) {
+  int i, j;
+  for (i = 0; i < m; i++)
+    q[i] = b[i] = 0;
+  for (j = 0; j < d; j++) {
+    const double *zj = z + (size_t)j * m, gj = g[j];
+    MIX_SIMD
+    for (i = 0; i < m; i++) {
+      q[i] += zj[i] * zj[i];
+      b[i] += gj * zj[i];
+    }
+  }
+}
+
+/* The row results into the scalar sums, per-row weights into w, and the
+ * optional per-row output. */
+static void mix_row_sums(const ghmix_mix_params *par, size_t n, size_t lo,
+                         int m, double *s, double *rows, mix_work *w) {
+  int i;
+  for (i = 0; i < m; i++) {
+    const ghmix_mix_row_result *r = &w->res[i];
+    int ok = isfinite(r->loglik) && isfinite(r->e_inv_y) &&
+             isfinite(r->e_y) && r->e_inv_y > 0;
+    if (rows) {
+      size_t k = lo + (size_t)i;
+      rows[k] = r->loglik;
+      rows[n + k] = r->e_inv_y;
+      rows[2 * n + k] = r->e_y;
+      rows[3 * n + k] =
+          (par->c.what & GHMIX_MIX_LOGY) ? r->e_log_y : (double)NAN;
+    }
+    w->ok[i] = ok;
+    w->w[i] = ok ? r->e_inv_y : 0.0;
+    w->sw[i] = ok ? sqrt(r->e_inv_y) : 0.0;
+    if (!ok) {
+      s[5] += 1;
+      continue;
+    }
+    s[0] += 1;
+    s[1] += r->loglik;
+    s[2] += r->e_inv_y;
+    s[3] += r->e_y;
+    if (par->c.what & GHMIX_MIX_LOGY)
+      s[4] += r->e_log_y;
+  }
+}
+
+/* The rows [lo, hi) (hi - lo <= mix_block_rows(d)) into the slot sums s. */
 static void mix_block(const double *x, size_t n, size_t ldx, size_t lo,
                       size_t hi, const ghmix_mix_params *par, double *s,
                       double *rows, mix_work *w) {
@@ -34,67 +154,54 @@ static void mix_block(const double *x, size_t n, size_t ldx, size_t lo,
   int i, j;
   for (j = 0; j < d; j++) {
     const double *xj = x + (size_t)j * ldx + lo;
+    const double cj = par->center[j];
     double *uj = w->u + (size_t)j * m, *zj = w->z + (size_t)j * m;
+    MIX_SIMD
     for (i = 0; i < m; i++)
-      zj[i] = uj[i] = xj[i] - par->center[j];
+      zj[i] = uj[i] = xj[i] - cj;
   }
-  /* Z = U L^-T: row i of Z is L^-1 (x_i - m) */
-  dtrsm_("R", "L", "T", "N", &m, &d, &one, par->chol, &d, w->z, &m, 1, 1, 1,
-         1);
-  for (i = 0; i < m; i++) {
-    double q = 0, b = 0;
-    for (j = 0; j < d; j++) {
-      double zij = w->z[(size_t)j * m + i];
-      q += zij * zij;
-      b += zij * par->g[j];
-    }
-    ghmix_mix_row(&par->c, q, b, &w->res[i]);
-  }
-  for (i = 0; i < m; i++) {
-    const ghmix_mix_row_result *r = &w->res[i];
-    int ok = isfinite(r->loglik) && isfinite(r->e_inv_y) &&
-             isfinite(r->e_y) && r->e_inv_y > 0;
-    double sw = ok ? sqrt(r->e_inv_y) : 0.0;
-    if (rows) {
-      size_t k = lo + (size_t)i;
-      rows[k] = r->loglik;
-      rows[n + k] = r->e_inv_y;
-      rows[2 * n + k] = r->e_y;
-      rows[3 * n + k] =
-          (par->c.what & GHMIX_MIX_LOGY) ? r->e_log_y : (double)NAN;
-    }
-    if (!ok) {
-      s[5] += 1;
-      for (j = 0; j < d; j++)
-        w->u[(size_t)j * m + i] = 0;
-      continue;
-    }
-    s[0] += 1;
-    s[1] += r->loglik;
-    s[2] += r->e_inv_y;
-    s[3] += r->e_y;
-    if (par->c.what & GHMIX_MIX_LOGY)
-      s[4] += r->e_log_y;
-    for (j = 0; j < d; j++) {
-      double *uij = &w->u[(size_t)j * m + i];
-      sx[j] += *uij;
-      sxw[j] += r->e_inv_y * *uij;
-      *uij *= sw;
-    }
+  if (d <= MIX_SMALL_D)
+    mix_solve_small(par->chol, d, m, w->z);
+  else
+    dtrsm_("R", "L", "T", "N", &m, &d, &one, par->chol, &d, w->z, &m, 1, 1,
+           1, 1);
+  mix_quad_forms(w->z, par->g, d, m, w->q, w->b);
+  for (i = 0; i < m; i++)
+    ghmix_mix_row(&par->c, w->q[i], w->b[i], &w->res[i]);
+  mix_row_sums(par, n, lo, m, s, rows, w);
+  for (j = 0; j < d; j++) {
+    double *uj = w->u + (size_t)j * m;
+    sx[j] += mix_dot(w->ok, uj, m);
+    sxw[j] += mix_dot(w->w, uj, m);
+    MIX_SIMD
+    for (i = 0; i < m; i++)
+      uj[i] *= w->sw[i];
   }
   /* lower triangle of sum w u u' += (sqrt(w) U)' (sqrt(w) U) */
-  dsyrk_("L", "T", &d, &m, &one, w->u, &m, &one, sxx, &d, 1, 1);
+  if (d <= MIX_SMALL_D)
+    mix_syrk_small(w->u, d, m, sxx);
+  else
+    dsyrk_("L", "T", &d, &m, &one, w->u, &m, &one, sxx, &d, 1, 1);
 }
 
 static int mix_work_alloc(mix_work *w, int d) {
-  w->u = malloc(sizeof(double) * MIX_BLOCK * (size_t)d);
-  w->z = malloc(sizeof(double) * MIX_BLOCK * (size_t)d);
-  return w->u != NULL && w->z != NULL;
+  size_t rows = mix_block_rows(d);
+  w->u = malloc(sizeof(double) * rows * (2 * (size_t)d + 5));
+  w->res = malloc(sizeof(ghmix_mix_row_result) * rows);
+  if (w->u == NULL || w->res == NULL)
+    return 0;
+  w->z = w->u + rows * (size_t)d;
+  w->q = w->z + rows * (size_t)d;
+  w->b = w->q + rows;
+  w->w = w->b + rows;
+  w->sw = w->w + rows;
+  w->ok = w->sw + rows;
+  return 1;
 }
 
 static void mix_work_free(mix_work *w) {
   free(w->u);
-  free(w->z);
+  free(w->res);
 }
 
 /* One round: rows [slot_lo + r0, min(slot_lo + r1, slot_hi)) of every slot;
@@ -109,6 +216,7 @@ static int mix_round(const double *x, size_t n, size_t ldx,
 #endif
   {
     mix_work w;
+    const size_t block = mix_block_rows(par->d);
     int slot;
     if (!mix_work_alloc(&w, par->d)) {
       failed = 1;
@@ -122,8 +230,8 @@ static int mix_round(const double *x, size_t n, size_t ldx,
           hi = n;
         a = lo + r0;
         b = lo + r1 < hi ? lo + r1 : hi;
-        for (k = a; k < b; k += MIX_BLOCK)
-          mix_block(x, n, ldx, k, k + MIX_BLOCK < b ? k + MIX_BLOCK : b, par,
+        for (k = a; k < b; k += block)
+          mix_block(x, n, ldx, k, k + block < b ? k + block : b, par,
                     slot_stats + (size_t)slot * nstats, rows, &w);
       }
     }
@@ -145,9 +253,9 @@ ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx,
                                  const ghmix_mix_params *par, double *stats,
                                  double *rows, int threads, ghmix_error *err) {
   const size_t nstats = GHMIX_MIX_NSTATS(par->d);
-  int nslots = n < (size_t)MIX_SLOTS * MIX_BLOCK
-                   ? (int)((n + MIX_BLOCK - 1) / MIX_BLOCK)
-                   : MIX_SLOTS;
+  const size_t block = mix_block_rows(par->d);
+  int nslots = n < (size_t)MIX_SLOTS * block ? (int)((n + block - 1) / block)
+                                              : MIX_SLOTS;
   size_t per_slot, r0, k;
   double *slot_stats;
   int slot;
