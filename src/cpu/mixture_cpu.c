@@ -92,7 +92,8 @@ static void mix_syrk_small(const double *v, int d, int m, double *sxx) {
   int r, c;
   for (c = 0; c < d; c++)
     for (r = c; r < d; r++)
-      sxx[(size_t)c * d + r] += mix_dot(v + (size_t)r * m, v + (size_t)c * m, m);
+      sxx[(size_t)c * d + r] +=
+          mix_dot(v + (size_t)r * m, v + (size_t)c * m, m);
 }
 
 /* Q and B of each row from Z = U L^-T. */
@@ -118,8 +119,8 @@ static void mix_row_sums(const ghmix_mix_params *par, size_t n, size_t lo,
   int i;
   for (i = 0; i < m; i++) {
     const ghmix_mix_row_result *r = &w->res[i];
-    int ok = isfinite(r->loglik) && isfinite(r->e_inv_y) &&
-             isfinite(r->e_y) && r->e_inv_y > 0;
+    int ok = isfinite(r->loglik) && isfinite(r->e_inv_y) && isfinite(r->e_y) &&
+             r->e_inv_y > 0;
     if (rows) {
       size_t k = lo + (size_t)i;
       rows[k] = r->loglik;
@@ -163,8 +164,8 @@ static void mix_block(const double *x, size_t n, size_t ldx, size_t lo,
   if (d <= MIX_SMALL_D)
     mix_solve_small(par->chol, d, m, w->z);
   else
-    dtrsm_("R", "L", "T", "N", &m, &d, &one, par->chol, &d, w->z, &m, 1, 1,
-           1, 1);
+    dtrsm_("R", "L", "T", "N", &m, &d, &one, par->chol, &d, w->z, &m, 1, 1, 1,
+           1);
   mix_quad_forms(w->z, par->g, d, m, w->q, w->b);
   for (i = 0; i < m; i++)
     ghmix_mix_row(&par->c, w->q[i], w->b[i], &w->res[i]);
@@ -255,7 +256,7 @@ ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx,
   const size_t nstats = GHMIX_MIX_NSTATS(par->d);
   const size_t block = mix_block_rows(par->d);
   int nslots = n < (size_t)MIX_SLOTS * block ? (int)((n + block - 1) / block)
-                                              : MIX_SLOTS;
+                                             : MIX_SLOTS;
   size_t per_slot, r0, k;
   double *slot_stats;
   int slot;
