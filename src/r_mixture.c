@@ -14,8 +14,7 @@
 #endif
 
 /* Checks the shapes the R caller promises; a failure is a bug in R/fit.R. */
-static int mix_check_args(SEXP x, SEXP center, SEXP chol, SEXP g,
-                          SEXP consts) {
+static int mix_check_args(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts) {
   int d;
   if (!Rf_isMatrix(x) || TYPEOF(x) != REALSXP)
     Rf_error("internal error: x must be a double matrix");
@@ -30,7 +29,7 @@ static int mix_check_args(SEXP x, SEXP center, SEXP chol, SEXP g,
 
 /* consts = c(p, a, b, gSg, logdet); what = GHMIX_MIX_* flags. */
 static void ghmix_r_mix_params(SEXP center, SEXP chol, SEXP g, SEXP consts,
-                        SEXP what, int d, ghmix_mix_params *par) {
+                               SEXP what, int d, ghmix_mix_params *par) {
   const double *k = REAL(consts);
   par->d = d;
   par->center = REAL(center);
