@@ -7,7 +7,9 @@
  *                      elsewhere
  *   |nu| < 16, x >= 30 Hankel's large-x expansion
  *   |nu| < 16, x < 30  trapezoid rule centred on the peak of the integrand
- *                      (x < 5 with GRAD, any x with HESS)
+ *                      (x < 5 with GRAD, any x with HESS); with GRAD and
+ *                      without HESS taken at mu = nu - round(nu) and raised
+ *                      by the recurrence (fewer nodes)
  * and, when no nu-derivatives are asked for, the closed form for
  * half-integer nu <= 40.5 (the NIG E-step with even d needs only these).
  * K_{-nu} = K_nu, so each regime sees nu >= 0 and odd nu-derivatives and
@@ -46,10 +48,40 @@ GHMIX_INLINE int cf2_applies(double x, int what) {
   return x < GHMIX_CF2_X_MAX;
 }
 
+/* The trapezoid rule at mu = nu - n in [-1/2, 1/2), raised n orders:
+ * with first nu-derivatives and 2 < x < 5, where the rule at nu itself
+ * would need about 1.5 to 2.5 times the nodes (its tails in s widen as
+ * nu / x grows); the recurrence needs d/dmu K_{mu+1} / K_mu, which the
+ * same nodes give. */
+GHMIX_INLINE void trapezoid_raised(double x, double nu, int what,
+                                   ghmix_bessel_result *res) {
+  int n = (int)(nu + 0.5);
+  double mu = nu - n, dnu_up;
+  ghmix_bessel_raised up;
+  ghmix_bessel_result base;
+  ghmix_bessel_trapezoid_up(x, mu, GHMIX_BESSEL_GRAD | GHMIX_BESSEL_RATIOS,
+                            &base, &dnu_up);
+  /* d/dmu (K_{mu+1} / K_mu) = r (dnu_up - dnu) */
+  ghmix_bessel_raise(x, mu, n, base.ratio_up,
+                     base.ratio_up * (dnu_up - base.dnu), 1, &up);
+  res->logk = base.logk + log(up.kn);
+  res->dnu = base.dnu + up.dlog;
+  res->dx = -(nu / x + up.rdown);
+  if (what & GHMIX_BESSEL_RATIOS) {
+    res->ratio_down = up.rdown;
+    res->ratio_up = up.rdown + 2.0 * (nu / x);
+  }
+}
+
+GHMIX_INLINE int raised_applies(double x, double nu, int what) {
+  return (what & GHMIX_BESSEL_GRAD) && !(what & GHMIX_BESSEL_HESS) &&
+         nu >= 0.5 && x < GHMIX_CF2_GRAD_X_MIN;
+}
+
 GHMIX_INLINE void eval_nonneg(double x, double nu, int what,
                               ghmix_bessel_result *res) {
-  int n = (what & (GHMIX_BESSEL_GRAD | GHMIX_BESSEL_HESS)) ? -1
-                                                           : halfint_order(nu);
+  int n =
+      (what & (GHMIX_BESSEL_GRAD | GHMIX_BESSEL_HESS)) ? -1 : halfint_order(nu);
   if (n >= 0)
     ghmix_bessel_halfint(x, n, what, res);
   else if (nu >= GHMIX_DEBYE_NU_MIN)
@@ -58,6 +90,8 @@ GHMIX_INLINE void eval_nonneg(double x, double nu, int what,
     ghmix_bessel_series(x, nu, what, res);
   else if (cf2_applies(x, what))
     ghmix_bessel_cf2(x, nu, what, res);
+  else if (raised_applies(x, nu, what))
+    trapezoid_raised(x, nu, what, res);
   else if (x < GHMIX_HANKEL_X_MIN || !ghmix_bessel_hankel(x, nu, what, res))
     ghmix_bessel_trapezoid(x, nu, what, res);
 }

@@ -169,45 +169,51 @@ GHMIX_INLINE int cf2_order_shift(double nu) {
   return nu < 0.5 ? 0 : (int)(nu + 0.5);
 }
 
+GHMIX_HD void ghmix_bessel_raise(double x, double mu, int n, double r,
+                                 double r1, int deriv,
+                                 ghmix_bessel_raised *out) {
+  /* k_{m-1}, k_m; with derivatives, dl_{m-1} and lam + lam_lo, the sum of
+   * the dl so far */
+  double tx = 2.0 / x, tx_lo = fma(-tx, x, 2.0) / x;
+  double k0 = 1.0, k1 = r, dl = 0.0, lam = 0.0, lam_lo = 0.0;
+  if (deriv)
+    lam = dl = r1 / r;
+  for (int m = 1; m < n; m++) {
+    double am = mu + m; /* exact: mu and m are multiples of ulp(nu) */
+    double u = k1 * tx + k1 * tx_lo, k2 = k0 + am * u; /* 2 k_m / x */
+    if (deriv) {
+      double ik2 = 1.0 / k2;
+      dl = (u - k0 * dl) * ik2;
+      double sum = lam + dl, b = sum - lam; /* two-sum */
+      lam_lo += (lam - (sum - b)) + (dl - b);
+      lam = sum;
+    }
+    k0 = k1;
+    k1 = k2;
+  }
+  out->kn = k1;
+  out->rdown = k0 / k1;
+  out->dlog = lam + lam_lo;
+}
+
 GHMIX_HD void ghmix_bessel_cf2(double x, double nu, int what,
                                ghmix_bessel_result *res) {
   int n = cf2_order_shift(nu), deriv = what & GHMIX_BESSEL_GRAD;
   double mu = n ? nu - n : -nu;
   cf2_sums c = deriv ? cf2_eval(x, mu, 1) : cf2_eval(x, mu, 0);
-  double kn = 1.0, rdown = c.r, lam = 0.0, lam_lo = 0.0;
-  if (n > 0) {
-    /* k_{m-1}, k_m; with derivatives, dl_{m-1} and lam + lam_lo, the sum
-     * of the dl so far */
-    double tx = 2.0 / x, tx_lo = fma(-tx, x, 2.0) / x;
-    double k0 = 1.0, k1 = c.r, dl = 0.0;
-    if (deriv)
-      lam = dl = c.r1 / c.r;
-    for (int m = 1; m < n; m++) {
-      double am = mu + m; /* exact: mu and m are multiples of ulp(nu) */
-      double u = k1 * tx + k1 * tx_lo, k2 = k0 + am * u; /* 2 k_m / x */
-      if (deriv) {
-        double ik2 = 1.0 / k2;
-        dl = (u - k0 * dl) * ik2;
-        double sum = lam + dl, b = sum - lam; /* two-sum */
-        lam_lo += (lam - (sum - b)) + (dl - b);
-        lam = sum;
-      }
-      k0 = k1;
-      k1 = k2;
-    }
-    kn = k1;
-    rdown = k0 / k1;
-  }
-  res->logk = log(exp(-x) * kn * SQRT_HALF_PI / (sqrt(x) * c.s));
+  ghmix_bessel_raised up = {1.0, c.r, 0.0};
+  if (n > 0)
+    ghmix_bessel_raise(x, mu, n, c.r, c.r1, deriv, &up);
+  res->logk = log(exp(-x) * up.kn * SQRT_HALF_PI / (sqrt(x) * c.s));
   double nx = nu / x;
   if (deriv) {
     /* d/dmu log k_n - S'/S; for n = 0 (mu = -nu) -(-S'/S) */
     double ls1 = c.s1 / c.s;
-    res->dnu = n ? (lam - ls1) + lam_lo : 0.0 + ls1; /* +0, not -0, at nu = 0 */
-    res->dx = -(nx + rdown);
+    res->dnu = n ? up.dlog - ls1 : 0.0 + ls1; /* +0, not -0, at nu = 0 */
+    res->dx = -(nx + up.rdown);
   }
   if (what & GHMIX_BESSEL_RATIOS) {
-    res->ratio_down = rdown;
-    res->ratio_up = rdown + 2.0 * nx;
+    res->ratio_down = up.rdown;
+    res->ratio_up = up.rdown + 2.0 * nx;
   }
 }

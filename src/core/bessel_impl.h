@@ -49,6 +49,17 @@ GHMIX_HD int ghmix_bessel_hankel(double x, double nu, int what,
 GHMIX_HD void ghmix_bessel_cf2(double x, double nu, int what,
                                ghmix_bessel_result *res);
 
+/* The order raised from mu to mu + n (n >= 1) by K_{m+1} = K_{m-1} +
+ * (2 (mu + m) / x) K_m (DLMF 10.29.1), given r = K_{mu+1} / K_mu and, with
+ * deriv, r1 = dr/dmu (see bessel_cf2.c): kn = K_{mu+n} / K_mu,
+ * rdown = K_{mu+n-1} / K_{mu+n}, dlog = d/dmu log kn (0 without deriv). */
+typedef struct {
+  double kn, rdown, dlog;
+} ghmix_bessel_raised;
+GHMIX_HD void ghmix_bessel_raise(double x, double mu, int n, double r,
+                                 double r1, int deriv,
+                                 ghmix_bessel_raised *out);
+
 /* Half-integer orders nu = n + 1/2, n <= GHMIX_HALFINT_N_MAX: the finite
  * sum DLMF 10.49.12; log K and the ratios only (no nu-derivatives). */
 #define GHMIX_HALFINT_N_MAX 40
@@ -59,6 +70,12 @@ GHMIX_HD void ghmix_bessel_halfint(double x, int n, int what,
  * used where the others are not. */
 GHMIX_HD void ghmix_bessel_trapezoid(double x, double nu, int what,
                                      ghmix_bessel_result *res);
+
+/* The same with GRAD, when dnu_up is not NULL, also d/dnu log K_{nu+1}(x)
+ * from the same nodes (for raising the order with derivatives). */
+GHMIX_HD void ghmix_bessel_trapezoid_up(double x, double nu, int what,
+                                        ghmix_bessel_result *res,
+                                        double *dnu_up);
 
 #ifdef __cplusplus
 }

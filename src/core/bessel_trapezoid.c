@@ -16,6 +16,7 @@
 #include "bessel_impl.h"
 
 #include <math.h>
+#include <stddef.h>
 
 #define TWO_PI 6.283185307179586
 /* Terms below exp(-CUTOFF) times the peak term are left out. */
@@ -78,7 +79,7 @@ GHMIX_INLINE double alias_frequency(double a, double p) {
 }
 
 typedef struct {
-  double w, s, ss, em1, emm1, cm1, g, gg, sg;
+  double w, s, ss, em1, emm1, cm1, g, gg, sg, sem1;
 } sums;
 
 /* Adds the node at s; emm1 = e^-s - 1 (the em1 of the node at -s).  level 0:
@@ -94,6 +95,7 @@ GHMIX_INLINE double add_node(sums *acc, double s, node_terms tm, double emm1,
   if (!level)
     return psi;
   acc->s += w * s;
+  acc->sem1 += w * s * tm.em1;
   acc->em1 += w * tm.em1;
   acc->emm1 += w * emm1;
   acc->cm1 += w * tm.cm1;
@@ -111,6 +113,12 @@ GHMIX_INLINE double add_node(sums *acc, double s, node_terms tm, double emm1,
 
 GHMIX_HD void ghmix_bessel_trapezoid(double x, double nu, int what,
                                      ghmix_bessel_result *res) {
+  ghmix_bessel_trapezoid_up(x, nu, what, res, NULL);
+}
+
+GHMIX_HD void ghmix_bessel_trapezoid_up(double x, double nu, int what,
+                                        ghmix_bessel_result *res,
+                                        double *dnu_up) {
   double a = hypot(nu, x);
   double c = x * (x / (a + nu)); /* A - nu */
   double p = nu / a;
@@ -118,7 +126,7 @@ GHMIX_HD void ghmix_bessel_trapezoid(double x, double nu, int what,
   int level = (what & GHMIX_BESSEL_HESS)                           ? 2
               : (what & (GHMIX_BESSEL_GRAD | GHMIX_BESSEL_RATIOS)) ? 1
                                                                    : 0;
-  sums acc = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  sums acc = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   node_terms plus, minus;
   terms_pair(0.0, &plus, &minus);
   add_node(&acc, 0.0, plus, 0.0, nu, c, p, level);
@@ -158,7 +166,11 @@ GHMIX_HD void ghmix_bessel_trapezoid(double x, double nu, int what,
   double mean_em = 1.0 + acc.emm1 * inv; /* E e^-s */
   double mean_cosh = 1.0 + acc.cm1 * inv;
   if (what & GHMIX_BESSEL_GRAD) {
-    res->dnu = ghmix_bessel_peak_t0(x, nu) + mean_s;
+    double t0 = ghmix_bessel_peak_t0(x, nu);
+    res->dnu = t0 + mean_s;
+    /* order nu + 1: the weights times e^t = e^t0 e^s */
+    if (dnu_up != NULL)
+      *dnu_up = t0 + (acc.s + acc.sem1) / (acc.w + acc.em1);
     /* cosh(t0 + s) = (nu / x) e^s + (x / (A + nu)) cosh s */
     res->dx = -((nu / x) * mean_e + (x / (a + nu)) * mean_cosh);
   }

@@ -6,6 +6,7 @@
 
 #include "../core/batch.h"
 #include "blas.h"
+#include "blas_threads.h"
 #include "threads.h"
 
 /* Rows per block (per BLAS call for large d, where short blocks would leave
@@ -44,13 +45,16 @@ typedef struct {
   ghmix_mix_row_result *res;
 } mix_work;
 
-/* At most MIX_BLOCK_LARGE_D rows, and at most 2^21 doubles (16 MB) per
- * buffer. */
-static size_t mix_block_rows(int d) {
-  size_t rows = ((size_t)1 << 21) / (size_t)d;
-  if (d <= MIX_SMALL_D || rows < MIX_BLOCK)
-    return MIX_BLOCK;
-  return rows < MIX_BLOCK_LARGE_D ? rows : MIX_BLOCK_LARGE_D;
+/* Rows per block: MIX_BLOCK for small d; for large d up to
+ * MIX_BLOCK_LARGE_D rows and 2^21 doubles (16 MB) per buffer, but short
+ * enough that n rows fill all the slots (threads need slots to share). */
+static size_t mix_block_rows(int d, size_t n) {
+  size_t rows = ((size_t)1 << 21) / (size_t)d, fill = n / MIX_SLOTS;
+  if (rows > MIX_BLOCK_LARGE_D)
+    rows = MIX_BLOCK_LARGE_D;
+  if (rows > fill)
+    rows = fill;
+  return d <= MIX_SMALL_D || rows < MIX_BLOCK ? MIX_BLOCK : rows;
 }
 
 /* Z = U L^-T (row i of Z is L^-1 u_i) by forward substitution, one column
@@ -145,7 +149,7 @@ static void mix_row_sums(const ghmix_mix_params *par, size_t n, size_t lo,
   }
 }
 
-/* The rows [lo, hi) (hi - lo <= mix_block_rows(d)) into the slot sums s. */
+/* The rows [lo, hi) (hi - lo <= the block length) into the slot sums s. */
 static void mix_block(const double *x, size_t n, size_t ldx, size_t lo,
                       size_t hi, const ghmix_mix_params *par, double *s,
                       double *rows, mix_work *w) {
@@ -185,8 +189,7 @@ static void mix_block(const double *x, size_t n, size_t ldx, size_t lo,
     dsyrk_("L", "T", &d, &m, &one, w->u, &m, &one, sxx, &d, 1, 1);
 }
 
-static int mix_work_alloc(mix_work *w, int d) {
-  size_t rows = mix_block_rows(d);
+static int mix_work_alloc(mix_work *w, int d, size_t rows) {
   w->u = malloc(sizeof(double) * rows * (2 * (size_t)d + 5));
   w->res = malloc(sizeof(ghmix_mix_row_result) * rows);
   if (w->u == NULL || w->res == NULL)
@@ -209,17 +212,16 @@ static void mix_work_free(mix_work *w) {
  * returns the number of threads that could not allocate their buffers. */
 static int mix_round(const double *x, size_t n, size_t ldx,
                      const ghmix_mix_params *par, double *slot_stats,
-                     size_t nstats, int nslots, size_t per_slot, size_t r0,
-                     size_t r1, double *rows, int threads) {
+                     size_t nstats, int nslots, size_t per_slot, size_t block,
+                     size_t r0, size_t r1, double *rows, int threads) {
   int failed = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) reduction(+ : failed)
 #endif
   {
     mix_work w;
-    const size_t block = mix_block_rows(par->d);
     int slot;
-    if (!mix_work_alloc(&w, par->d)) {
+    if (!mix_work_alloc(&w, par->d, block)) {
       failed = 1;
     } else {
 #ifdef _OPENMP
@@ -254,12 +256,12 @@ ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx,
                                  const ghmix_mix_params *par, double *stats,
                                  double *rows, int threads, ghmix_error *err) {
   const size_t nstats = GHMIX_MIX_NSTATS(par->d);
-  const size_t block = mix_block_rows(par->d);
+  const size_t block = mix_block_rows(par->d, n);
   int nslots = n < (size_t)MIX_SLOTS * block ? (int)((n + block - 1) / block)
                                              : MIX_SLOTS;
   size_t per_slot, r0, k;
   double *slot_stats;
-  int slot;
+  int slot, failed = 0, blas_threads;
   ghmix_error_clear(err);
   memset(stats, 0, sizeof(double) * nstats);
   if (n == 0)
@@ -273,19 +275,26 @@ ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx,
   threads = ghmix_clamp_threads(threads);
   if (threads > nslots)
     threads = nslots;
-  if (n < MIX_PARALLEL_MIN)
+  /* a row costs O(d^2) flops once the BLAS path is taken */
+  if (n * (size_t)(par->d > MIX_SMALL_D ? par->d : 1) < MIX_PARALLEL_MIN)
     threads = 1;
-  for (r0 = 0; r0 < per_slot; r0 += MIX_ROUND) {
-    if (mix_round(x, n, ldx, par, slot_stats, nstats, nslots, per_slot, r0,
-                  r0 + MIX_ROUND, rows, threads)) {
-      free(slot_stats);
-      return ghmix_error_set(err, GHMIX_ERR_NOMEM, -1,
-                             "cannot allocate the E-step work buffers");
-    }
-    if (r0 + MIX_ROUND < per_slot && ghmix_check_interrupt()) {
-      free(slot_stats);
+  /* several threads calling BLAS (large d) must not each start a pool */
+  blas_threads =
+      threads > 1 && par->d > MIX_SMALL_D ? ghmix_blas_threads_single() : 0;
+  for (r0 = 0; r0 < per_slot && !failed; r0 += MIX_ROUND) {
+    if (mix_round(x, n, ldx, par, slot_stats, nstats, nslots, per_slot, block,
+                  r0, r0 + MIX_ROUND, rows, threads))
+      failed = 1;
+    else if (r0 + MIX_ROUND < per_slot && ghmix_check_interrupt())
+      failed = 2;
+  }
+  ghmix_blas_threads_restore(blas_threads);
+  if (failed) {
+    free(slot_stats);
+    if (failed == 2)
       return ghmix_interrupted(err, r0 * (size_t)nslots, n);
-    }
+    return ghmix_error_set(err, GHMIX_ERR_NOMEM, -1,
+                           "cannot allocate the E-step work buffers");
   }
   for (slot = 0; slot < nslots; slot++)
     for (k = 0; k < nstats; k++)
