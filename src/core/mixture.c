@@ -40,8 +40,8 @@ GHMIX_HD int ghmix_mix_const_init(int d, double p, double a, double b,
 
 /* Posterior GIG(q, 0, bq) (inverse gamma, q < 0) or GIG(q, A, 0) (gamma,
  * q > 0); the closed forms of ghmix_gig_expectation. */
-GHMIX_INLINE int mix_row_limit(const ghmix_mix_const *c, double bq,
-                               double B, ghmix_mix_row_result *out) {
+GHMIX_INLINE int mix_row_limit(const ghmix_mix_const *c, double bq, double B,
+                               ghmix_mix_row_result *out) {
   double eta[3];
   if (!ghmix_gig_valid(c->q, c->a_post, bq)) {
     /* b + Q = 0 with q <= 0: the density is infinite at x = mu */
@@ -56,33 +56,52 @@ GHMIX_INLINE int mix_row_limit(const ghmix_mix_const *c, double bq,
   return isfinite(out->loglik);
 }
 
-GHMIX_HD int ghmix_mix_row(const ghmix_mix_const *c, double Q, double B,
-                           ghmix_mix_row_result *out) {
-  double bq = c->b + Q, sb, ls;
-  ghmix_bessel_result r;
-  int what;
-  if (isnan(Q) || isnan(B)) {
-    out->loglik = out->e_inv_y = out->e_y = out->e_log_y = Q + B;
+GHMIX_HD int ghmix_mix_row_arg(const ghmix_mix_const *c, double Q,
+                               ghmix_mix_row_arg_t *arg) {
+  double bq = c->b + Q;
+  if (isnan(Q) || bq == 0 || c->a_post == 0)
     return 0;
+  arg->sb = sqrt(bq);
+  arg->x = c->sqrt_a * arg->sb;
+  arg->ls = 0.5 * log(bq) - c->log_sqrt_a;
+  return 1;
+}
+
+GHMIX_HD int ghmix_mix_row_finish(const ghmix_mix_const *c, double B,
+                                  const ghmix_mix_row_arg_t *arg,
+                                  const ghmix_bessel_result *r,
+                                  ghmix_mix_row_result *out) {
+  /* - c(q, A, b') = (q/2) log(b'/A) + log 2 + log K_q(sqrt(A b')) */
+  out->loglik = c->log_const + B + c->q * arg->ls + MIX_LN2 + r->logk;
+  if (c->what & GHMIX_MIX_MOMENTS) {
+    double s = arg->sb / c->sqrt_a;
+    out->e_y = s * r->ratio_up;
+    out->e_inv_y = r->ratio_down / s;
   }
-  if (bq == 0 || c->a_post == 0)
-    return mix_row_limit(c, bq, B, out);
-  sb = sqrt(bq);
-  ls = 0.5 * log(bq) - c->log_sqrt_a; /* log s, s = sqrt(b'/A) */
-  what = 0;
+  if (c->what & GHMIX_MIX_LOGY)
+    out->e_log_y = arg->ls + r->dnu;
+  return isfinite(out->loglik);
+}
+
+GHMIX_HD int ghmix_mix_row_bessel_what(const ghmix_mix_const *c) {
+  int what = 0;
   if (c->what & GHMIX_MIX_MOMENTS)
     what |= GHMIX_BESSEL_RATIOS;
   if (c->what & GHMIX_MIX_LOGY)
     what |= GHMIX_BESSEL_GRAD;
-  ghmix_bessel_eval(c->sqrt_a * sb, c->q, what, &r);
-  /* - c(q, A, b') = (q/2) log(b'/A) + log 2 + log K_q(sqrt(A b')) */
-  out->loglik = c->log_const + B + c->q * ls + MIX_LN2 + r.logk;
-  if (c->what & GHMIX_MIX_MOMENTS) {
-    double s = sb / c->sqrt_a;
-    out->e_y = s * r.ratio_up;
-    out->e_inv_y = r.ratio_down / s;
+  return what;
+}
+
+GHMIX_HD int ghmix_mix_row(const ghmix_mix_const *c, double Q, double B,
+                           ghmix_mix_row_result *out) {
+  ghmix_mix_row_arg_t arg;
+  ghmix_bessel_result r;
+  if (isnan(Q) || isnan(B)) {
+    out->loglik = out->e_inv_y = out->e_y = out->e_log_y = Q + B;
+    return 0;
   }
-  if (c->what & GHMIX_MIX_LOGY)
-    out->e_log_y = ls + r.dnu;
-  return isfinite(out->loglik);
+  if (!ghmix_mix_row_arg(c, Q, &arg))
+    return mix_row_limit(c, c->b + Q, B, out);
+  ghmix_bessel_eval(arg.x, c->q, ghmix_mix_row_bessel_what(c), &r);
+  return ghmix_mix_row_finish(c, B, &arg, &r, out);
 }

@@ -17,6 +17,7 @@
  * the statistics. */
 #ifndef GHMIX_MIXTURE_H
 #define GHMIX_MIXTURE_H
+#include "bessel.h"
 #include "ghmix_hd.h"
 #ifdef __cplusplus
 extern "C" {
@@ -30,13 +31,13 @@ enum {
 
 /* The row-independent part of the E-step for one parameter set. */
 typedef struct {
-  double q;         /* p - d/2, the order of the posterior GIG */
-  double a_post;    /* A = a + gamma' Sigma^-1 gamma */
-  double sqrt_a;    /* sqrt(A) */
+  double q;          /* p - d/2, the order of the posterior GIG */
+  double a_post;     /* A = a + gamma' Sigma^-1 gamma */
+  double sqrt_a;     /* sqrt(A) */
   double log_sqrt_a; /* log sqrt(A) */
-  double b;         /* the prior b */
-  double log_const; /* c(p, a, b) - (d/2) log(2 pi) - (1/2) log det Sigma */
-  int what;         /* GHMIX_MIX_* flags */
+  double b;          /* the prior b */
+  double log_const;  /* c(p, a, b) - (d/2) log(2 pi) - (1/2) log det Sigma */
+  int what;          /* GHMIX_MIX_* flags */
 } ghmix_mix_const;
 
 /* One row's results.  loglik is log f(x); +Inf when the density is
@@ -67,6 +68,23 @@ GHMIX_HD int ghmix_mix_const_init(int d, double p, double a, double b,
  * an underflowed density, NaN for NaN input). */
 GHMIX_HD int ghmix_mix_row(const ghmix_mix_const *c, double Q, double B,
                            ghmix_mix_row_result *out);
+
+/* ghmix_mix_row in three steps, for drivers that get the Bessel values
+ * elsewhere (src/cpu/bessel_table.h): the argument x = sqrt(A (b + Q)) of
+ * the posterior's K_q, with sqrt(b + Q) and log s = log sqrt((b + Q) / A),
+ * when the row takes the Bessel path (returns 0 for NaN and the gamma /
+ * inverse-gamma limits: use ghmix_mix_row then); the Bessel flags the row
+ * needs; the row from K_q's values at x. */
+typedef struct {
+  double x, sb, ls;
+} ghmix_mix_row_arg_t;
+GHMIX_HD int ghmix_mix_row_arg(const ghmix_mix_const *c, double Q,
+                               ghmix_mix_row_arg_t *arg);
+GHMIX_HD int ghmix_mix_row_bessel_what(const ghmix_mix_const *c);
+GHMIX_HD int ghmix_mix_row_finish(const ghmix_mix_const *c, double B,
+                                  const ghmix_mix_row_arg_t *arg,
+                                  const ghmix_bessel_result *r,
+                                  ghmix_mix_row_result *out);
 
 #ifdef __cplusplus
 }

@@ -16,8 +16,8 @@ static void logk_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *x,
                        int threads) {
   ptrdiff_t i;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 &&                  \
-                                                         hi - lo >= BESSEL_PARALLEL_MIN)
+#pragma omp parallel for num_threads(threads)                                  \
+    schedule(static) if (threads > 1 && hi - lo >= BESSEL_PARALLEL_MIN)
 #endif
   for (i = lo; i < hi; i++) {
     double xi = x[ghmix_recycle(i, nx, n)], nui = nu[ghmix_recycle(i, nnu, n)],
@@ -33,8 +33,8 @@ static void grad_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *x,
                        double *grad_x, double *grad_nu, int threads) {
   ptrdiff_t i;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 &&                  \
-                                                         hi - lo >= BESSEL_PARALLEL_MIN)
+#pragma omp parallel for num_threads(threads)                                  \
+    schedule(static) if (threads > 1 && hi - lo >= BESSEL_PARALLEL_MIN)
 #endif
   for (i = lo; i < hi; i++) {
     double xi = x[ghmix_recycle(i, nx, n)], nui = nu[ghmix_recycle(i, nnu, n)],

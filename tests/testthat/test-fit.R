@@ -88,6 +88,28 @@ test_that("1 and 2 threads give the same fit", {
   expect_equal(f1$parameters, f2$parameters, tolerance = 1e-10)
 })
 
+test_that("E-steps with K_q tabulated agree with rows evaluated exactly", {
+  # 20000 rows take the table (src/cpu/bessel_table.c); blocks of 2500 are
+  # evaluated row by row (below MIX_TABLE_MIN_ROWS in src/cpu/mixture_cpu.c):
+  # the statistics are additive over rows
+  estep <- getFromNamespace("mix_estep", "ghmix")
+  engine <- getFromNamespace("mix_engine_cpu", "ghmix")
+  for (fam in c("gh", "nig", "vg")) {
+    par <- sim_params(3, fam, 21)
+    x <- sim_mixture(20000, par$mu, par$gamma, par$sigma, par$p, par$a,
+                     par$b)
+    if (fam == "nig") par$p <- -0.5 else par$p <- par$p + 0.3
+    what <- if (fam == "nig") 1L else 3L
+    whole <- unlist(estep(engine(x, 1L), par, what)[1:9])
+    parts <- Reduce(`+`, lapply(split(seq_len(20000), rep(1:8, 2500)),
+                                function(i) {
+                                  unlist(estep(engine(x[i, ], 1L), par,
+                                               what)[1:9])
+                                }))
+    expect_equal(whole, parts, tolerance = 1e-12, info = fam)
+  }
+})
+
 test_that("fits are equivariant under x -> s x + t", {
   s <- 3.7
   shift <- c(1, -2, 0.5, 10)

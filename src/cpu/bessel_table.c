@@ -1,0 +1,153 @@
+#include "bessel_table.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Panel width in t = log x, Chebyshev points per panel, and coefficients
+ * kept: the exact values carry rounding noise of about 1e-15, which fills
+ * the coefficients of degree above ~10 (the function's own have fallen
+ * below 1e-16 there); the discarded ones would only add that noise at the
+ * panel ends. */
+#define BESSEL_TABLE_WIDTH 0.125
+#define BESSEL_TABLE_N 16
+#define BESSEL_TABLE_NCOEF 10
+/* More panels than this (x spanning e^128): no table. */
+#define BESSEL_TABLE_MAX_PANELS 512
+/* Accepted error of the interpolant at the test points, relative to
+ * max(1, |value|) (log K, not log K + x, for the first function); the
+ * exact kernel's regimes themselves differ by up to 5e-15 at their seams,
+ * and an interpolant across a seam sees both. */
+#define BESSEL_TABLE_TOL 1e-14
+
+#define TABLE_PI 3.14159265358979323846
+
+/* The interpolated functions at x: log K + x (without its linear part),
+ * then the ratios and dnu as asked for; returns how many. */
+static int table_values(double nu, int what, double x, double *f) {
+  ghmix_bessel_result r;
+  int k = 0;
+  ghmix_bessel_eval(x, nu, what, &r);
+  f[k++] = r.logk + x;
+  if (what & GHMIX_BESSEL_RATIOS) {
+    f[k++] = r.ratio_up;
+    f[k++] = r.ratio_down;
+  }
+  if (what & GHMIX_BESSEL_GRAD)
+    f[k++] = r.dnu;
+  return k;
+}
+
+/* sum_k c[k] T_k(u) (Clenshaw). */
+static double table_clenshaw(const double *c, double u) {
+  double b1 = 0, b2 = 0, u2 = 2 * u;
+  int k;
+  for (k = BESSEL_TABLE_NCOEF - 1; k >= 1; k--) {
+    double b0 = c[k] + u2 * b1 - b2;
+    b2 = b1;
+    b1 = b0;
+  }
+  return c[0] + u * b1 - b2;
+}
+
+/* Chebyshev coefficients of panel p from the values at its N points of the
+ * first kind, u_j = cos(pi (j + 1/2) / N). */
+static int table_panel(ghmix_bessel_table *tab, int p) {
+  double f[BESSEL_TABLE_N][4], mid, half = 0.5 / tab->inv_w;
+  double *c = tab->coef + (size_t)p * tab->nfun * BESSEL_TABLE_NCOEF;
+  int j, m, q;
+  mid = tab->t_lo + (p + 0.5) / tab->inv_w;
+  for (j = 0; j < BESSEL_TABLE_N; j++) {
+    double u = cos(TABLE_PI * (j + 0.5) / BESSEL_TABLE_N);
+    table_values(tab->nu, tab->what, exp(mid + half * u), f[j]);
+    for (q = 0; q < tab->nfun; q++)
+      if (!isfinite(f[j][q]))
+        return 0;
+  }
+  for (q = 0; q < tab->nfun; q++)
+    for (m = 0; m < BESSEL_TABLE_NCOEF; m++) {
+      double s = 0;
+      for (j = 0; j < BESSEL_TABLE_N; j++)
+        s += f[j][q] * cos(TABLE_PI * m * (j + 0.5) / BESSEL_TABLE_N);
+      c[q * BESSEL_TABLE_NCOEF + m] = (m == 0 ? 1.0 : 2.0) * s / BESSEL_TABLE_N;
+    }
+  return 1;
+}
+
+/* The interpolant against the exact kernel at the panel's ends and between
+ * its nodes (u = cos(pi j / N), j even). */
+static int table_verify(const ghmix_bessel_table *tab, int p) {
+  const double *c = tab->coef + (size_t)p * tab->nfun * BESSEL_TABLE_NCOEF;
+  double mid = tab->t_lo + (p + 0.5) / tab->inv_w, half = 0.5 / tab->inv_w;
+  int j, q;
+  for (j = 0; j <= BESSEL_TABLE_N; j += 2) {
+    double u = cos(TABLE_PI * j / BESSEL_TABLE_N), f[4];
+    double x = exp(mid + half * u);
+    table_values(tab->nu, tab->what, x, f);
+    for (q = 0; q < tab->nfun; q++) {
+      double got = table_clenshaw(c + q * BESSEL_TABLE_NCOEF, u);
+      double ref = q == 0 ? f[q] - x : f[q];
+      double scale = fabs(ref) > 1 ? fabs(ref) : 1;
+      if (!(fabs(got - f[q]) <= BESSEL_TABLE_TOL * scale))
+        return 0;
+    }
+  }
+  return 1;
+}
+
+int ghmix_bessel_table_build(double nu, int what, double x_lo, double x_hi,
+                             ghmix_bessel_table *tab) {
+  double t_lo = log(x_lo), t_hi = log(x_hi), span;
+  int p;
+  if (!(x_lo > 0) || !(x_hi >= x_lo) || !isfinite(x_hi) || !isfinite(nu))
+    return 0;
+  span = (t_hi - t_lo) / BESSEL_TABLE_WIDTH;
+  if (!(span < BESSEL_TABLE_MAX_PANELS))
+    return 0;
+  tab->nu = nu;
+  tab->what = what & (GHMIX_BESSEL_RATIOS | GHMIX_BESSEL_GRAD);
+  tab->t_lo = t_lo;
+  tab->inv_w = 1.0 / BESSEL_TABLE_WIDTH;
+  tab->npanel = (int)span + 1;
+  tab->nfun = 1 + ((tab->what & GHMIX_BESSEL_RATIOS) ? 2 : 0) +
+              ((tab->what & GHMIX_BESSEL_GRAD) ? 1 : 0);
+  tab->coef = malloc(sizeof(double) * (size_t)tab->npanel * tab->nfun *
+                     BESSEL_TABLE_NCOEF);
+  if (tab->coef == NULL)
+    return 0;
+  for (p = 0; p < tab->npanel; p++)
+    if (!table_panel(tab, p) || !table_verify(tab, p)) {
+      ghmix_bessel_table_free(tab);
+      return 0;
+    }
+  return 1;
+}
+
+void ghmix_bessel_table_eval(const ghmix_bessel_table *tab, double x, double t,
+                             ghmix_bessel_result *res) {
+  double v = (t - tab->t_lo) * tab->inv_w, u;
+  int p = (int)v, q = 0;
+  const double *c;
+  if (p < 0)
+    p = 0;
+  if (p >= tab->npanel)
+    p = tab->npanel - 1;
+  u = 2 * (v - p) - 1;
+  c = tab->coef + (size_t)p * tab->nfun * BESSEL_TABLE_NCOEF;
+  res->logk = table_clenshaw(c, u) - x;
+  if (tab->what & GHMIX_BESSEL_RATIOS) {
+    res->ratio_up = table_clenshaw(c + (++q) * BESSEL_TABLE_NCOEF, u);
+    res->ratio_down = table_clenshaw(c + (++q) * BESSEL_TABLE_NCOEF, u);
+  }
+  if (tab->what & GHMIX_BESSEL_GRAD) {
+    res->dnu = table_clenshaw(c + (++q) * BESSEL_TABLE_NCOEF, u);
+    /* DLMF 10.29.2: K'_nu = -K_{nu-1} - (nu / x) K_nu */
+    res->dx = (tab->what & GHMIX_BESSEL_RATIOS)
+                  ? -(tab->nu / x + res->ratio_down)
+                  : (double)NAN;
+  }
+}
+
+void ghmix_bessel_table_free(ghmix_bessel_table *tab) {
+  free(tab->coef);
+  tab->coef = NULL;
+}
