@@ -86,3 +86,20 @@ ghmix_status ghmix_cuda_mix_estep(void *handle, const ghmix_mix_params *par,
     *launches = 0;
   return not_built(err);
 }
+
+ghmix_status
+ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
+                             const size_t len[GHMIX_GH1_NARGS], int give_log,
+                             double *out, int device, ghmix_error *err) {
+  (void)n, (void)in, (void)len, (void)give_log, (void)out, (void)device;
+  return not_built(err);
+}
+
+ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n, size_t ldx,
+                                 const ghmix_mix_params *par, int give_log,
+                                 int ncol, double *out, int device,
+                                 ghmix_error *err) {
+  (void)x, (void)n, (void)ldx, (void)par, (void)give_log, (void)ncol, (void)out,
+      (void)device;
+  return not_built(err);
+}

@@ -46,6 +46,10 @@ SEXP ffi_cuda_mix_data_create(SEXP x, SEXP device);
 SEXP ffi_cuda_mix_data_free(SEXP handle);
 SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
                         SEXP consts, SEXP what, SEXP rows);
+SEXP ffi_cuda_dgh1(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a,
+                   SEXP b, SEXP give_log, SEXP device);
+SEXP ffi_cuda_mix_rows(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
+                       SEXP what, SEXP moments, SEXP give_log, SEXP device);
 
 static const R_CallMethodDef call_methods[] = {
     {"ffi_log_besselK", (DL_FUNC)&ffi_log_besselK, 4},
@@ -81,6 +85,8 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_cuda_mix_data_create", (DL_FUNC)&ffi_cuda_mix_data_create, 2},
     {"ffi_cuda_mix_data_free", (DL_FUNC)&ffi_cuda_mix_data_free, 1},
     {"ffi_cuda_mix_estep", (DL_FUNC)&ffi_cuda_mix_estep, 7},
+    {"ffi_cuda_dgh1", (DL_FUNC)&ffi_cuda_dgh1, 9},
+    {"ffi_cuda_mix_rows", (DL_FUNC)&ffi_cuda_mix_rows, 9},
     {NULL, NULL, 0}};
 
 void R_init_ghmix(DllInfo *dll) {

@@ -1,6 +1,7 @@
 /* .Call glue for the CUDA backend (src/cuda/ghmix_cuda.h): the same results
- * as the CPU entry points of r_bessel.c and r_gig_solve.c, computed on a
- * GPU, and the device-resident data of the E-step.  The R callers validate
+ * as the CPU entry points of r_bessel.c, r_gig_solve.c, r_gh_dist.c (the
+ * density) and r_mixture.c (the rows of an E-step), computed on a GPU, and
+ * the device-resident data of the E-step.  The R callers validate
  * every argument first (so both backends give the same errors for bad
  * input); the checks here only guard against bugs in R/.  In a CPU-only
  * build the functions of ghmix_cuda.h are the stubs of cuda_stub.c and each
@@ -215,4 +216,95 @@ SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
   }
   UNPROTECT(1);
   return stats;
+}
+
+/* ---------------------------------------------------------------------
+ * Densities and posterior moments per row (one launch each). */
+
+/* dgh(backend = "cuda") for a univariate x: as ffi_dgh1 (R's recycling of
+ * the seven double vectors x, mu, gamma, sigma, p, a, b). */
+SEXP ffi_cuda_dgh1(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a,
+                   SEXP b, SEXP give_log, SEXP device) {
+  SEXP args[GHMIX_GH1_NARGS], out;
+  const double *in[GHMIX_GH1_NARGS];
+  size_t len[GHMIX_GH1_NARGS];
+  R_xlen_t n = 0;
+  int k, empty = 0, dev = get_device(device), lg = Rf_asLogical(give_log);
+  ghmix_error err;
+  if (lg == NA_LOGICAL)
+    Rf_error("internal error: log must be TRUE or FALSE");
+  args[0] = x;
+  args[1] = mu;
+  args[2] = gamma;
+  args[3] = sigma;
+  args[4] = p;
+  args[5] = a;
+  args[6] = b;
+  for (k = 0; k < GHMIX_GH1_NARGS; k++) {
+    if (TYPEOF(args[k]) != REALSXP)
+      Rf_error("internal error: argument %d must be a double vector", k + 1);
+    in[k] = REAL(args[k]);
+    len[k] = (size_t)XLENGTH(args[k]);
+    if (len[k] == 0)
+      empty = 1;
+    if (XLENGTH(args[k]) > n)
+      n = XLENGTH(args[k]);
+  }
+  if (empty)
+    n = 0;
+  out = PROTECT(Rf_allocVector(REALSXP, n));
+  if (ghmix_cuda_gh1_density_batch((size_t)n, in, len, lg, REAL(out), dev,
+                                   &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  UNPROTECT(1);
+  return out;
+}
+
+/* The mixture at the rows of the double matrix x, on the GPU: one thread
+ * per row solves z = L^-1 (x_i - center) and runs ghmix_mix_row.  center,
+ * chol (L, lower triangular), g = L^-1 gamma, consts = c(p, a, b, gSg,
+ * logdet) and what as for ffi_cuda_mix_estep.  moments = FALSE: the n
+ * densities (log f with give_log), as ffi_dgh_rows from the Q and B of the
+ * same parameters (dgh() for a multivariate x); moments = TRUE: the n x 4
+ * matrix of ffi_mix_estep's rows, log f, E[1/Y|x], E[Y|x], E[log Y|x]
+ * (predict() and fitted() of a fit). */
+SEXP ffi_cuda_mix_rows(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
+                       SEXP what, SEXP moments, SEXP give_log, SEXP device) {
+  int dev = get_device(device), want_mom = Rf_asLogical(moments),
+      lg = Rf_asLogical(give_log), w = Rf_asInteger(what), n, d;
+  const double *k;
+  ghmix_mix_params par;
+  ghmix_error err;
+  SEXP out;
+  if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x))
+    Rf_error("internal error: x must be a double matrix");
+  n = Rf_nrows(x);
+  d = Rf_ncols(x);
+  if (d < 1 || TYPEOF(center) != REALSXP || XLENGTH(center) != d ||
+      TYPEOF(chol) != REALSXP || XLENGTH(chol) != (R_xlen_t)d * d ||
+      TYPEOF(g) != REALSXP || XLENGTH(g) != d || TYPEOF(consts) != REALSXP ||
+      XLENGTH(consts) != 5)
+    Rf_error("internal error: mixture parameters of the wrong shape");
+  if (want_mom == NA_LOGICAL || lg == NA_LOGICAL || w == NA_INTEGER)
+    Rf_error("internal error: moments, give_log and what must not be NA");
+  k = REAL(consts);
+  par.d = d;
+  par.center = REAL(center);
+  par.chol = REAL(chol);
+  par.g = REAL(g);
+  if (!ghmix_mix_const_init(d, k[0], k[1], k[2], k[3], k[4], w, &par.c)) {
+    /* the error of ghmix_gh_density_rows (src/cpu/gh_dist_cpu.c) */
+    ghmix_error_set(&err, GHMIX_ERR_DOMAIN, -1,
+                    "invalid mixture parameters (p = %g, a = %g, b = %g, "
+                    "d = %d)",
+                    k[0], k[1], k[2], d);
+    ghmix_r_stop(&err);
+  }
+  out = PROTECT(want_mom ? Rf_allocMatrix(REALSXP, n, 4)
+                         : Rf_allocVector(REALSXP, n));
+  if (ghmix_cuda_mix_rows(REAL(x), (size_t)n, (size_t)n, &par, lg,
+                          want_mom ? 4 : 1, REAL(out), dev, &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  UNPROTECT(1);
+  return out;
 }

@@ -63,7 +63,7 @@
  * For real nu the remainder after k >= |nu| - 1/2 terms is bounded by the
  * first neglected term (DLMF 10.40(ii)).  NaN when the terms do not fall
  * below 1e-17 of the sum (then the caller uses the general formula). */
-static double hankel_scaled(double w, double nu) {
+GHMIX_LOCAL double hankel_scaled(double w, double nu) {
   double mu4 = 4.0 * nu * nu, t = 1.0, s = 1.0;
   int k;
   for (k = 1; k <= 250; k++) {
@@ -77,7 +77,7 @@ static double hankel_scaled(double w, double nu) {
 }
 
 /* log f(z) in the frame g >= 0. */
-static double gh1_lpdf_core(const ghmix_gh1 *h, double z) {
+GHMIX_LOCAL double gh1_lpdf_core(const ghmix_gh1 *h, double z) {
   ghmix_mix_row_result r;
   double Q, B;
   Q = z * z;
@@ -104,7 +104,7 @@ static double gh1_lpdf_core(const ghmix_gh1 *h, double z) {
  * soon overflow) log f continues from z_c = +-GH_ZCAP: linearly in log|z|
  * for a power tail (then exact to O(1/z_c)), linearly in z for an
  * exponential one (exact to O(log(z) / z)). */
-static double gh1_lpdf(const ghmix_gh1 *h, double z) {
+GHMIX_LOCAL double gh1_lpdf(const ghmix_gh1 *h, double z) {
   double zc, l1, l2, kappa;
   if (!isfinite(z))
     return isnan(z) ? z : -INFINITY;
@@ -119,6 +119,7 @@ static double gh1_lpdf(const ghmix_gh1 *h, double z) {
   return l1 - (l2 - l1) / (0.5 * GH_ZCAP) * (fabs(z) - GH_ZCAP);
 }
 
+#ifndef GHMIX_CUDA_UNITY /* host only (see below) */
 /* d/dz log f = g - z E[1/Y | z] (the posterior moment), for z != 0.  Used
  * only to locate the mode. */
 static double gh1_dlpdf(const ghmix_gh1 *h, double z) {
@@ -126,6 +127,7 @@ static double gh1_dlpdf(const ghmix_gh1 *h, double z) {
   ghmix_mix_row(&h->cm, z * z, h->g * z, &r);
   return h->g - z * r.e_inv_y;
 }
+#endif
 
 GHMIX_INLINE double gh_logadd(double x, double y) {
   double hi = x > y ? x : y, lo = x > y ? y : x;
@@ -142,7 +144,8 @@ GHMIX_INLINE double gh_logsub(double x, double y) {
 /* ---------------------------------------------------------------------- */
 /* Set-up                                                                   */
 
-int ghmix_gh1_init(double p, double a, double b, double g, ghmix_gh1 *h) {
+GHMIX_HD int ghmix_gh1_init(double p, double a, double b, double g,
+                            ghmix_gh1 *h) {
   double w, wr;
   h->valid = 0;
   h->complete = 0;
@@ -171,6 +174,30 @@ int ghmix_gh1_init(double p, double a, double b, double g, ghmix_gh1 *h) {
   h->valid = 1;
   return 1;
 }
+
+GHMIX_HD double ghmix_gh1_logpdf(const ghmix_gh1 *h, double z) {
+  if (!h->valid)
+    return NAN;
+  return gh1_lpdf(h, h->flip ? -z : z);
+}
+
+GHMIX_HD double ghmix_gh1_density_x(const ghmix_gh1 *h, double x, double mu,
+                                    double sigma, int give_log) {
+  double z, l;
+  if (isnan(x) || isnan(mu) || isnan(sigma))
+    return x + mu + sigma;
+  if (!h->valid || !(sigma > 0) || !isfinite(sigma) || !isfinite(mu))
+    return NAN;
+  z = (x - mu) / sigma;
+  l = isinf(z) ? -INFINITY : ghmix_gh1_logpdf(h, z) - log(sigma);
+  return give_log ? l : exp(l);
+}
+
+/* Everything below is host only (adaptive quadrature, Newton with
+ * bisection).  The CUDA backend compiles this file too, for the density
+ * above (src/cuda/core_device.cuh defines GHMIX_CUDA_UNITY), and must not
+ * define these functions a second time. */
+#ifndef GHMIX_CUDA_UNITY
 
 /* A length scale of the density from z0 in direction dir: the distance
  * over which log f drops by about 1 (within a factor of 4), from a guess.
@@ -580,12 +607,6 @@ static void logcdf_frame(const ghmix_gh1 *h, double z, double *lo, double *up) {
     *up = 0;
 }
 
-double ghmix_gh1_logpdf(const ghmix_gh1 *h, double z) {
-  if (!h->valid)
-    return NAN;
-  return gh1_lpdf(h, h->flip ? -z : z);
-}
-
 void ghmix_gh1_logcdf(ghmix_gh1 *h, double z, double *log_lower,
                       double *log_upper) {
   if (!h->valid) {
@@ -788,18 +809,6 @@ double ghmix_gh1_quantile(ghmix_gh1 *h, double logprob, int lower) {
 /* ---------------------------------------------------------------------- */
 /* Base-R semantics                                                         */
 
-double ghmix_gh1_density_x(const ghmix_gh1 *h, double x, double mu,
-                           double sigma, int give_log) {
-  double z, l;
-  if (isnan(x) || isnan(mu) || isnan(sigma))
-    return x + mu + sigma;
-  if (!h->valid || !(sigma > 0) || !isfinite(sigma) || !isfinite(mu))
-    return NAN;
-  z = (x - mu) / sigma;
-  l = isinf(z) ? -INFINITY : ghmix_gh1_logpdf(h, z) - log(sigma);
-  return give_log ? l : exp(l);
-}
-
 double ghmix_gh1_cdf_x(ghmix_gh1 *h, double q, double mu, double sigma,
                        int lower_tail, int log_p) {
   double lo, up, l;
@@ -836,3 +845,5 @@ double ghmix_gh1_qf_x(ghmix_gh1 *h, double prob, double mu, double sigma,
   }
   return mu + sigma * ghmix_gh1_quantile(h, lp, lower_tail);
 }
+
+#endif /* GHMIX_CUDA_UNITY */

@@ -40,7 +40,10 @@
  * in the variable log|x - x0| (x0 = 0 or the mode), safeguarded by
  * bisection.
  *
- * Plain C, no R headers; host only (the integrals are adaptive). */
+ * Plain C, no R headers.  The set-up and the density (ghmix_gh1_init,
+ * ghmix_gh1_logpdf, ghmix_gh1_density_x) are single-source host and device
+ * code, which the CUDA backend runs; the distribution and quantile
+ * functions are host only (the integrals are adaptive). */
 #ifndef GHMIX_GH_DIST_H
 #define GHMIX_GH_DIST_H
 
@@ -72,7 +75,8 @@ typedef struct {
 /* Prepares h for Z = Y g + sqrt(Y) N with Y ~ GIG(p, a, b).  Returns 1 for a
  * valid set, 0 (h->valid = 0) when (p, a, b) is not a GIG (see
  * ghmix_gig_valid) or g is not finite. */
-int ghmix_gh1_init(double p, double a, double b, double g, ghmix_gh1 *h);
+GHMIX_HD int ghmix_gh1_init(double p, double a, double b, double g,
+                            ghmix_gh1 *h);
 
 /* Finds the mode and the three pieces (the distribution and quantile
  * functions call it when needed; a shared h must be completed before it is
@@ -81,7 +85,7 @@ void ghmix_gh1_complete(ghmix_gh1 *h);
 
 /* log f(z) of the caller's Z (flip applied); -Inf at z = +-Inf, +Inf at
  * the variance-gamma singularity z = 0, NaN for NaN z. */
-double ghmix_gh1_logpdf(const ghmix_gh1 *h, double z);
+GHMIX_HD double ghmix_gh1_logpdf(const ghmix_gh1 *h, double z);
 
 /* log P(Z <= z) and log P(Z > z) of the caller's Z, each computed
  * directly. */
@@ -96,8 +100,8 @@ double ghmix_gh1_quantile(ghmix_gh1 *h, double logprob, int lower);
  * (p, a, b, gamma / sigma): NaN in x, mu or sigma gives their sum (an R NA
  * stays NA), an invalid h or sigma <= 0 gives NaN, a probability outside
  * [0, 1] (log_p: outside [-Inf, 0]) gives NaN. */
-double ghmix_gh1_density_x(const ghmix_gh1 *h, double x, double mu,
-                           double sigma, int give_log);
+GHMIX_HD double ghmix_gh1_density_x(const ghmix_gh1 *h, double x, double mu,
+                                    double sigma, int give_log);
 double ghmix_gh1_cdf_x(ghmix_gh1 *h, double q, double mu, double sigma,
                        int lower_tail, int log_p);
 double ghmix_gh1_qf_x(ghmix_gh1 *h, double prob, double mu, double sigma,

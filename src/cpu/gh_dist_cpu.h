@@ -10,6 +10,10 @@
 
 #include "../core/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
   GHMIX_GH_FUN_DENSITY = 0,
   GHMIX_GH_FUN_CDF = 1,
@@ -48,5 +52,9 @@ ghmix_status ghmix_gh_density_rows(size_t n, const double *Q, const double *B,
                                    int d, double p, double a, double b,
                                    double gSg, double logdet, int give_log,
                                    double *out, int threads, ghmix_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

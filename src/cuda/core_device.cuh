@@ -16,7 +16,9 @@
  * below (nvcc reports what is missing: a function used in device code but
  * never defined); __has_include guards a file that not every checkout has
  * yet.  gig.c (the GIG distribution and its host-only sampler),
- * rng.c and status.c are host-only and are not included. */
+ * rng.c and status.c are host-only and are not included; of gh_dist.c only
+ * the set-up and the density are compiled here (it leaves out its host-only
+ * quadrature when GHMIX_CUDA_UNITY is defined). */
 #ifndef GHMIX_CORE_DEVICE_CUH
 #define GHMIX_CORE_DEVICE_CUH
 
@@ -44,6 +46,7 @@
 #include "../core/bessel_hankel.c"
 #include "../core/bessel_series.c"
 #include "../core/bessel_trapezoid.c"
+#include "../core/gh_dist.c" /* the density only: see its GHMIX_CUDA_UNITY */
 #include "../core/gig_solve.c"
 #include "../core/mixture.c"
 

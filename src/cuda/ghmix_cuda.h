@@ -10,6 +10,7 @@
 
 #include "../core/gig_solve.h"
 #include "../core/status.h"
+#include "../cpu/gh_dist_cpu.h"
 #include "../cpu/mixture_cpu.h"
 
 #ifdef __cplusplus
@@ -92,6 +93,40 @@ ghmix_status ghmix_cuda_gig_from_expectation_batch(
     const ghmix_gig_solve_control *ctrl, double *p, double *a, double *b,
     int *iterations, double *grad_norm, int *converged, double *condition,
     int *note, int *infeasible, double *jacobian, int device, ghmix_error *err);
+
+/* ------------------------------------------------------------------------
+ * Densities and posterior moments per row (src/cuda/kernels.cu): the same
+ * rules as the kernels above (one allocation, one launch, device memory
+ * freed on every path). */
+
+/* ghmix_gh1_dpq_batch(GHMIX_GH_FUN_DENSITY, ...) (src/cpu/gh_dist_cpu.h) on
+ * the GPU: the univariate GH density with R's recycling of the seven
+ * inputs (x, mu, gamma, sigma, p, a, b), flag give_log; one thread per
+ * element runs ghmix_gh1_density_x (src/core/gh_dist.h), with the
+ * parameter set prepared on the host once when p, a, b, gamma and sigma
+ * all have length 1, else per element on the device.  Errors as the CPU
+ * driver's (GHMIX_ERR_DOMAIN for an empty input with n > 0) plus those
+ * above. */
+ghmix_status
+ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
+                             const size_t len[GHMIX_GH1_NARGS], int give_log,
+                             double *out, int device, ghmix_error *err);
+
+/* The mixture at n rows of x (n x d, column-major, leading dimension
+ * ldx >= n), par as for the E-step (centre m, lower Cholesky factor L of
+ * Sigma, g = L^-1 gamma, constants; m is usually mu): one thread per row
+ * solves z = L^-1 (x_i - m), forms Q = |z|^2 and B = z.g and runs
+ * ghmix_mix_row (src/cuda/mix_tile.h, ghmix_mix_rows_one).  out is n x
+ * ncol, column-major: ncol = 1, log f(x_i) (give_log) or f(x_i), as
+ * ghmix_gh_density_rows (src/cpu/gh_dist_cpu.h) from the same Q and B;
+ * ncol = 4, also E[1/Y|x], E[Y|x], E[log Y|x] (NaN unless par->c.what has
+ * GHMIX_MIX_LOGY): the rows of ghmix_mix_estep_cpu.  A row with NaN gives
+ * NaN.  No shared memory: any d.  GHMIX_ERR_DOMAIN also for d < 1, ldx < n
+ * or ncol not 1 or 4. */
+ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n, size_t ldx,
+                                 const ghmix_mix_params *par, int give_log,
+                                 int ncol, double *out, int device,
+                                 ghmix_error *err);
 
 /* ------------------------------------------------------------------------
  * The E-step of a normal variance-mean mixture (src/cuda/kernels.cu).

@@ -322,6 +322,53 @@ __global__ void __launch_bounds__(GHMIX_CUDA_BLOCK) gig_solve_kernel(
   }
 }
 
+/* The univariate GH density: the loop body of gh1_range in
+ * src/cpu/gh_dist_cpu.c (fun = GHMIX_GH_FUN_DENSITY).  shared is the
+ * parameter set prepared on the host when have_shared, else each element
+ * prepares its own (one Bessel evaluation more). */
+struct gh1_inputs {
+  const double *in[GHMIX_GH1_NARGS];
+  size_t len[GHMIX_GH1_NARGS];
+};
+
+__global__ void __launch_bounds__(GHMIX_CUDA_BLOCK)
+    gh1_density_kernel(size_t n, gh1_inputs args, ghmix_gh1 shared,
+                       int have_shared, int give_log,
+                       double *__restrict__ out) {
+  for (size_t i = first_index(); i < n; i += grid_stride()) {
+    double v[GHMIX_GH1_NARGS], sum = 0.0;
+    ghmix_gh1 own;
+    const ghmix_gh1 *hp = &shared;
+    int k, nan = 0;
+    for (k = 0; k < GHMIX_GH1_NARGS; k++) {
+      v[k] = args.in[k][ghmix_recycle((ptrdiff_t)i, args.len[k], n)];
+      nan |= isnan(v[k]);
+    }
+    if (nan) {
+      /* the CPU's v[0] + v[1] + ... + v[6], keeping R's NA payload */
+      for (k = 0; k < GHMIX_GH1_NARGS; k++)
+        sum = k == 0 ? v[0] : ghmix_na_sum(sum, v[k]);
+      out[i] = sum;
+      continue;
+    }
+    if (!have_shared) {
+      ghmix_gh1_init(v[4], v[5], v[6], v[2] / v[3], &own);
+      hp = &own;
+    }
+    out[i] = ghmix_gh1_density_x(hp, v[0], v[1], v[3], give_log);
+  }
+}
+
+/* The mixture's density and posterior moments per row: ghmix_mix_rows_one
+ * (mix_tile.h), which solves in place in x (the device's own copy). */
+__global__ void __launch_bounds__(GHMIX_CUDA_BLOCK)
+    mix_rows_kernel(size_t n, int d, double *__restrict__ x,
+                    const double *__restrict__ par, ghmix_mix_const c,
+                    int give_log, int ncol, double *__restrict__ out) {
+  for (size_t i = first_index(); i < n; i += grid_stride())
+    ghmix_mix_rows_one(i, n, d, x, par, &c, give_log, ncol, out);
+}
+
 /* ======================================================================
  * The E-step: the per-thread steps are in mix_tile.h.
  *
@@ -596,6 +643,118 @@ extern "C" ghmix_status ghmix_cuda_gig_from_expectation_batch(
       (st = copy_out(jacobian, mem.at<double>(o_jac),
                      jacobian ? 9 * n * sizeof(double) : 0, "jacobian", err)) !=
           GHMIX_OK)
+    return st;
+  return GHMIX_OK;
+}
+
+extern "C" ghmix_status
+ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
+                             const size_t len[GHMIX_GH1_NARGS], int give_log,
+                             double *out, int device, ghmix_error *err) {
+  device_guard guard;
+  device_arena mem;
+  gh1_inputs args;
+  ghmix_gh1 shared;
+  size_t off[GHMIX_GH1_NARGS], o_out;
+  unsigned blocks;
+  int k, have_shared = 1;
+  ghmix_status st;
+  ghmix_error_clear(err);
+  if ((st = guard.enter(device, err)) != GHMIX_OK)
+    return st;
+  if (n == 0)
+    return GHMIX_OK;
+  for (k = 0; k < GHMIX_GH1_NARGS; k++) {
+    if (len[k] == 0)
+      return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                             "inputs must not be empty when n > 0");
+    if (k >= 2 && len[k] != 1)
+      have_shared = 0;
+  }
+  if (n > max_elements)
+    return too_many(n, err);
+  for (k = 0; k < GHMIX_GH1_NARGS; k++) {
+    /* an input longer than n: only its first n elements are used */
+    args.len[k] = len[k] < n ? len[k] : n;
+    off[k] = mem.reserve(args.len[k] * sizeof(double));
+  }
+  o_out = mem.reserve(n * sizeof(double));
+  if ((st = mem.allocate("dgh", device, err)) != GHMIX_OK)
+    return st;
+  for (k = 0; k < GHMIX_GH1_NARGS; k++) {
+    static const char *const names[GHMIX_GH1_NARGS] = {
+        "x", "mu", "gamma", "sigma", "p", "a", "b"};
+    if ((st = copy_in(mem.at<double>(off[k]), in[k],
+                      args.len[k] * sizeof(double), names[k], err)) != GHMIX_OK)
+      return st;
+    args.in[k] = mem.at<double>(off[k]);
+  }
+  if ((st = grid_for(n, device, &blocks, err)) != GHMIX_OK)
+    return st;
+  memset(&shared, 0, sizeof shared);
+  if (have_shared) /* as the CPU driver: once, on the host */
+    ghmix_gh1_init(in[4][0], in[5][0], in[6][0], in[2][0] / in[3][0], &shared);
+  gh1_density_kernel<<<blocks, GHMIX_CUDA_BLOCK>>>(
+      n, args, shared, have_shared, give_log != 0, mem.at<double>(o_out));
+  if ((st = finish_launch("GH density", err)) != GHMIX_OK ||
+      (st = copy_out(out, mem.at<double>(o_out), n * sizeof(double),
+                     "the densities", err)) != GHMIX_OK)
+    return st;
+  return GHMIX_OK;
+}
+
+extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
+                                            size_t ldx,
+                                            const ghmix_mix_params *par,
+                                            int give_log, int ncol, double *out,
+                                            int device, ghmix_error *err) {
+  device_guard guard;
+  device_arena mem;
+  size_t o_x, o_par, o_out;
+  const int d = par->d;
+  unsigned blocks;
+  double *dpar;
+  ghmix_status st;
+  cudaError_t e;
+  ghmix_error_clear(err);
+  if ((st = guard.enter(device, err)) != GHMIX_OK)
+    return st;
+  if (d < 1 || ldx < n || (size_t)d > (size_t)1 << 20 ||
+      (ncol != 1 && ncol != 4))
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "bad arguments for the CUDA row kernel: d = %d, "
+                           "n = %.0f, ldx = %.0f, ncol = %d",
+                           d, (double)n, (double)ldx, ncol);
+  if (n == 0)
+    return GHMIX_OK;
+  if (n > max_elements / (size_t)d)
+    return too_many(n * (size_t)d, err);
+  o_x = mem.reserve(n * (size_t)d * sizeof(double));
+  o_par = mem.reserve((2 * (size_t)d + (size_t)d * d) * sizeof(double));
+  o_out = mem.reserve(n * (size_t)ncol * sizeof(double));
+  if ((st = mem.allocate("the density rows", device, err)) != GHMIX_OK)
+    return st;
+  e = cudaMemcpy2D(mem.at<double>(o_x), n * sizeof(double), x,
+                   ldx * sizeof(double), n * sizeof(double), (size_t)d,
+                   cudaMemcpyHostToDevice);
+  if (e != cudaSuccess)
+    return cuda_fail(err, "cudaMemcpy2D of the rows to the device", e);
+  dpar = mem.at<double>(o_par);
+  if ((st = copy_in(dpar, par->center, (size_t)d * sizeof(double), "the centre",
+                    err)) != GHMIX_OK ||
+      (st = copy_in(dpar + d, par->chol, (size_t)d * d * sizeof(double),
+                    "the Cholesky factor", err)) != GHMIX_OK ||
+      (st = copy_in(dpar + d + (size_t)d * d, par->g,
+                    (size_t)d * sizeof(double), "g", err)) != GHMIX_OK ||
+      (st = grid_for(n, device, &blocks, err)) != GHMIX_OK)
+    return st;
+  mix_rows_kernel<<<blocks, GHMIX_CUDA_BLOCK>>>(n, d, mem.at<double>(o_x), dpar,
+                                                par->c, give_log != 0, ncol,
+                                                mem.at<double>(o_out));
+  if ((st = finish_launch("density rows", err)) != GHMIX_OK ||
+      (st = copy_out(out, mem.at<double>(o_out),
+                     n * (size_t)ncol * sizeof(double), "the row results",
+                     err)) != GHMIX_OK)
     return st;
   return GHMIX_OK;
 }

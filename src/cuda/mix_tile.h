@@ -188,4 +188,40 @@ GHMIX_INLINE int ghmix_mix_stat_slots(size_t s, int d, size_t slot[2]) {
   return j == k ? 1 : 2;
 }
 
+/* One row of the row kernel (ghmix_cuda_mix_rows: one thread per row, no
+ * shared memory, so any d): u = x_i - m and z = L^-1 u by forward
+ * substitution, written over row i of x (the device's own copy, n x d with
+ * leading dimension n: entry j of the row is read before z_j is written
+ * there, and the later steps need only z_k, k < j), Q = |z|^2, B = z.g in
+ * the order of ghmix_mix_tile_row, then ghmix_mix_row.  out is n x ncol,
+ * column-major: log f (give_log) or f; with ncol = 4 also E[1/Y|x], E[Y|x]
+ * and E[log Y|x] (NaN without GHMIX_MIX_LOGY), the layout of the E-step's
+ * rows. */
+GHMIX_INLINE void ghmix_mix_rows_one(size_t i, size_t n, int d, double *x,
+                                     const double *par,
+                                     const ghmix_mix_const *c, int give_log,
+                                     int ncol, double *out) {
+  const double *center = par, *chol = par + d, *g = par + d + (size_t)d * d;
+  ghmix_mix_row_result r;
+  double q = 0, bz = 0;
+  int j, k;
+  for (j = 0; j < d; j++) {
+    double s = x[(size_t)j * n + i] - center[j];
+    for (k = 0; k < j; k++)
+      s -= chol[j + (size_t)k * d] * x[(size_t)k * n + i];
+    s /= chol[j + (size_t)j * d];
+    x[(size_t)j * n + i] = s;
+    q += s * s;
+    bz += s * g[j];
+  }
+  r.loglik = r.e_inv_y = r.e_y = r.e_log_y = NAN;
+  ghmix_mix_row(c, q, bz, &r);
+  out[i] = give_log ? r.loglik : exp(r.loglik);
+  if (ncol == 4) {
+    out[n + i] = r.e_inv_y;
+    out[2 * n + i] = r.e_y;
+    out[3 * n + i] = (c->what & GHMIX_MIX_LOGY) ? r.e_log_y : (double)NAN;
+  }
+}
+
 #endif

@@ -14,6 +14,10 @@
  *    launches, statistics out) at n = 10^5, 10^6, 10^7 rows with d = 10, for
  *    GH (E log Y too) and NIG, with the launches per iteration, and a
  *    serial CPU loop over the same per-row code as the baseline.
+ * 4. Densities per row, one launch: the row kernel of predict/fitted and
+ *    the multivariate dgh (d = 10, kernel alone and whole call) at 10^6 and
+ *    10^7 rows; the univariate dgh kernel (whole call) with one parameter
+ *    set and with one per point, against the CPU on one thread.
  *
  * Times are medians of several runs after a warm-up; kernel times come from
  * CUDA events.  This file includes src/cuda/kernels.cu, to launch the
@@ -26,6 +30,7 @@
 
 extern "C" {
 #include "../../src/cpu/bessel_cpu.h"
+#include "../../src/cpu/gh_dist_cpu.h"
 #include "../../src/cpu/gig_solve_cpu.h"
 }
 
@@ -459,6 +464,138 @@ static void bench_estep(int quick) {
   }
 }
 
+/* ------------------------------------------ densities per row (one launch) */
+
+/* The row kernel (predict/fitted, multivariate dgh) at d = 10 and the
+ * univariate density kernel (dgh), rows or points per second. */
+static void bench_rows(int quick) {
+  const int d = 10;
+  const size_t sizes[2] = {1000000, 10000000};
+  const int nsizes = quick ? 1 : 2;
+  size_t nmax = sizes[nsizes - 1], i;
+  std::vector<double> x, center(d), chol((size_t)d * d, 0.0), g(d);
+  double gsg = 0, logdet = 0;
+  ghmix_mix_params par;
+  ghmix_error err;
+  int j;
+
+  printf("\n== densities and moments per row (predict, fitted, dgh), one "
+         "launch ==\n");
+  x.resize(nmax * d);
+  for (j = 0; j < d; j++) {
+    center[j] = 0.1 * j;
+    chol[j + (size_t)j * d] = 1.0 + 0.05 * j;
+    if (j > 0)
+      chol[j + (size_t)(j - 1) * d] = 0.2;
+    g[j] = 0.05 * (j % 3);
+    gsg += g[j] * g[j];
+    logdet += 2 * log(chol[j + (size_t)j * d]);
+  }
+  for (i = 0; i < nmax; i++) {
+    double w = gen_value(11, i, -0.5, 0.5, 1);
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * nmax] =
+          center[j] + sqrt(w) * (2 * hash_u01(12 + j, i) - 1) * 1.7;
+  }
+  par.d = d;
+  par.center = center.data();
+  par.chol = chol.data();
+  par.g = g.data();
+  ghmix_mix_const_init(d, -1.2, 0.9, 1.3, gsg, logdet,
+                       GHMIX_MIX_MOMENTS | GHMIX_MIX_LOGY, &par.c);
+  printf("%28s %12s %12s %14s\n", "", "n", "ms", "rows/s");
+  for (int k = 0; k < nsizes; k++) {
+    size_t n = sizes[k];
+    double *dx = NULL, *dx0 = NULL, *dpar = NULL, *dout = NULL, t_copy, t_all;
+    std::vector<double> out(4 * n), t;
+    size_t npar = 2 * (size_t)d + (size_t)d * d;
+    unsigned blocks = blocks_for(n);
+    CK(cudaMalloc(&dx, n * d * sizeof(double)));
+    CK(cudaMalloc(&dx0, n * d * sizeof(double)));
+    CK(cudaMalloc(&dpar, npar * sizeof(double)));
+    CK(cudaMalloc(&dout, 4 * n * sizeof(double)));
+    CK(cudaMemcpy2D(dx0, n * sizeof(double), x.data(), nmax * sizeof(double),
+                    n * sizeof(double), d, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dpar, center.data(), d * sizeof(double),
+                  cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dpar + d, chol.data(), (size_t)d * d * sizeof(double),
+                  cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dpar + d + (size_t)d * d, g.data(), d * sizeof(double),
+                  cudaMemcpyHostToDevice));
+    /* the kernel solves in place: each run starts from a fresh copy */
+    t_copy = time_kernel(
+        [&] {
+          CK(cudaMemcpy(dx, dx0, n * d * sizeof(double),
+                        cudaMemcpyDeviceToDevice));
+        },
+        5);
+    t_all = time_kernel(
+        [&] {
+          CK(cudaMemcpy(dx, dx0, n * d * sizeof(double),
+                        cudaMemcpyDeviceToDevice));
+          mix_rows_kernel<<<blocks, GHMIX_CUDA_BLOCK>>>(n, d, dx, dpar, par.c,
+                                                        1, 4, dout);
+        },
+        5);
+    printf("%28s %12.0e %12.3f %14.4g\n", "row kernel, d = 10, 4 outputs",
+           (double)n, (t_all - t_copy) * 1e3, (double)n / (t_all - t_copy));
+    for (int r = 0; r < 4; r++) {
+      double t0 = now_s();
+      if (ghmix_cuda_mix_rows(x.data(), n, nmax, &par, 1, 4, out.data(), 0,
+                              &err) != GHMIX_OK)
+        printf("error: %s\n", err.message);
+      if (r > 0)
+        t.push_back(now_s() - t0);
+    }
+    printf("%28s %12.0e %12.3f %14.4g\n", "whole call from host memory",
+           (double)n, median(t) * 1e3, (double)n / median(t));
+    CK(cudaFree(dx));
+    CK(cudaFree(dx0));
+    CK(cudaFree(dpar));
+    CK(cudaFree(dout));
+  }
+  {
+    /* the univariate density: one parameter set (prepared on the host) and
+     * a parameter set per element; CPU on one thread as the baseline */
+    size_t n = sizes[nsizes - 1], m = 200000;
+    std::vector<double> xs(n), out(n), gam(n);
+    double mu = 0.1, sig = 1.3, p = -0.5, a = 1.2, b = 0.8, g1 = 0.4;
+    const double *in[GHMIX_GH1_NARGS] = {xs.data(), &mu, &g1, &sig, &p, &a, &b};
+    size_t len[GHMIX_GH1_NARGS] = {n, 1, 1, 1, 1, 1, 1};
+    for (i = 0; i < n; i++) {
+      xs[i] = gen_value(21, i, -8, 8, 0);
+      gam[i] = gen_value(22, i, -1, 1, 0);
+    }
+    for (int pe = 0; pe < 2; pe++) {
+      std::vector<double> t;
+      double t0, cpu;
+      if (pe) {
+        in[2] = gam.data();
+        len[2] = n;
+      }
+      for (int r = 0; r < 4; r++) {
+        t0 = now_s();
+        if (ghmix_cuda_gh1_density_batch(n, in, len, 1, out.data(), 0, &err) !=
+            GHMIX_OK)
+          printf("error: %s\n", err.message);
+        if (r > 0)
+          t.push_back(now_s() - t0);
+      }
+      len[0] = m;
+      if (pe)
+        len[2] = m;
+      t0 = now_s();
+      ghmix_gh1_dpq_batch(GHMIX_GH_FUN_DENSITY, m, in, len, 1, 0, out.data(), 1,
+                          &err);
+      cpu = (now_s() - t0) / (double)m;
+      len[0] = n;
+      printf("%28s %12.0e %12.3f %14.4g  (CPU one thread: %.0f ns/point)\n",
+             pe ? "dgh, parameters per point" : "dgh, one parameter set",
+             (double)n, median(t) * 1e3, (double)n / median(t), cpu * 1e9);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   int quick = argc > 1 && strcmp(argv[1], "--quick") == 0, count = 0;
   ghmix_error err;
@@ -478,6 +615,7 @@ int main(int argc, char **argv) {
   bench_logk(quick);
   bench_gig_solve(quick);
   bench_estep(quick);
+  bench_rows(quick);
   printf("\n(benchmark: %.1f s)\n", now_s() - t0);
   return 0;
 }

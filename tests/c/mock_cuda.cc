@@ -14,6 +14,7 @@
 
 extern "C" {
 #include "../../src/cpu/bessel_cpu.h"
+#include "../../src/cpu/gh_dist_cpu.h"
 #include "../../src/cpu/gig_solve_cpu.h"
 #include "../../src/cuda/ghmix_cuda.h"
 }
@@ -221,5 +222,62 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
   free(tile);
   if (launches != NULL)
     *launches = 2;
+  return GHMIX_OK;
+}
+
+extern "C" ghmix_status
+ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
+                             const size_t len[GHMIX_GH1_NARGS], int give_log,
+                             double *out, int device, ghmix_error *err) {
+  ghmix_status st = mock_device(device, err);
+  double bytes = 8.0 * (double)n;
+  int k;
+  if (st != GHMIX_OK || n == 0)
+    return st;
+  for (k = 0; k < GHMIX_GH1_NARGS; k++) {
+    if (len[k] == 0)
+      return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                             "inputs must not be empty when n > 0");
+    bytes += 8.0 * (double)(len[k] < n ? len[k] : n);
+  }
+  if ((st = mock_alloc(bytes, "dgh", err)) != GHMIX_OK)
+    return st;
+  return ghmix_gh1_dpq_batch(GHMIX_GH_FUN_DENSITY, n, in, len, give_log, 0, out,
+                             1, err);
+}
+
+/* The row kernel of src/cuda/kernels.cu, one thread at a time, on a copy
+ * of x as on the device. */
+extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
+                                            size_t ldx,
+                                            const ghmix_mix_params *par,
+                                            int give_log, int ncol, double *out,
+                                            int device, ghmix_error *err) {
+  ghmix_status st = mock_device(device, err);
+  const int d = par->d;
+  double *xd, *pbuf;
+  size_t i;
+  int j;
+  if (st != GHMIX_OK)
+    return st;
+  if (d < 1 || ldx < n || (ncol != 1 && ncol != 4))
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "bad arguments for the CUDA row kernel");
+  if (n == 0)
+    return GHMIX_OK;
+  if ((st = mock_alloc(8.0 * (double)n * (d + ncol), "the density rows",
+                       err)) != GHMIX_OK)
+    return st;
+  xd = (double *)malloc(n * (size_t)d * sizeof(double));
+  pbuf = (double *)malloc((2 * (size_t)d + (size_t)d * d) * sizeof(double));
+  for (j = 0; j < d; j++)
+    memcpy(xd + (size_t)j * n, x + (size_t)j * ldx, n * sizeof(double));
+  memcpy(pbuf, par->center, (size_t)d * sizeof(double));
+  memcpy(pbuf + d, par->chol, (size_t)d * d * sizeof(double));
+  memcpy(pbuf + d + (size_t)d * d, par->g, (size_t)d * sizeof(double));
+  for (i = 0; i < n; i++)
+    ghmix_mix_rows_one(i, n, d, xd, pbuf, &par->c, give_log, ncol, out);
+  free(xd);
+  free(pbuf);
   return GHMIX_OK;
 }

@@ -1,7 +1,8 @@
 /* Tests of the CUDA backend (src/cuda, behind src/cuda/ghmix_cuda.h) without
  * R: every kernel against the CPU path on the same inputs.
  *
- *   test_cuda [--n=N] [--tol-scale=S] [--only=errors|logk|eta|solve|mix]
+ *   test_cuda [--n=N] [--tol-scale=S]
+ *             [--only=errors|logk|eta|solve|mix|dens|rows]
  *
  * - log K_nu(x) with and without its gradient against ghmix_bessel_logk_batch
  *   (src/cpu, one thread) on N points (default 10^6) in the hard regions
@@ -16,6 +17,14 @@
  * - the E-step statistics and per-row results for d = 1, 4, 10, 64 against a
  *   plain serial loop over ghmix_mix_row: within 1e-12 relative to the sum
  *   of the absolute values of the terms; counts exact;
+ * - the univariate GH density (dgh) against ghmix_gh1_dpq_batch on N/5
+ *   points: per-element and shared parameter sets of every family, tails
+ *   out to |z| = 1e300, the centre, +-Inf, NaN and NA, recycling; log f
+ *   within 1e-13 of max(1, |cpu|, the terms that cancel in it: |log c(p,
+ *   a, b)| and |B|), f within 1e-13 relative times the same; NA stays NA;
+ * - the row kernel (predict/fitted, multivariate dgh) for d = 1 to 1000
+ *   against the serial loop (log f and the three moments, within 1e-13)
+ *   and against ghmix_gh_density_rows (f); the caller's x untouched;
  * - every output buffer is filled with a NaN pattern first, and no element
  *   may keep it; repeated E-steps are bit-identical; every call's status is
  *   checked, including the error paths (bad device, empty input, an
@@ -46,6 +55,7 @@ extern "C" {
 #include "../../src/core/gig_solve.h"
 #include "../../src/core/mixture.h"
 #include "../../src/cpu/bessel_cpu.h"
+#include "../../src/cpu/gh_dist_cpu.h"
 #include "../../src/cpu/gig_solve_cpu.h"
 #include "../../src/cuda/ghmix_cuda.h"
 }
@@ -73,6 +83,7 @@ extern "C" {
 #define TOL_SOLVE_WELL 1e-10    /* p, a, b where the condition is < 1e3 */
 #define TOL_STATS 1e-12 /* E-step sums, relative to the sum of |terms| */
 #define TOL_ROWS 1e-13  /* E-step per-row results */
+#define TOL_DENS 1e-13  /* dgh and the row kernel: log f, f */
 
 /* ------------------------------------------------------------- harness */
 
@@ -1149,6 +1160,416 @@ static void test_mix(int quick) {
                 0.8, both);
 }
 
+/* ====================================== densities and rows (one launch) */
+
+/* Checks a density f against the CPU's: relative error over
+ * max(1, |log f|, scale) (the error of log f carried into f; scale: the
+ * size of the terms of log f that cancel, when known); where the CPU's
+ * value is below 1e-290 (subnormal, where exp rounds coarsely) or not
+ * finite, as cmp_add with SCALE_ABS1. */
+static void cmp_add_density(cmp_t *c, double got, double ref, size_t i,
+                            double scale) {
+  double e;
+  if (!(ref > 1e-290) || !isfinite(ref)) {
+    if (isfinite(ref) && isfinite(got) && fabs(got - ref) <= 1e-290) {
+      c->n++;
+      return;
+    }
+    cmp_add(c, got, ref, SCALE_ABS1, i);
+    return;
+  }
+  c->n++;
+  if (!isfinite(got)) {
+    c->n_class++;
+    return;
+  }
+  e = fabs(got - ref) / ref / fmax(fmax(1.0, fabs(log(ref))), scale);
+  if (e > c->max_err) {
+    c->max_err = e;
+    c->worst = i;
+  }
+}
+
+/* log f against the CPU's: as cmp_add with SCALE_ABS1, but relative to
+ * max(1, |ref|, scale). */
+static void cmp_add_scaled(cmp_t *c, double got, double ref, size_t i,
+                           double scale) {
+  double e;
+  if (!isfinite(ref) || !isfinite(got) || scale <= 1) {
+    cmp_add(c, got, ref, SCALE_ABS1, i);
+    return;
+  }
+  c->n++;
+  e = fabs(got - ref) / fmax(fmax(1.0, fabs(ref)), scale);
+  if (e > c->max_err) {
+    c->max_err = e;
+    c->worst = i;
+  }
+}
+
+/* The size of the terms of the univariate log density that cancel:
+ * log K of the prior GIG's normalising constant (about sqrt(ab)) and
+ * B = (gamma / sigma) z, against which the posterior's log K cancels. */
+static double gh1_term_scale(const double *const in[GHMIX_GH1_NARGS],
+                             const size_t len[GHMIX_GH1_NARGS], size_t i) {
+  double v[GHMIX_GH1_NARGS], z, c;
+  int k;
+  for (k = 0; k < GHMIX_GH1_NARGS; k++)
+    v[k] = in[k][i % len[k]];
+  z = (v[0] - v[1]) / v[3];
+  c = ghmix_gig_log_norm(v[4], v[5], v[6]);
+  c = isfinite(c) ? fabs(c) : 0.0;
+  z = isfinite(z) ? fabs(v[2] / v[3] * z) : 0.0;
+  return fmax(c, z);
+}
+
+/* One univariate case: the CUDA density (log and not) against
+ * ghmix_gh1_dpq_batch on one CPU thread. */
+static void gh1_case(const char *label, size_t n,
+                     const double *const in[GHMIX_GH1_NARGS],
+                     const size_t len[GHMIX_GH1_NARGS]) {
+  double *c_l = (double *)xmalloc(n * sizeof(double));
+  double *c_f = (double *)xmalloc(n * sizeof(double));
+  double *g_l = (double *)xmalloc(n * sizeof(double));
+  double *g_f = (double *)xmalloc(n * sizeof(double));
+  double *g_2 = (double *)xmalloc(n * sizeof(double));
+  ghmix_error err;
+  ghmix_status st, st2;
+  cmp_t cl, cf;
+  size_t i, w;
+  st =
+      ghmix_gh1_dpq_batch(GHMIX_GH_FUN_DENSITY, n, in, len, 1, 0, c_l, 1, &err);
+  st2 =
+      ghmix_gh1_dpq_batch(GHMIX_GH_FUN_DENSITY, n, in, len, 0, 0, c_f, 1, &err);
+  check(st == GHMIX_OK && st2 == GHMIX_OK, "dgh %s: CPU reference (%s)", label,
+        err.message);
+  poison(g_l, n);
+  poison(g_f, n);
+  st = ghmix_cuda_gh1_density_batch(n, in, len, 1, g_l, 0, &err);
+  st2 = st != GHMIX_OK
+            ? st
+            : ghmix_cuda_gh1_density_batch(n, in, len, 0, g_f, 0, &err);
+  check(st == GHMIX_OK && st2 == GHMIX_OK &&
+            count_poison(g_l, n) + count_poison(g_f, n) == 0,
+        "dgh %s: CUDA status %d (%s), every value written (%lu not)", label,
+        (int)(st != GHMIX_OK ? st : st2), err.message,
+        (unsigned long)(count_poison(g_l, n) + count_poison(g_f, n)));
+  cmp_init(&cl);
+  cmp_init(&cf);
+  for (i = 0; i < n; i++) {
+    double sc = gh1_term_scale(in, len, i);
+    cmp_add_scaled(&cl, g_l[i], c_l[i], i, sc);
+    cmp_add_density(&cf, g_f[i], c_f[i], i, sc);
+  }
+  w = cl.worst;
+  check(cmp_ok(&cl, TOL_DENS),
+        "dgh %s (n = %lu): log f max err %.3g (of max(1, |log f|, the "
+        "cancelling terms); x = %.17g, mu = %.17g, "
+        "gamma = %.17g, sigma = %.17g, p = %.17g, a = %.17g, b = %.17g), "
+        "%lu differ in kind",
+        label, (unsigned long)n, cl.max_err, in[0][w % len[0]],
+        in[1][w % len[1]], in[2][w % len[2]], in[3][w % len[3]],
+        in[4][w % len[4]], in[5][w % len[5]], in[6][w % len[6]],
+        (unsigned long)cl.n_class);
+  check(cmp_ok(&cf, TOL_DENS),
+        "dgh %s: f max err %.3g (relative, over max(1, |log f|, the "
+        "cancelling terms)), %lu differ in kind",
+        label, cf.max_err, (unsigned long)cf.n_class);
+  /* NA stays NA, NaN NaN (the CPU keeps R's payload) */
+  {
+    size_t bad = 0;
+    for (i = 0; i < n; i++)
+      if (isnan(c_l[i]) && is_na(c_l[i]) != is_na(g_l[i]))
+        bad++;
+    check(bad == 0, "dgh %s: NA and NaN as on the CPU (%lu differ)", label,
+          (unsigned long)bad);
+  }
+  /* a second run is bit-identical */
+  poison(g_2, n);
+  st = ghmix_cuda_gh1_density_batch(n, in, len, 1, g_2, 0, &err);
+  check(st == GHMIX_OK && memcmp(g_l, g_2, n * sizeof(double)) == 0,
+        "dgh %s: a second run is bit-identical", label);
+  free(c_l);
+  free(c_f);
+  free(g_l);
+  free(g_f);
+  free(g_2);
+}
+
+/* A point of the univariate GH by regime: z = (x - mu) / sigma near the
+ * body, far out (|z| up to 1e8: the cancellation-free Hankel form), beyond
+ * the doubles' squares (|z| > 1e150), at the centre (the variance gamma's
+ * singularity), and special values. */
+static double gh1_point(double mu, double sigma) {
+  double u = u01(), z;
+  if (u < 0.5)
+    z = unif(-6, 6);
+  else if (u < 0.8)
+    z = sign_rand() * logunif(0, 8);
+  else if (u < 0.85)
+    z = sign_rand() * logunif(150, 300);
+  else if (u < 0.9)
+    return mu;
+  else if (u < 0.93)
+    return sign_rand() * INFINITY;
+  else if (u < 0.96)
+    return from_bits(NA_BITS);
+  else if (u < 0.98)
+    return NAN;
+  else
+    z = sign_rand() * logunif(-300, -1);
+  return mu + sigma * z;
+}
+
+/* GIG parameters by family k (mod 5): NIG, GH, variance gamma (b = 0),
+ * skew-t (a = 0), GH with sqrt(ab) large. */
+static void gh1_family(int k, double *p, double *a, double *b) {
+  switch (k % 5) {
+  case 0:
+    *p = -0.5;
+    *a = logunif(-2, 2);
+    *b = logunif(-2, 2);
+    break;
+  case 1:
+    *p = unif(-5, 5);
+    *a = logunif(-2, 2);
+    *b = logunif(-2, 2);
+    break;
+  case 2:
+    *p = logunif(-1, 0.7);
+    *a = logunif(-2, 2);
+    *b = 0;
+    break;
+  case 3:
+    *p = -logunif(-0.3, 1);
+    *a = 0;
+    *b = logunif(-2, 2);
+    break;
+  default:
+    *p = unif(-3, 3);
+    *a = logunif(1, 3);
+    *b = logunif(1, 3);
+  }
+}
+
+static void test_gh1(size_t n) {
+  double *v[GHMIX_GH1_NARGS];
+  const double *in[GHMIX_GH1_NARGS];
+  size_t len[GHMIX_GH1_NARGS], i;
+  int k;
+  for (k = 0; k < GHMIX_GH1_NARGS; k++) {
+    v[k] = (double *)xmalloc(n * sizeof(double));
+    in[k] = v[k];
+    len[k] = n;
+  }
+  /* every parameter per element (each thread prepares its own set) */
+  for (i = 0; i < n; i++) {
+    double u = u01();
+    v[1][i] = unif(-1, 1);
+    v[2][i] = u < 0.3 ? 0.0 : unif(-1, 1) * (u < 0.9 ? 1.0 : 5.0);
+    v[3][i] = logunif(-2, 2);
+    gh1_family((int)(i % 5), &v[4][i], &v[5][i], &v[6][i]);
+    v[0][i] = gh1_point(v[1][i], v[3][i]);
+    if (i % 997 == 5)
+      v[5][i] = -1; /* not a GIG: NaN */
+    if (i % 997 == 6)
+      v[3][i] = -1; /* sigma < 0: NaN */
+    if (i % 997 == 7)
+      v[4][i] = from_bits(NA_BITS); /* NA in a parameter */
+    if (i % 997 == 8)
+      v[2][i] = NAN;
+  }
+  gh1_case("per-element parameters", n, in, len);
+  /* one parameter set per family (prepared once, on the host), x
+   * recycled against a mu of length 3 */
+  for (k = 0; k < 5; k++) {
+    static const char *names[5] = {"NIG", "GH", "VG (b = 0)", "skew-t (a = 0)",
+                                   "GH, sqrt(ab) large"};
+    double mu3[3] = {-0.3, 0.0, 0.7}, gam = k == 3 ? 2.5 : -0.8, sig = 1.7;
+    double p, a, b;
+    char label[96];
+    size_t m = n / 5;
+    gh1_family(k, &p, &a, &b);
+    for (i = 0; i < m; i++)
+      v[0][i] = gh1_point(mu3[i % 3], sig);
+    in[0] = v[0];
+    len[0] = m;
+    in[1] = mu3;
+    len[1] = 3;
+    in[2] = &gam;
+    in[3] = &sig;
+    in[4] = &p;
+    in[5] = &a;
+    in[6] = &b;
+    for (i = 2; i < GHMIX_GH1_NARGS; i++)
+      len[i] = 1;
+    snprintf(label, sizeof label, "%s, one parameter set", names[k]);
+    gh1_case(label, m, in, len);
+  }
+  /* gamma of length 7, the rest scalar: per element again, recycled */
+  {
+    double g7[7] = {-3, -1, -0.1, 0, 0.2, 1, 4}, sig = 0.3, p = -1.5, a = 0.5,
+           b = 2, mu = 0.1;
+    in[0] = v[0];
+    len[0] = n / 5;
+    in[1] = &mu;
+    in[2] = g7;
+    in[3] = &sig;
+    in[4] = &p;
+    in[5] = &a;
+    in[6] = &b;
+    len[1] = len[3] = len[4] = len[5] = len[6] = 1;
+    len[2] = 7;
+    gh1_case("gamma of length 7 recycled", n / 5, in, len);
+  }
+  for (k = 0; k < GHMIX_GH1_NARGS; k++)
+    free(v[k]);
+}
+
+/* One case of the row kernel against the serial loop of mix_reference
+ * (ncol = 4, log f) and against ghmix_gh_density_rows (ncol = 1, f and
+ * log f), on data as test_mix_case's. */
+static void test_rows_case(const char *label, int d, size_t n, size_t ldx,
+                           double p, double a, double b, int what) {
+  mix_setup s;
+  const size_t ns = GHMIX_MIX_NSTATS(d);
+  double *x = (double *)xmalloc(ldx * (size_t)d * sizeof(double));
+  double *x0 = (double *)xmalloc(ldx * (size_t)d * sizeof(double));
+  double *ref = (double *)xmalloc(ns * sizeof(double));
+  double *scale = (double *)xmalloc(ns * sizeof(double));
+  double *rref = (double *)xmalloc(4 * n * sizeof(double));
+  double *q = (double *)xmalloc(n * sizeof(double));
+  double *bq = (double *)xmalloc(n * sizeof(double));
+  double *z = (double *)xmalloc((size_t)d * sizeof(double));
+  double *c_f = (double *)xmalloc(n * sizeof(double));
+  double *rows = (double *)xmalloc(4 * n * sizeof(double));
+  double *rows2 = (double *)xmalloc(4 * n * sizeof(double));
+  double *g_l = (double *)xmalloc(n * sizeof(double));
+  double *g_f = (double *)xmalloc(n * sizeof(double));
+  double gsg = 0, logdet = 0;
+  ghmix_error err;
+  ghmix_status st, st2, st3;
+  cmp_t cr[4], cf;
+  size_t i, k;
+  int j, l;
+
+  if (!mix_setup_init(&s, d, p, a, b, what)) {
+    check(0, "rows %s: invalid test parameters", label);
+    return;
+  }
+  for (i = 0; i < ldx; i++) {
+    double w = logunif(-1, 1);
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * ldx] =
+          s.center[j] + sqrt(w) * unif(-2, 2) + 0.3 * w * (j % 3 - 1);
+  }
+  for (i = 7; i < n; i += 997) {
+    x[i] = NAN;
+    if (i + 3 < n && b == 0)
+      for (j = 0; j < d; j++)
+        x[i + 3 + (size_t)j * ldx] = s.center[j];
+    if (i + 5 < n)
+      x[i + 5 + (size_t)(d - 1) * ldx] = INFINITY;
+  }
+  memcpy(x0, x, ldx * (size_t)d * sizeof(double));
+  mix_reference(x, n, ldx, &s, ref, scale, rref);
+  /* Q and B as the reference forms them, for the CPU density driver */
+  for (j = 0; j < d; j++) {
+    gsg += s.g[j] * s.g[j];
+    logdet += 2 * log(s.chol[j + (size_t)j * d]);
+  }
+  for (i = 0; i < n; i++) {
+    double qq = 0, bb = 0;
+    for (j = 0; j < d; j++) {
+      double v = x[i + (size_t)j * ldx] - s.center[j];
+      for (l = 0; l < j; l++)
+        v -= s.chol[j + (size_t)l * d] * z[l];
+      z[j] = v / s.chol[j + (size_t)j * d];
+      qq += z[j] * z[j];
+      bb += z[j] * s.g[j];
+    }
+    q[i] = qq;
+    bq[i] = bb;
+  }
+  st =
+      ghmix_gh_density_rows(n, q, bq, d, p, a, b, gsg, logdet, 0, c_f, 1, &err);
+  check(st == GHMIX_OK, "rows %s: CPU density reference (%s)", label,
+        err.message);
+
+  poison(rows, 4 * n);
+  poison(g_l, n);
+  poison(g_f, n);
+  st = ghmix_cuda_mix_rows(x, n, ldx, &s.par, 1, 4, rows, 0, &err);
+  st2 = ghmix_cuda_mix_rows(x, n, ldx, &s.par, 1, 1, g_l, 0, &err);
+  st3 = ghmix_cuda_mix_rows(x, n, ldx, &s.par, 0, 1, g_f, 0, &err);
+  check(st == GHMIX_OK && st2 == GHMIX_OK && st3 == GHMIX_OK &&
+            count_poison(rows, 4 * n) + count_poison(g_l, n) +
+                    count_poison(g_f, n) ==
+                0,
+        "rows %s: status %d %d %d (%s), every output written", label, (int)st,
+        (int)st2, (int)st3, err.message);
+  check(memcmp(x, x0, ldx * (size_t)d * sizeof(double)) == 0,
+        "rows %s: the caller's x is left as it was", label);
+  for (k = 0; k < 4; k++)
+    cmp_init(&cr[k]);
+  cmp_init(&cf);
+  for (i = 0; i < n; i++) {
+    for (k = 0; k < 4; k++)
+      cmp_add(&cr[k], rows[k * n + i], rref[k * n + i], SCALE_ABS1, i);
+    cmp_add_density(&cf, g_f[i], c_f[i], i, 1.0);
+  }
+  check(cmp_ok(&cr[0], TOL_ROWS) && cmp_ok(&cr[1], TOL_ROWS) &&
+            cmp_ok(&cr[2], TOL_ROWS) && cmp_ok(&cr[3], TOL_ROWS),
+        "rows %s (d = %d, n = %lu): log f, E 1/Y, E Y, E log Y max err %.3g "
+        "%.3g %.3g %.3g; %lu %lu %lu %lu differ in kind",
+        label, d, (unsigned long)n, cr[0].max_err, cr[1].max_err, cr[2].max_err,
+        cr[3].max_err, (unsigned long)cr[0].n_class,
+        (unsigned long)cr[1].n_class, (unsigned long)cr[2].n_class,
+        (unsigned long)cr[3].n_class);
+  check(memcmp(g_l, rows, n * sizeof(double)) == 0,
+        "rows %s: ncol = 1 gives the first column of ncol = 4", label);
+  check(cmp_ok(&cf, TOL_DENS),
+        "rows %s: f against ghmix_gh_density_rows, max err %.3g (relative, "
+        "over max(1, |log f|)), %lu differ in kind",
+        label, cf.max_err, (unsigned long)cf.n_class);
+  poison(rows2, 4 * n);
+  st = ghmix_cuda_mix_rows(x, n, ldx, &s.par, 1, 4, rows2, 0, &err);
+  check(st == GHMIX_OK && memcmp(rows, rows2, 4 * n * sizeof(double)) == 0,
+        "rows %s: a second run is bit-identical", label);
+  mix_setup_free(&s);
+  free(x);
+  free(x0);
+  free(ref);
+  free(scale);
+  free(rref);
+  free(q);
+  free(bq);
+  free(z);
+  free(c_f);
+  free(rows);
+  free(rows2);
+  free(g_l);
+  free(g_f);
+}
+
+static void test_rows(int quick) {
+  const int both = GHMIX_MIX_MOMENTS | GHMIX_MIX_LOGY;
+  test_rows_case("GH d=1", 1, quick ? 20011 : 200003, 200010, -0.7, 1.3, 0.8,
+                 both);
+  test_rows_case("NIG d=4 (ldx > n), no E log Y", 4, 50001, 50013, -0.5, 1.1,
+                 1.7, GHMIX_MIX_MOMENTS);
+  test_rows_case("GH d=10", 10, quick ? 10007 : 30011, 30011, 2.5, 0.9, 1.4,
+                 both);
+  test_rows_case("VG d=4 (b = 0, rows at the centre)", 4, 20000, 20000, 1.2,
+                 2.0, 0.0, both);
+  test_rows_case("skew-t d=10 (a = 0)", 10, 9001, 9001, -3.0, 0.0, 4.0, both);
+  test_rows_case("GH d=64", 64, quick ? 1003 : 5003, 5003, -0.2, 1.5, 0.5,
+                 both);
+  test_rows_case("GH d=1000 (no shared memory limit)", 1000, 300, 301, 1.5, 1.0,
+                 1.0, both);
+  test_rows_case("GH d=3, n=1", 3, 1, 1, -0.7, 1.3, 0.8, both);
+}
+
 /* ================================================== errors and memory */
 
 /* The bytes named in "cudaMalloc of N bytes ...", or 0. */
@@ -1229,6 +1650,62 @@ static void test_errors(void) {
     mix_setup_free(&s);
   }
   ghmix_cuda_mix_data_free(NULL);
+  /* the row kernel: bad shapes, n = 0, too large, bad device */
+  if (mix_setup_init(&s, 3, -0.5, 1, 1, GHMIX_MIX_MOMENTS)) {
+    double xs[6] = {1, 2, 3, 4, 5, 6}, rows[8];
+    ghmix_mix_params bad = s.par;
+    st = ghmix_cuda_mix_rows(xs, 2, 2, &s.par, 1, 2, rows, 0, &err);
+    check(st == GHMIX_ERR_DOMAIN, "errors: rows with ncol = 2 is "
+                                  "GHMIX_ERR_DOMAIN");
+    st = ghmix_cuda_mix_rows(xs, 2, 1, &s.par, 1, 1, rows, 0, &err);
+    check(st == GHMIX_ERR_DOMAIN, "errors: rows with ldx < n is "
+                                  "GHMIX_ERR_DOMAIN");
+    bad.d = 0;
+    st = ghmix_cuda_mix_rows(xs, 2, 2, &bad, 1, 1, rows, 0, &err);
+    check(st == GHMIX_ERR_DOMAIN, "errors: rows with d = 0 is "
+                                  "GHMIX_ERR_DOMAIN");
+    st = ghmix_cuda_mix_rows(xs, 2, 2, &s.par, 1, 1, rows, count, &err);
+    check(st == GHMIX_ERR_DOMAIN && strstr(err.message, "does not exist"),
+          "errors: rows on device = count is GHMIX_ERR_DOMAIN");
+    poison(rows, 8);
+    st = ghmix_cuda_mix_rows(xs, 0, 0, &s.par, 1, 4, rows, 0, &err);
+    check(st == GHMIX_OK && count_poison(rows, 8) == 8,
+          "errors: rows with n = 0 is GHMIX_OK and writes nothing");
+    st = ghmix_cuda_mix_rows(big, (size_t)1 << 36, (size_t)1 << 36, &s.par, 1,
+                             4, big, 0, &err);
+    check(st == GHMIX_ERR_CUDA && message_bytes(err.message) > 1e12,
+          "errors: rows too large is GHMIX_ERR_CUDA naming its bytes "
+          "(\"%s\")",
+          err.message);
+    mix_setup_free(&s);
+  }
+  /* the univariate density */
+  {
+    const double one = 1, *in[GHMIX_GH1_NARGS];
+    size_t len[GHMIX_GH1_NARGS];
+    int k;
+    for (k = 0; k < GHMIX_GH1_NARGS; k++) {
+      in[k] = &one;
+      len[k] = 1;
+    }
+    out = from_bits(POISON_BITS);
+    st = ghmix_cuda_gh1_density_batch(1, in, len, 0, &out, count, &err);
+    check(st == GHMIX_ERR_DOMAIN && to_bits(out) == POISON_BITS,
+          "errors: dgh on device = count is GHMIX_ERR_DOMAIN");
+    len[3] = 0;
+    st = ghmix_cuda_gh1_density_batch(2, in, len, 0, &out, 0, &err);
+    check(st == GHMIX_ERR_DOMAIN,
+          "errors: dgh with an empty input and n > 0 is GHMIX_ERR_DOMAIN");
+    st = ghmix_cuda_gh1_density_batch(0, in, len, 0, &out, 0, &err);
+    check(st == GHMIX_OK && to_bits(out) == POISON_BITS,
+          "errors: dgh with n = 0 is GHMIX_OK and writes nothing");
+    len[3] = 1;
+    st =
+        ghmix_cuda_gh1_density_batch((size_t)1 << 40, in, len, 0, big, 0, &err);
+    check(st == GHMIX_ERR_CUDA && message_bytes(err.message) >= 8796093022208.0,
+          "errors: dgh too large is GHMIX_ERR_CUDA naming its bytes (\"%s\")",
+          err.message);
+  }
 }
 
 /* Every call, failed or not, frees what it allocated: the free device
@@ -1277,6 +1754,24 @@ static void test_no_leaks(void) {
     failures +=
         ghmix_cuda_mix_estep(h, &s.par, stats, rows, NULL, &err) != GHMIX_OK;
     ghmix_cuda_mix_data_free(h);
+    failures +=
+        ghmix_cuda_mix_rows(xm, m, m, &s.par, 1, 4, rows, 0, &err) != GHMIX_OK;
+    {
+      const double *in[GHMIX_GH1_NARGS] = {x,     x + 1, x + 2, x + 3,
+                                           x + 4, x + 5, x + 6};
+      size_t len[GHMIX_GH1_NARGS] = {n, 1, 1, 1, 1, 1, 1};
+      failures +=
+          ghmix_cuda_gh1_density_batch(n, in, len, 1, o1, 0, &err) != GHMIX_OK;
+      len[4] = 2; /* per element */
+      failures +=
+          ghmix_cuda_gh1_density_batch(n, in, len, 1, o1, 0, &err) != GHMIX_OK;
+      len[4] = 1;
+      failures += ghmix_cuda_gh1_density_batch((size_t)1 << 40, in, len, 1, o1,
+                                               0, &err) != GHMIX_ERR_CUDA;
+    }
+    failures +=
+        ghmix_cuda_mix_rows(xm, (size_t)1 << 36, (size_t)1 << 36, &s.par, 1, 4,
+                            rows, 0, &err) != GHMIX_ERR_CUDA;
     /* failures that must not leak */
     failures +=
         ghmix_cuda_bessel_logk_batch((size_t)1 << 40, x, 1, &nu, 1, o1, NULL,
@@ -1324,7 +1819,7 @@ int main(int argc, char **argv) {
       only = argv[i] + 7;
     else {
       fprintf(stderr, "usage: test_cuda [--n=N] [--tol-scale=S] "
-                      "[--only=errors|logk|eta|solve|mix]\n");
+                      "[--only=errors|logk|eta|solve|mix|dens|rows]\n");
       return 2;
     }
   }
@@ -1353,6 +1848,10 @@ int main(int argc, char **argv) {
     test_gig_solve(n / 10 > 1000 ? n / 10 : 1000);
   if (RUN("mix"))
     test_mix(quick);
+  if (RUN("dens"))
+    test_gh1(n / 5);
+  if (RUN("rows"))
+    test_rows(quick);
   printf("(%.1f s)\n", now_s() - t0);
   printf("%d passed, %d failed\n", passed, failed);
   return failed > 0;

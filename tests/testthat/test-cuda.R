@@ -206,6 +206,189 @@ test_that("the CUDA E-step matches the CPU E-step and is deterministic", {
                      FALSE), "freed")
 })
 
+# dgh(), dnig(), predict() and fitted() on the GPU ---------------------------
+
+# Small fits to predict from (fitted on the CPU; their backend never moves
+# predict() or fitted() to the GPU).
+cuda_test_fits <- function() {
+  r <- diff(log(EuStockMarkets))[1:400, ]
+  list(
+    d1 = fit_nig(r[, "DAX"]),
+    d3 = fit_nig(r[, c("DAX", "SMI", "CAC")])
+  )
+}
+
+test_that("dgh, dnig, predict, fitted: `backend` and `device` are checked", {
+  fits <- cuda_test_fits()
+  for (bad in list(-1, "a", 1.5, NA, c(0, 1))) {
+    expect_error(dgh(1, device = bad), class = "ghmix_error_argument")
+    expect_error(dgh(1, device = bad), "`device`")
+    expect_error(dgh(matrix(1:4, 2), sigma = diag(2), device = bad),
+                 "`device`")
+    expect_error(dnig(1, device = bad), "`device`")
+    expect_error(predict(fits$d1, 0.01, device = bad), "`device`")
+    expect_error(fitted(fits$d1, device = bad), "`device`")
+  }
+  for (bad in list("gpu", NA, 1, c("cpu", "gpu"))) {
+    expect_error(dgh(1, backend = bad), class = "ghmix_error_argument")
+    expect_error(dgh(1, backend = bad), "`backend`")
+    expect_error(predict(fits$d3, backend = bad), "`backend`")
+    expect_error(fitted(fits$d1, backend = bad), "`backend`")
+  }
+  expect_error(predict(fits$d1, 0.01, threads = 0), "`threads`")
+  # "cpu" is the default, and a device is ignored there
+  x <- c(a = -1, b = 0, c = 2.5)
+  expect_identical(dgh(x, gamma = 0.3, backend = "cpu", device = 3),
+                   dgh(x, gamma = 0.3))
+  expect_identical(dnig(x, backend = "cpu"), dnig(x))
+  expect_identical(predict(fits$d3, backend = "cpu", device = 2),
+                   predict(fits$d3))
+  expect_identical(fitted(fits$d1, backend = "cpu", threads = 1),
+                   fitted(fits$d1))
+  # a fit made with backend = "cuda" still predicts on the CPU by default
+  cuda_made <- fits$d3
+  cuda_made$backend <- "cuda"
+  expect_identical(predict(cuda_made, type = "moments"),
+                   predict(fits$d3, type = "moments"))
+  expect_identical(fitted(cuda_made), fitted(fits$d3))
+})
+
+test_that("dgh, dnig, predict, fitted: backend = 'cuda' without a device", {
+  skip_if(is.null(cuda_device_skip_reason()), "a CUDA device is present")
+  cls <- cuda_unavailable_class()
+  fits <- cuda_test_fits()
+  s3 <- matrix(c(2, 0.5, 0, 0.5, 1, 0.2, 0, 0.2, 1), 3)
+  x3 <- matrix(rnorm(12), 4, 3)
+  expect_error(dgh(c(-1, 0, 1), backend = "cuda"), class = cls)
+  expect_error(dgh(1, gamma = 1:3, backend = "cuda", device = 1),
+               class = cls)
+  expect_error(dgh(x3, sigma = s3, backend = "cuda"), class = cls)
+  expect_error(dgh(x3[, 1, drop = FALSE], backend = "cuda"), class = cls)
+  expect_error(dnig(1, backend = "cuda"), class = cls)
+  expect_error(dnig(x3, sigma = s3, log = TRUE, backend = "cuda"),
+               class = cls)
+  expect_error(predict(fits$d1, c(-0.01, 0.02), backend = "cuda"),
+               class = cls)
+  expect_error(predict(fits$d3, type = "moments", backend = "cuda"),
+               class = cls)
+  expect_error(fitted(fits$d1, backend = "cuda"), class = cls)
+  e <- tryCatch(dgh(1, backend = "cuda"), error = identity)
+  expect_s3_class(e, "ghmix_error")
+  expect_identical(conditionCall(e)[[1L]], as.name("dgh"))
+  expect_match(conditionMessage(e), 'backend = "cuda"')
+  # bad input is the same error on both backends
+  expect_error(dgh("a", backend = "cuda"), class = "ghmix_error_argument")
+  expect_error(dgh(1, sigma = -1, backend = "cuda"),
+               class = "ghmix_error_argument")
+  expect_error(dgh(1, a = -1, backend = "cuda"),
+               class = "ghmix_error_argument")
+  expect_error(dgh(x3, sigma = diag(2), backend = "cuda"),
+               class = "ghmix_error_argument")
+  expect_error(dgh(x3, sigma = s3, p = 1:2, backend = "cuda"),
+               class = "ghmix_error_argument")
+  expect_error(predict(fits$d3, matrix(1, 2, 2), backend = "cuda"),
+               class = "ghmix_error_argument")
+  expect_error(predict(fits$d3, type = "quantile", backend = "cuda"),
+               "should be one of")
+  # the C entry points themselves
+  expect_error(.Call(ffi_cuda_dgh1, 1, 0, 0, 1, -0.5, 1, 1, FALSE, 0L),
+               class = cls)
+  chol_l <- t(chol(s3))
+  expect_error(.Call(ffi_cuda_mix_rows, x3, c(0, 0, 0), chol_l, c(0, 0, 0),
+                     c(-0.5, 1, 1, 0, 2 * sum(log(diag(chol_l)))), 3L, TRUE,
+                     TRUE, 0L),
+               class = cls)
+})
+
+test_that("dgh and dnig: cuda matches cpu (univariate and multivariate)", {
+  skip_without_cuda_device()
+  set.seed(5)
+  n <- 20000L
+  # univariate: one parameter set, with tails, the centre and NA/NaN/Inf
+  x <- c(rnorm(n, sd = 3), 10^runif(200, 1, 8) * sample(c(-1, 1), 200, TRUE),
+         0.2, Inf, -Inf, NA, NaN, 1e200)
+  for (par in list(list(p = -0.5, a = 1.3, b = 0.7), # NIG
+                   list(p = 1.5, a = 2, b = 0),      # variance gamma
+                   list(p = -3, a = 0, b = 4),       # skew-t
+                   list(p = 2.2, a = 30, b = 40))) {
+    for (lg in c(FALSE, TRUE)) {
+      cpu <- dgh(x, mu = 0.2, gamma = -0.7, sigma = 1.4, p = par$p,
+                 a = par$a, b = par$b, log = lg)
+      gpu <- dgh(x, mu = 0.2, gamma = -0.7, sigma = 1.4, p = par$p,
+                 a = par$a, b = par$b, log = lg, backend = "cuda")
+      if (lg) {
+        expect_lte(max_err_abs1(gpu, cpu), 1e-12)
+      } else {
+        expect_lte(max_err_abs1(log(gpu), log(cpu)), 1e-12)
+      }
+    }
+  }
+  # parameters per element, recycled, with names and NA in a parameter
+  xs <- c(a = -2, b = 0, c = 0.5, d = 3, e = 40)
+  mu <- c(0, 0.1)
+  gam <- c(-1, 0, 0.5, 2, NA)
+  cpu <- dgh(xs, mu = mu, gamma = gam, p = c(-0.5, 1), b = c(1, 0.5))
+  gpu <- dgh(xs, mu = mu, gamma = gam, p = c(-0.5, 1), b = c(1, 0.5),
+             backend = "cuda")
+  expect_identical(attributes(gpu), attributes(cpu))
+  expect_lte(max_err_abs1(log(gpu), log(cpu)), 1e-12)
+  expect_identical(dgh(numeric(), backend = "cuda"), dgh(numeric()))
+  expect_identical(names(dnig(xs, gamma = 0.5, log = TRUE,
+                              backend = "cuda")), names(xs))
+  expect_lte(max_err_abs1(dnig(xs, gamma = 0.5, backend = "cuda"),
+                          dnig(xs, gamma = 0.5)), 1e-13)
+  # multivariate: d = 3 with NA, NaN and Inf rows and row names; d = 1
+  s3 <- matrix(c(2, 0.5, 0, 0.5, 1, 0.2, 0, 0.2, 1), 3)
+  xm <- matrix(rnorm(3 * 5000, sd = 2), ncol = 3,
+               dimnames = list(paste0("r", 1:5000), NULL))
+  xm[3, 2] <- NA
+  xm[4, 1] <- NaN
+  xm[5, 3] <- Inf
+  for (lg in c(FALSE, TRUE)) {
+    args <- list(xm, mu = c(0, 1, -1), gamma = c(0.5, 0, -0.2), sigma = s3,
+                 p = -1.2, a = 0.8, b = 1.5, log = lg)
+    cpu <- do.call(dgh, args)
+    gpu <- do.call(dgh, c(args, backend = "cuda"))
+    expect_identical(names(gpu), names(cpu))
+    expect_lte(max_err_abs1(if (lg) gpu else log(gpu),
+                            if (lg) cpu else log(cpu)), 1e-12)
+  }
+  expect_lte(max_err_abs1(
+    dnig(xm[1:10, ], sigma = s3, backend = "cuda", log = TRUE),
+    dnig(xm[1:10, ], sigma = s3, log = TRUE)
+  ), 1e-12)
+  x1 <- matrix(rnorm(100), ncol = 1)
+  expect_lte(max_err_abs1(dgh(x1, sigma = matrix(4), backend = "cuda"),
+                          dgh(x1, sigma = matrix(4))), 1e-13)
+  # one observation of a multivariate distribution
+  expect_equal(dgh(c(0.1, 0.2, 0.3), sigma = s3, backend = "cuda"),
+               dgh(c(0.1, 0.2, 0.3), sigma = s3), tolerance = 1e-12)
+})
+
+test_that("predict and fitted: cuda matches cpu", {
+  skip_without_cuda_device()
+  fits <- cuda_test_fits()
+  for (fit in fits) {
+    for (type in c("density", "log_density", "moments")) {
+      cpu <- predict(fit, type = type)
+      gpu <- predict(fit, type = type, backend = "cuda")
+      expect_identical(dimnames(gpu), dimnames(cpu))
+      expect_identical(names(gpu), names(cpu))
+      expect_lte(max_err_abs1(if (type == "density") log(gpu) else gpu,
+                              if (type == "density") log(cpu) else cpu),
+                 1e-12)
+    }
+    expect_lte(max_err_abs1(fitted(fit, backend = "cuda"), fitted(fit)),
+               1e-12)
+  }
+  # new data with missing and infinite rows
+  nd <- rbind(c(0.01, -0.02, 0), c(NA, 0, 0), c(Inf, 0, 0), c(0, 0, 0.03))
+  expect_equal(predict(fits$d3, nd, type = "moments", backend = "cuda"),
+               predict(fits$d3, nd, type = "moments"), tolerance = 1e-12)
+  expect_equal(predict(fits$d1, c(-0.05, NA, 0.05), backend = "cuda"),
+               predict(fits$d1, c(-0.05, NA, 0.05)), tolerance = 1e-12)
+})
+
 test_that("ghmix_info() gives each device's float64 rate", {
   expect_identical(float64_rate(c(9L, 8L, 8L, 7L, 12L), c(0L, 0L, 9L, 5L, 0L)),
                    c("full (1:2)", "full (1:2)", "1:32 or 1:64 of float32",
