@@ -96,8 +96,43 @@ print.ghmix_control <- function(x, ...) {
 #'   and report `converged = FALSE` with a message rather than a runaway
 #'   log-likelihood. The NIG and skew-t likelihoods stay bounded.
 #'
+#' @section Chunked data and clusters: `x` may be a [ghmix_data()]
+#'   description of data held in chunks (matrices, `.rds` or `.csv` files,
+#'   or functions that return a chunk), which is never gathered in one
+#'   place. Without a cluster it is fitted out of core: each E-step reads the
+#'   chunks one at a time, so memory is bounded by the largest chunk. With a
+#'   `parallel` cluster each worker reads its share of the chunks once, keeps
+#'   them in memory, and computes their E-step statistics with its own
+#'   threads (`threads` per worker, capped by its processors) or its own GPU
+#'   (`backend = "cuda"`, device `device`); only the parameters (out) and the
+#'   statistics (back), a few kilobytes, cross the network at each
+#'   iteration, and the M-step runs here. A future plan's workers keep no
+#'   state from one future to the next, so they read their chunks at every
+#'   E-step: use file- or function-backed chunks there. A matrix `x` with a
+#'   cluster is split into one chunk of rows per worker. The statistics of
+#'   the chunks are added here in chunk order, so a chunked or distributed
+#'   fit gives the in-memory fit's numbers (to rounding: about 1e-12
+#'   relative), whatever the number of workers.
+#'
+#'   The result is the same fit object; for chunked data its `data` is the
+#'   [ghmix_data()] description, which `vcov()` (and so `summary()`),
+#'   `fitted()` and `predict()` read chunk by chunk; `plot()` needs the rows
+#'   in memory and gives an error of class `ghmix_error_chunked`. The
+#'   element `distributed` reports the mode, workers, chunks, worker time and
+#'   bytes sent and received (`timings` gains `comm`: time in E-steps beyond
+#'   the workers' own). With `control = ghmix_control(trace = TRUE)` each
+#'   iteration prints one line with the log-likelihood and the seconds spent
+#'   in the E-step (the slowest worker), the M-step and communication.
+#'
+#'   If a worker dies or a chunk cannot be read, the fit stops with an error
+#'   of class `ghmix_error_cluster` or `ghmix_error_chunk` whose fields
+#'   `worker`, `chunk`, `iteration` and `parameters` say where it stopped;
+#'   `start = e$parameters` resumes from the last parameters. On an
+#'   interrupt or an error the workers release the chunks of the fit.
+#'
 #' @param x A numeric vector (d = 1), matrix or data frame of numeric columns
-#'   (rows are observations). Column names carry through to the results.
+#'   (rows are observations), or chunked data described by [ghmix_data()].
+#'   Column names carry through to the results.
 #' @param symmetric `TRUE` fixes \eqn{\gamma = 0}.
 #' @param start Starting values: a previous fit (any family) or a list with
 #'   elements `mu`, `gamma`, `sigma`, and the mixing parameters `p`, `a`, `b`
@@ -109,6 +144,13 @@ print.ghmix_control <- function(x, ...) {
 #' @param na.rm `FALSE` (default): rows with `NA`, `NaN` or infinite values
 #'   are an error naming them; `TRUE` drops them (their numbers are kept in
 #'   the result's `na_action`).
+#' @param cluster `NULL` (default) fits in this R process. A cluster made by
+#'   the parallel package ([parallel::makeCluster()],
+#'   [parallel::makePSOCKcluster()] with workers on other hosts over SSH,
+#'   MPI through snow, or `parallelly::makeClusterPSOCK()`) spreads the
+#'   E-steps over its workers; `"future"` over the workers of the current
+#'   [future::plan()] (multisession, cluster, or an HPC scheduler through
+#'   future.batchtools). See the Chunked data and clusters section.
 #' @inheritParams ghmix-params
 #' @return An object of class `c("ghmix_fit_<family>", "ghmix_fit")`: a list
 #'   with `parameters` (`mu`, `gamma`, `sigma`, `p`, `a`, `b`), `loglik`,
@@ -138,10 +180,11 @@ print.ghmix_control <- function(x, ...) {
 fit_nig <- function(x, symmetric = FALSE, start = NULL,
                     control = ghmix_control(), gauge = c("mean", "det"),
                     na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
-                    threads = ghmix_threads(), device = 0L) {
+                    threads = ghmix_threads(), device = 0L,
+                    cluster = NULL) {
   mix_fit(
     x, "nig", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call()
+    device, sys.call(), cluster
   )
 }
 
@@ -150,10 +193,11 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
 fit_gh <- function(x, symmetric = FALSE, start = NULL,
                    control = ghmix_control(), gauge = c("mean", "det"),
                    na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
-                   threads = ghmix_threads(), device = 0L) {
+                   threads = ghmix_threads(), device = 0L,
+                   cluster = NULL) {
   mix_fit(
     x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call()
+    device, sys.call(), cluster
   )
 }
 
@@ -162,10 +206,11 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
 fit_vg <- function(x, symmetric = FALSE, start = NULL,
                    control = ghmix_control(), gauge = c("mean", "det"),
                    na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
-                   threads = ghmix_threads(), device = 0L) {
+                   threads = ghmix_threads(), device = 0L,
+                   cluster = NULL) {
   mix_fit(
     x, "vg", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call()
+    device, sys.call(), cluster
   )
 }
 
@@ -174,9 +219,10 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
 fit_skewt <- function(x, symmetric = FALSE, start = NULL,
                       control = ghmix_control(), gauge = c("mean", "det"),
                       na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
-                      threads = ghmix_threads(), device = 0L) {
+                      threads = ghmix_threads(), device = 0L,
+                    cluster = NULL) {
   mix_fit(
     x, "skewt", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call()
+    device, sys.call(), cluster
   )
 }

@@ -106,6 +106,7 @@ mix_em <- function(par0, ctx) {
     step_max <- nxt$step_max
     trace <- mix_trace_add(trace, iter + 1L, nxt$pt$loglik, nxt$kind,
                            nxt$alpha)
+    if (!is.null(ctx$progress)) ctx$progress(iter, nxt) # chunked fits
     if (ctl$trace) {
       message(sprintf(
         "iter %4d  loglik %.10g  (%s)", iter, nxt$pt$loglik, nxt$kind

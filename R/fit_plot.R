@@ -45,6 +45,7 @@
 #' plot(fit_nig(r[, 1:2]), which = 2, nsim = 2000)
 plot.ghmix_fit <- function(x, which = NULL, ask = FALSE, nsim = 10000L,
                            seed = 1L, ...) {
+  fit_need_rows(x, "plot()", sys.call())
   n_plots <- if (x$d == 1L) 3L else 2L
   if (is.null(which)) which <- seq_len(n_plots)
   if (!is.numeric(which) || length(which) == 0L ||

@@ -1,7 +1,12 @@
 # From the user's call to a fit object.
 
 mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
-                    backend, threads, device, call) {
+                    backend, threads, device, call, cluster = NULL) {
+  if (!is.null(cluster) || inherits(x, "ghmix_data")) {
+    # chunked data or a cluster: R/chunked.R
+    return(chunk_fit(x, family, symmetric, start, control, gauge, na.rm,
+                     backend, threads, device, cluster, call))
+  }
   t_start <- proc.time()[[3]]
   device <- check_device(device, call)
   backend <- check_backend(backend, call, device)
@@ -28,7 +33,8 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
   mix_result(em, ctx, x, data$dropped, gauge, backend, threads, call, t_start)
 }
 
-mix_context <- function(x, engine, family, symmetric, control, call, ties) {
+mix_context <- function(x, engine, family, symmetric, control, call, ties,
+                        std = NULL) {
   ctx <- new.env(parent = emptyenv())
   ctx$engine <- engine
   ctx$family <- family
@@ -37,7 +43,11 @@ mix_context <- function(x, engine, family, symmetric, control, call, ties) {
   ctx$control <- control
   ctx$call <- call
   ctx$ties <- ties
-  ctx$std <- list(center = colMeans(x), scale = apply(x, 2L, stats::sd))
+  ctx$std <- if (is.null(std)) {
+    list(center = colMeans(x), scale = apply(x, 2L, stats::sd))
+  } else {
+    std[c("center", "scale")]
+  }
   ctx$clock <- list(estep = 0, mstep = 0, esteps = 0L, launches = 0L)
   ctx
 }
@@ -67,7 +77,8 @@ mix_engine <- function(x, backend, threads, device) {
 }
 
 # Starting values in the x units, any gauge.
-mix_start <- function(x, start, family, symmetric, call) {
+mix_start <- function(x, start, family, symmetric, call,
+                      center = colMeans(x), cov = stats::cov(x)) {
   d <- ncol(x)
   sub <- switch(family,
     gh = list(p = -0.5, a = 1, b = 1),
@@ -76,7 +87,7 @@ mix_start <- function(x, start, family, symmetric, call) {
     skewt = list(p = -3, a = 0, b = 4)
   )
   par <- c(
-    list(mu = colMeans(x), gamma = rep(0, d), sigma = stats::cov(x)), sub
+    list(mu = center, gamma = rep(0, d), sigma = cov), sub
   )
   if (!is.null(start)) {
     par <- mix_start_from(start, par, family, symmetric, d, call)

@@ -46,6 +46,9 @@
 #'
 #' @param object A fit from [fit_nig()], [fit_gh()], [fit_vg()] or
 #'   [fit_skewt()].
+#' @param cluster Where the E-steps run, as in [fit_nig()]: `NULL` here (a
+#'   fit of chunked data reads its chunks one at a time), a `parallel`
+#'   cluster or `"future"`.
 #' @param ... Not used.
 #' @return A symmetric matrix with rows and columns named `"mu[name]"`,
 #'   `"gamma[name]"`, `"Sigma[name1,name2]"`, `"p"`, `"a"`, `"b"` (those
@@ -56,7 +59,7 @@
 #' r <- diff(log(EuStockMarkets))
 #' fit <- fit_nig(r[, "DAX"])
 #' sqrt(diag(vcov(fit)))
-vcov.ghmix_fit <- function(object, ...) {
+vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
   if (!isTRUE(object$converged)) {
     warn_vcov(sprintf(
       paste(
@@ -84,7 +87,8 @@ vcov.ghmix_fit <- function(object, ...) {
     ))
     return(na_cov)
   }
-  engine <- mix_engine_cpu(object$data, object$threads)
+  engine <- fit_engine(object, cluster) # the data, or its chunks
+  on.exit(engine$free())
   theta <- fit_pack(par, family, symmetric)
   steps <- fit_steps(par, family, symmetric)
   info <- fit_information(engine, par, family, symmetric, steps)

@@ -1,0 +1,284 @@
+# Chunked data (ghmix_data), out-of-core fits, and fits on a parallel
+# cluster or a future plan: the same numbers as the in-memory fit.
+
+chunked_sim <- function(n = 1200L, d = 3L, seed = 11L) {
+  par <- sim_params(d, "nig", seed)
+  set.seed(seed)
+  sim_mixture(n, par$mu, par$gamma, par$sigma, par$p, par$a, par$b)
+}
+
+chunked_split <- function(x, k) {
+  idx <- split(seq_len(nrow(x)), rep(seq_len(k), length.out = nrow(x)))
+  lapply(unname(idx), function(i) x[sort(i), , drop = FALSE])
+}
+
+# Rows in chunk order, as the chunks hold them.
+chunked_rows <- function(chunks) do.call(rbind, chunks)
+
+expect_same_fit <- function(fit, ref, tol = 1e-10) {
+  expect_equal(fit$loglik, ref$loglik, tolerance = tol)
+  expect_equal(fit$parameters, ref$parameters, tolerance = tol,
+               ignore_attr = TRUE)
+  expect_identical(names(fit$parameters$mu), names(ref$parameters$mu))
+  expect_identical(fit$nobs, ref$nobs)
+  expect_identical(fit$converged, ref$converged)
+  expect_s3_class(fit, class(ref))
+}
+
+# Cleaned up when the calling test ends.
+chunked_cluster <- function(n = 2L, env = parent.frame()) {
+  cl <- parallel::makePSOCKcluster(n)
+  chunked_defer(bquote(try(parallel::stopCluster(.(cl)), silent = TRUE)), env)
+  cl
+}
+
+chunked_dir <- function(env = parent.frame()) {
+  dir <- tempfile("ghmix-chunks-")
+  dir.create(dir)
+  chunked_defer(bquote(unlink(.(dir), recursive = TRUE)), env)
+  dir
+}
+
+# Run the call expr when the test whose frame is env ends.
+chunked_defer <- function(expr, env) {
+  do.call(on.exit, list(expr, add = TRUE), envir = env)
+}
+
+# How many fits' chunks each worker holds.
+chunked_held <- function(cl) {
+  fun <- function() length(ls(get("the_worker", envir = asNamespace("ghmix"))))
+  environment(fun) <- globalenv()
+  unlist(parallel::clusterCall(cl, fun))
+}
+
+test_that("ghmix_data() describes matrices, files and functions", {
+  x <- chunked_sim(60L)
+  ch <- chunked_split(x, 3L)
+  d1 <- ghmix_data(ch)
+  expect_s3_class(d1, "ghmix_data")
+  expect_null(dim(d1))
+  expect_output(print(d1), "3 chunks \\(3 matrix\\)")
+  d2 <- ghmix_data(c("a.rds", "b.csv", "c.CSV.gz"))
+  expect_identical(d2$kind, rep("file", 3L))
+  d3 <- ghmix_data(list(function() ch[[1L]], "a.rds", ch[[2L]]))
+  expect_identical(d3$kind, c("function", "file", "matrix"))
+  expect_error(ghmix_data(list()), class = "ghmix_error_argument")
+  expect_error(ghmix_data("a.txt"), "\\.rds or \\.csv",
+               class = "ghmix_error_argument")
+  expect_error(ghmix_data(list(ch[[1L]], factor("a"))), "Chunk 2",
+               class = "ghmix_error_argument")
+})
+
+test_that("out-of-core fits equal the in-memory fit (matrices, files, fns)", {
+  x <- chunked_sim()
+  ch <- chunked_split(x, 3L)
+  xr <- chunked_rows(ch)
+  ref <- fit_nig(xr)
+  fit <- fit_nig(ghmix_data(ch))
+  expect_same_fit(fit, ref)
+  expect_identical(dim(fit$data), dim(xr))
+  expect_identical(colnames(fit$data), colnames(xr))
+  expect_identical(fit$distributed$mode, "stream")
+  dir <- chunked_dir()
+  files <- file.path(dir, c("a.rds", "b.csv", "c.csv"))
+  saveRDS(ch[[1L]], files[1L], compress = FALSE)
+  for (i in 2:3) {
+    utils::write.table(format(ch[[i]], digits = 17), files[i], sep = ",",
+                       quote = FALSE, row.names = FALSE, col.names = FALSE)
+  }
+  fit_files <- fit_nig(ghmix_data(files, names = colnames(x)))
+  expect_same_fit(fit_files, ref)
+  funs <- lapply(ch, function(m) function() m)
+  expect_same_fit(fit_nig(ghmix_data(funs)), ref)
+  sk <- fit_skewt(xr)
+  expect_same_fit(fit_skewt(ghmix_data(ch)), sk)
+})
+
+test_that("checks of chunked data: NA rows, columns, shape, read failures", {
+  x <- chunked_sim(300L)
+  ch <- chunked_split(x, 3L)
+  ch[[2L]][c(5L, 9L), 2L] <- NA
+  expect_error(fit_nig(ghmix_data(ch)), "chunk 2: rows 5, 9",
+               class = "ghmix_error_argument")
+  fit <- fit_nig(ghmix_data(ch), na.rm = TRUE)
+  ref <- fit_nig(chunked_rows(ch), na.rm = TRUE)
+  expect_same_fit(fit, ref)
+  expect_identical(fit$na_action, ref$na_action)
+  bad_cols <- list(x[1:50, ], x[51:100, 1:2])
+  expect_error(fit_nig(ghmix_data(bad_cols)), "chunk 2 has 2",
+               class = "ghmix_error_argument")
+  expect_error(fit_nig(ghmix_data(list(x[1:2, ], x[3:4, ]))),
+               "more than d \\+ 1", class = "ghmix_error_argument")
+  const <- list(cbind(x[1:50, 1:2], k = 1), cbind(x[51:99, 1:2], k = 1))
+  expect_error(fit_nig(ghmix_data(const)), "constant column",
+               class = "ghmix_error_argument")
+  e <- expect_error(
+    fit_nig(ghmix_data(list(x, function() stop("no database")))),
+    "Chunk 2 could not be read.*no database", class = "ghmix_error_chunk"
+  )
+  expect_identical(e$chunk, 2L)
+  expect_identical(e$iteration, 0L)
+  missing <- ghmix_data(file.path(chunked_dir(), "none.rds"))
+  expect_error(fit_nig(missing), "does not exist",
+               class = "ghmix_error_chunk")
+})
+
+test_that("ties are found within chunks", {
+  x <- chunked_sim(400L, d = 2L)
+  x[c(10L, 20L, 30L), ] <- rep(x[5L, ], each = 3L)
+  ch <- list(x[1:200, ], x[201:400, ])
+  w <- tryCatch(fit_vg(ghmix_data(ch)), ghmix_warning_ties = function(w) w)
+  expect_s3_class(w, "ghmix_warning_ties")
+  expect_identical(w$n_repeated, 3L)
+  expect_identical(fit_nig(ghmix_data(ch))$ties, 3L)
+})
+
+test_that("methods work on a chunked fit", {
+  x <- chunked_sim()
+  ch <- chunked_split(x, 4L)
+  xr <- chunked_rows(ch)
+  ref <- fit_nig(xr)
+  fit <- fit_nig(ghmix_data(ch))
+  expect_equal(fitted(fit), fitted(ref), tolerance = 1e-10,
+               ignore_attr = TRUE)
+  expect_equal(predict(fit, type = "log_density"),
+               predict(ref, type = "log_density"), tolerance = 1e-10,
+               ignore_attr = TRUE)
+  expect_equal(vcov(fit), vcov(ref), tolerance = 1e-6)
+  expect_output(print(fit), "NIG distribution, d = 3, n = 1200")
+  sims <- simulate(fit, seed = 1)
+  expect_identical(dim(sims[[1L]]), dim(xr))
+  expect_error(plot(fit), class = "ghmix_error_chunked")
+})
+
+test_that("trace prints E-step, M-step and communication times", {
+  x <- chunked_sim(300L)
+  msgs <- character()
+  withCallingHandlers(
+    fit <- fit_nig(ghmix_data(chunked_split(x, 2L)),
+                   control = ghmix_control(trace = TRUE, max_iter = 3L)),
+    message = function(m) {
+      msgs <<- c(msgs, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    },
+    ghmix_warning_convergence = function(w) invokeRestart("muffleWarning")
+  )
+  expect_length(msgs, fit$iterations)
+  expect_match(
+    msgs,
+    "^iter +[1-3] +loglik .*E-step [0-9.]+ s +M-step [0-9.]+ s +comm [0-9.]+ s"
+  )
+  expect_true(fit$control$trace)
+})
+
+test_that("a PSOCK cluster gives the in-memory fit; workers keep chunks", {
+  skip_on_cran()
+  cl <- chunked_cluster(2L)
+  x <- chunked_sim()
+  ch <- chunked_split(x, 5L)
+  xr <- chunked_rows(ch)
+  ref <- fit_nig(xr)
+  fit <- fit_nig(ghmix_data(ch), cluster = cl, threads = 1L)
+  expect_same_fit(fit, ref)
+  expect_identical(fit$distributed$mode, "cluster")
+  expect_identical(fit$distributed$workers, 2L)
+  # only parameters and statistics travel at each E-step
+  expect_lt(sum(fit$distributed$bytes_per_estep), 6000)
+  # the same numbers as out of core, bit for bit: the chunks' statistics
+  # are added in chunk order
+  expect_identical(fit$loglik, fit_nig(ghmix_data(ch))$loglik)
+  # a matrix on a cluster: split into a chunk per worker
+  expect_same_fit(fit_nig(xr, cluster = cl, threads = 1L), ref)
+  # GH's likelihood is flat in p: run both to the maximum, so that the
+  # comparison is of two maxima rather than of two stopping points
+  tight <- ghmix_control(tol = 1e-15, param_tol = 1e-13, max_iter = 5000L)
+  gh_ref <- suppressWarnings(fit_gh(xr, control = tight))
+  gh <- suppressWarnings(fit_gh(ghmix_data(ch), cluster = cl, threads = 1L,
+                                control = tight))
+  expect_same_fit(gh, gh_ref)
+  expect_equal(vcov(fit, cluster = cl), vcov(ref), tolerance = 1e-6)
+  # nothing is left on the workers
+  expect_identical(chunked_held(cl), c(0L, 0L))
+})
+
+test_that("a future multisession plan gives the in-memory fit", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  x <- chunked_sim()
+  ch <- chunked_split(x, 3L)
+  ref <- fit_nig(chunked_rows(ch))
+  dir <- chunked_dir()
+  files <- file.path(dir, sprintf("part%d.rds", 1:3))
+  for (i in 1:3) saveRDS(ch[[i]], files[i])
+  old <- future::plan(future::multisession, workers = 2L)
+  on.exit(future::plan(old), add = TRUE)
+  fit <- fit_nig(ghmix_data(files), cluster = "future", threads = 1L)
+  expect_same_fit(fit, ref)
+  expect_identical(fit$distributed$mode, "future")
+  # a chunk that fails at its 8th reading: the fit stops with the
+  # iteration reached and parameters to restart from
+  count <- file.path(dir, "count")
+  writeLines("0", count)
+  flaky <- function() {
+    k <- as.integer(readLines(count)) + 1L
+    writeLines(as.character(k), count)
+    if (k == 8L) stop("the disk went away")
+    readRDS(files[3L])
+  }
+  e <- expect_error(
+    fit_nig(ghmix_data(list(files[1L], files[2L], flaky)),
+            cluster = "future", threads = 1L),
+    "Chunk 3 could not be read.*disk went away.*iteration",
+    class = "ghmix_error_chunk"
+  )
+  expect_identical(e$chunk, 3L)
+  expect_gte(e$iteration, 1L)
+  restart <- fit_nig(ghmix_data(files), start = e$parameters)
+  expect_equal(restart$loglik, ref$loglik, tolerance = 1e-8)
+})
+
+test_that("a worker killed mid-fit gives a classed error, not a hang", {
+  skip_on_cran()
+  skip_on_os("windows")
+  cl <- chunked_cluster(2L)
+  x <- chunked_sim(4000L, d = 2L)
+  ch <- chunked_split(x, 4L)
+  pids <- unlist(parallel::clusterCall(cl, Sys.getpid))
+  # a fit that would run for many seconds: plain EM to a tiny tolerance
+  ctl <- ghmix_control(max_iter = 100000L, tol = 1e-300, param_tol = 1e-300,
+                       accelerate = FALSE)
+  system2("sh", c("-c", shQuote(sprintf("sleep 1.5; kill -9 %d", pids[2L]))),
+          wait = FALSE)
+  e <- expect_error(
+    fit_nig(ghmix_data(ch), cluster = cl, threads = 1L, control = ctl),
+    "Worker 2 \\(.*chunks 3, 4\\) failed", class = "ghmix_error_cluster"
+  )
+  expect_identical(e$worker, 2L)
+  expect_identical(e$chunk, 3:4)
+  expect_gt(e$iteration, 0L)
+  expect_type(e$parameters, "list")
+  expect_named(e$parameters, c("mu", "gamma", "sigma", "p", "a", "b"))
+  # the surviving worker was released and still answers
+  expect_identical(chunked_held(cl[1L]), 0L)
+})
+
+test_that("an interrupted E-step is drained and the chunks released", {
+  skip_on_cran()
+  cl <- chunked_cluster(2L)
+  x <- chunked_sim(600L)
+  data <- ghmix_data(chunked_split(x, 2L))
+  opts <- ghmix:::chunk_options("cpu", 1L, 0L, cl, NULL)
+  engine <- ghmix:::chunk_engine(data, opts, na_rm = FALSE)
+  expect_identical(chunked_held(cl), c(1L, 1L))
+  # what an interrupt leaves behind: calls sent, answers not yet read
+  send <- utils::getFromNamespace("sendCall", "parallel")
+  nap <- function() Sys.sleep(0.2)
+  environment(nap) <- globalenv()
+  for (i in 1:2) send(cl[[i]], nap, list())
+  env <- environment(engine$free)
+  link <- get("link", envir = env)
+  link$pending <- 1:2
+  engine$free()
+  expect_identical(chunked_held(cl), c(0L, 0L))
+  expect_identical(unlist(parallel::clusterCall(cl, sqrt, 49)), c(7, 7))
+})
