@@ -20,7 +20,7 @@
 #'   `cuda_ms`), the one-off upload time `cuda_upload_ms`, and `speedup`
 #'   (`cpu_ms / cuda_ms`); attribute `crossover` is the smallest `n` from
 #'   which the GPU was faster at every larger size (`NA` if it never was).
-#' @family backends
+#' @family backend controls
 #' @export
 #' @examples
 #' ghmix_benchmark_backends(n = c(1e3, 1e4), backends = "cpu", reps = 1)

@@ -15,20 +15,27 @@
 #      threads.
 #   4. The forward map gig_expectation() per row.
 # It also writes the random eta rows (and ghmix's results) to
-# $GHMIX_BENCH_DIR (default /tmp) for bench/gig_solve_normix.py, which times
-# normix on the same rows.
+# $GHMIX_BENCH_DIR (default: a temporary directory) and, where a Python
+# with normix is found (GHMIX_NORMIX_PYTHON; see bench/README.md), runs
+# bench/gig_solve_normix.py, which times normix on the same rows.
+# Writes bench/results/gig_solve.md and gig_solve.png.
 
-suppressPackageStartupMessages(library(ghmix))
+source(file.path("bench", "common.R"))
 
-quick <- nzchar(Sys.getenv("GHMIX_BENCH_QUICK"))
+quick <- bench_quick
 reps <- if (quick) 3L else 7L
+if (!nzchar(Sys.getenv("GHMIX_BENCH_DIR"))) {
+  Sys.setenv(GHMIX_BENCH_DIR = tempdir())
+}
 
 median_time <- function(expr_fun, reps) {
-  t <- vapply(seq_len(reps), function(i) {
-    gc(FALSE)
-    system.time(expr_fun())[["elapsed"]]
-  }, numeric(1))
-  stats::median(t)
+  time_median(expr_fun, reps, warm_up = FALSE)
+}
+md <- character()
+say <- function(...) {
+  line <- sprintf(...)
+  cat(line, "\n", sep = "")
+  md <<- c(md, line)
 }
 
 set.seed(20240601)
@@ -57,11 +64,8 @@ make_eta <- function(f, n) {
 }
 
 n1 <- 1e4
-cat(sprintf("gig_from_expectation(): C time per solve (batch of %d rows in",
-            n1), "one call, 1 thread, median of", reps, "runs)\n\n")
-cat(sprintf("%-72s %9s %9s %7s %7s\n", "family", "cold us", "warm us",
-            "iters", "max it"))
 rows <- list()
+solve_tab <- list()
 for (nm in names(families)) {
   d <- make_eta(families[[nm]], n1)
   start <- data.frame(p = d$p, a = d$a, b = d$b)
@@ -73,10 +77,23 @@ for (nm in names(families)) {
     suppressWarnings(gig_from_expectation(d$eta, start = start, threads = 1))
   }, reps) / n1
   interior <- fit$note == ""
-  cat(sprintf("%-72s %9.2f %9.2f %7.2f %7d\n", nm, cold * 1e6, warm * 1e6,
-              mean(fit$iterations[interior]), max(fit$iterations)))
+  solve_tab[[nm]] <- data.frame(
+    family = nm, cold_us = cold * 1e6, warm_us = warm * 1e6,
+    mean_iterations = mean(fit$iterations[interior]),
+    max_iterations = max(fit$iterations), stringsAsFactors = FALSE
+  )
   rows[[nm]] <- c(cold = cold, warm = warm)
 }
+solve_tab <- do.call(rbind, solve_tab)
+md <- c(
+  "# gig_from_expectation()", "",
+  bench_header(sprintf(
+    paste("C time per solve: a batch of %d rows in one call, 1 thread,",
+          "median of %d runs"), n1, reps
+  )), "",
+  md_table(solve_tab, 3L), ""
+)
+cat(md, sep = "\n")
 
 # R-call overhead of a single-row call
 d <- make_eta(families[[1L]], 200)
@@ -88,9 +105,9 @@ t_single <- median_time(function() {
 t_c_one <- median_time(function() {
   gig_from_expectation(matrix(one, n1, 3, byrow = TRUE), threads = 1)
 }, reps) / n1
-cat(sprintf(paste0("\nsingle-row call: %.2f us in all = %.2f us C + %.2f us",
-                   " R overhead (validation, data frame)\n"),
-            t_single * 1e6, t_c_one * 1e6, (t_single - t_c_one) * 1e6))
+say(paste0("single-row call: %.2f us in all = %.2f us C + %.2f us",
+           " R overhead (validation, data frame)"),
+    t_single * 1e6, t_c_one * 1e6, (t_single - t_c_one) * 1e6)
 
 # 10^5 random feasible rows, the issue's family
 n2 <- 1e5
@@ -107,25 +124,26 @@ utils::write.csv(
              condition = fit_typ$condition),
   file.path(out_dir, "gig_solve_eta_typical.csv"), row.names = FALSE
 )
-cat(sprintf("\n%d random feasible rows (issue grid family):\n", n2))
+say("")
+say("%d random feasible rows (issue grid family):", n2)
+say("")
 for (th in 1:2) {
   t <- median_time(function() {
     suppressWarnings(gig_from_expectation(d$eta, threads = th))
   }, max(3L, reps %/% 2L))
-  cat(sprintf("  %d thread%s: %.3f s (%.2f us per row)\n", th,
-              if (th > 1) "s" else "", t, t / n2 * 1e6))
+  say("- %d thread%s: %.3f s (%.2f us per row)", th,
+      if (th > 1) "s" else "", t, t / n2 * 1e6)
 }
 fit <- suppressWarnings(gig_from_expectation(d$eta, threads = 2))
-cat(sprintf(
-  "  converged %d of %d; at a limit %d; iterations mean %.2f, max %d\n",
-  sum(fit$converged), n2, sum(fit$note != ""), mean(fit$iterations),
-  max(fit$iterations)
-))
+say("- converged %d of %d; at a limit %d; iterations mean %.2f, max %d",
+    sum(fit$converged), n2, sum(fit$note != ""), mean(fit$iterations),
+    max(fit$iterations))
 
 # forward map
 t_fwd <- median_time(function() gig_expectation(d$p, d$a, d$b, threads = 1),
                      reps) / n2
-cat(sprintf("\ngig_expectation(): %.3f us per row (1 thread)\n", t_fwd * 1e6))
+say("")
+say("gig_expectation(): %.3f us per row (1 thread)", t_fwd * 1e6)
 fit1 <- gig_from_expectation(d$eta[1:2000, ], threads = 1)
 utils::write.csv(
   data.frame(
@@ -138,3 +156,32 @@ utils::write.csv(
 )
 cat(sprintf("\nrandom rows written to %s (for bench/gig_solve_normix.py)\n",
             file.path(out_dir, "gig_solve_eta.csv")))
+
+# normix on the same rows ------------------------------------------------------
+py <- normix_python()
+nx <- NULL
+if (nzchar(py)) {
+  nx_csv <- file.path(out_dir, "gig_solve_normix_table.csv")
+  rc <- system2(py, c(file.path("bench", "gig_solve_normix.py"),
+                      if (quick) "20" else "50", nx_csv))
+  if (rc == 0 && file.exists(nx_csv)) {
+    nx <- utils::read.csv(nx_csv, stringsAsFactors = FALSE)
+    md <- c(md, "", paste(
+      "normix GeneralizedInverseGaussian.from_expectation on the first rows",
+      "of two families (bench/gig_solve_normix.py; CPU; `wrong`: relative",
+      "error above 1e-6 where ghmix's condition number is below 1e7;",
+      "`vs_ghmix`: time per solve / ghmix's C time per solve):"
+    ), "", md_table(nx, 3L))
+  } else {
+    message("normix run failed (exit status ", rc, "); left out")
+  }
+}
+write_md(md, "gig_solve")
+
+open_png("gig_solve")
+vals <- c(solve_tab$cold_us, if (!is.null(nx)) nx$us_per_solve)
+labs <- c(paste("ghmix:", sub(" \\(.*", "", solve_tab$family)),
+          if (!is.null(nx)) paste("normix", nx$mode, nx$family, sep = ": "))
+dot_chart(vals, labs, "microseconds per solve (log scale)",
+          "gig_from_expectation(): time per solve")
+invisible(grDevices::dev.off())

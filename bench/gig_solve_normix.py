@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Time normix's GIG from_expectation on the rows ghmix was timed on.
 
-    Rscript bench/gig_solve.R               # writes gig_solve_eta*.csv and
-                                            # gig_solve_ghmix.csv to
-                                            # $GHMIX_BENCH_DIR (default /tmp)
-    python3 bench/gig_solve_normix.py [N]   # N rows per family (default 50)
+bench/gig_solve.R runs this script itself when it finds a Python with
+normix.  By hand:
+
+    export GHMIX_BENCH_DIR=/tmp/gig     # shared by both (mkdir it first)
+    Rscript bench/gig_solve.R           # writes gig_solve_eta*.csv and
+                                        # gig_solve_ghmix.csv there
+    python bench/gig_solve_normix.py [N [OUT.csv]]
+                                        # N rows per family (default 50);
+                                        # OUT.csv: the table as CSV
 
 normix needs Python >= 3.12 and jax (pip install normix).  For two families
 of rows written by bench/gig_solve.R -- "typical" (|p| <= 5, sqrt(ab) in
@@ -91,6 +96,8 @@ def run(rows, conds, solve):
 
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 50
+    out_csv = sys.argv[2] if len(sys.argv) > 2 else ""
+    table = []
     ghmix = {}
     conds_grid = []
     with open(os.path.join(DIR, "gig_solve_ghmix.csv")) as f:
@@ -114,6 +121,16 @@ def main():
                   "normix / ghmix = %.0fx"
                   % (label, mode, med, fails, wrong, checked, worst,
                      med / ghmix[key]))
+            table.append({"family": label, "mode": mode,
+                          "us_per_solve": "%.1f" % med, "exceptions": fails,
+                          "wrong": wrong, "checked": checked,
+                          "worst_rel_err": "%.3g" % worst,
+                          "vs_ghmix": "%.1f" % (med / ghmix[key])})
+    if out_csv:
+        with open(out_csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(table[0]))
+            w.writeheader()
+            w.writerows(table)
 
 
 if __name__ == "__main__":
