@@ -169,6 +169,12 @@ print.summary.ghmix_fit <- function(x,
     tm[["total"]], tm[["estep"]], tm[["mstep"]], x$backend,
     as.integer(x$threads), plural(seq_len(x$threads))
   ))
+  if (identical(x$backend, "cuda") && tm[["esteps"]] > 0) {
+    cat(sprintf(
+      "Kernel launches: %d (%.3g per E-step)\n",
+      as.integer(tm[["launches"]]), tm[["launches"]] / tm[["esteps"]]
+    ))
+  }
   ties <- fit_ties_line(x)
   if (!is.null(ties)) cat(ties, "\n", sep = "")
   invisible(x)
@@ -215,9 +221,14 @@ nobs.ghmix_fit <- function(object, ...) {
 }
 
 #' @rdname logLik.ghmix_fit
+#' @param backend,device,threads Where `fitted()` computes the rows (see
+#'   [predict.ghmix_fit()]): `"cpu"` by default, whatever backend the fit
+#'   was made with; `backend = "cuda"` on a GPU.
 #' @export
-fitted.ghmix_fit <- function(object, ...) {
-  fit_rows(object, object$data, "moments")
+fitted.ghmix_fit <- function(object, backend = c("cpu", "cuda"), device = 0L,
+                             threads = ghmix_threads(), ...) {
+  fit_rows(object, object$data, "moments", backend, device, threads,
+           sys.call())
 }
 
 #' Densities and posterior moments of a fitted distribution at new points
@@ -231,7 +242,14 @@ fitted.ghmix_fit <- function(object, ...) {
 #' @param type `"density"`, `"log_density"`, or `"moments"` (the posterior
 #'   moments \eqn{E[Y|x]}, \eqn{E[1/Y|x]}, \eqn{E[\log Y|x]} of the mixing
 #'   variable, as [fitted()][fitted.ghmix_fit()]).
+#' @inheritParams ghmix-params
 #' @param ... Not used.
+#' @details `backend = "cuda"` computes the rows on a GPU, one thread per
+#'   row (its triangular solve, then the density and the moments), in one
+#'   kernel launch; the results agree with the CPU's to rounding. The
+#'   default is `"cpu"` whatever backend the fit was made with: a fit made
+#'   with `backend = "cuda"` does not move `predict()` or `fitted()` to the
+#'   GPU unless asked.
 #' @return A numeric vector with one value per row for the densities, an
 #'   \eqn{n \times 3}{n x 3} matrix for the moments.
 #' @family fitting
@@ -244,14 +262,15 @@ fitted.ghmix_fit <- function(object, ...) {
 #' predict(fit, c(-0.05, 0.05), type = "moments")
 predict.ghmix_fit <- function(object, newdata = NULL,
                               type = c("density", "log_density", "moments"),
-                              ...) {
+                              backend = c("cpu", "cuda"), device = 0L,
+                              threads = ghmix_threads(), ...) {
   type <- match.arg(type)
   x <- if (is.null(newdata)) {
     object$data
   } else {
     fit_newdata(newdata, colnames(object$data), sys.call())
   }
-  fit_rows(object, x, type)
+  fit_rows(object, x, type, backend, device, threads, sys.call())
 }
 
 fit_newdata <- function(newdata, vars, call) {
@@ -278,15 +297,24 @@ fit_newdata <- function(newdata, vars, call) {
   x
 }
 
-# Per-row results at the rows of x (NA for non-finite rows).
-fit_rows <- function(object, x, type) {
+# Per-row results at the rows of x (NA for non-finite rows), on the
+# backend asked for ("cpu" unless the caller says otherwise, never the fit's
+# own behind the caller's back).
+fit_rows <- function(object, x, type, backend, device, threads, call) {
+  if (inherits(x, "ghmix_data")) {
+    return(chunk_rows(object, x, function(chunk) {
+      fit_rows(object, chunk, type, backend, device, threads, call)
+    }))
+  }
+  device <- check_device(device, call)
+  threads <- check_threads(threads, call = call)
+  backend <- check_backend(backend, call, device)
   n <- nrow(x)
   ok <- rowSums(!is.finite(x)) == 0L
   res <- matrix(NA_real_, n, 4L)
   if (any(ok)) {
-    engine <- mix_engine_cpu(x[ok, , drop = FALSE], object$threads)
-    st <- mix_estep(engine, object$parameters, 3L, rows = TRUE)
-    res[ok, ] <- st$rows
+    res[ok, ] <- fit_rows_compute(object$parameters, x[ok, , drop = FALSE],
+                                  backend, device, threads)
   }
   rn <- rownames(x)
   switch(type,
@@ -298,6 +326,21 @@ fit_rows <- function(object, x, type) {
       out
     }
   )
+}
+
+# The n x 4 rows (log f, E[1/Y|x], E[Y|x], E[log Y|x]) at the finite rows
+# of x: the E-step's rows on the CPU, the row kernel (one launch) on a GPU.
+fit_rows_compute <- function(par, x, backend, device, threads) {
+  if (backend == "cuda") {
+    chol_l <- t(chol(par$sigma))
+    g <- forwardsolve(chol_l, par$gamma)
+    consts <- c(par$p, par$a, par$b, sum(g^2), 2 * sum(log(diag(chol_l))))
+    storage.mode(x) <- "double"
+    return(.Call(ffi_cuda_mix_rows, x, as.double(par$mu), chol_l,
+                 as.double(g), as.double(consts), 3L, TRUE, TRUE, device))
+  }
+  engine <- mix_engine_cpu(x, threads)
+  mix_estep(engine, par, 3L, rows = TRUE)$rows
 }
 
 #' Simulate data sets from a fitted GH-family distribution
