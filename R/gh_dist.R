@@ -196,17 +196,8 @@ dgh <- function(x, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
 pgh <- function(q, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
                 lower.tail = TRUE, log.p = FALSE, # nolint
                 threads = ghmix_threads()) {
-  call <- sys.call()
-  check_numeric(q, "q", call = call)
-  sigma <- gh_scale(sigma, call)
-  check_gh1_params(mu, gamma, sigma, p, a, b, call)
-  check_flag(lower.tail, "lower.tail", call = call)
-  check_flag(log.p, "log.p", call = call)
-  threads <- check_threads(threads, call = call)
-  out <- .Call(ffi_pgh, as.double(q), as.double(mu), as.double(gamma),
-               as.double(sigma), as.double(p), as.double(a), as.double(b),
-               lower.tail, log.p, threads)
-  gig_finish(out, list(q, mu, gamma, sigma, p, a, b), call)
+  gh1_tail(ffi_pgh, q, "q", list(mu, gamma, sigma, p, a, b), lower.tail,
+           log.p, threads, sys.call())
 }
 
 #' @rdname GH
@@ -214,17 +205,25 @@ pgh <- function(q, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
 qgh <- function(prob, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
                 lower.tail = TRUE, log.p = FALSE, # nolint
                 threads = ghmix_threads()) {
-  call <- sys.call()
-  check_numeric(prob, "prob", call = call)
-  sigma <- gh_scale(sigma, call)
-  check_gh1_params(mu, gamma, sigma, p, a, b, call)
-  check_flag(lower.tail, "lower.tail", call = call)
-  check_flag(log.p, "log.p", call = call)
+  gh1_tail(ffi_qgh, prob, "prob", list(mu, gamma, sigma, p, a, b),
+           lower.tail, log.p, threads, sys.call())
+}
+
+# pgh() and qgh(): checks, then the C function on the recycled vectors v
+# (q or prob) and par = list(mu, gamma, sigma, p, a, b).
+gh1_tail <- function(ffi, v, v_name, par, lower_tail, log_p, threads,
+                     call) {
+  check_numeric(v, v_name, call = call)
+  par[[3L]] <- gh_scale(par[[3L]], call)
+  check_gh1_params(par[[1L]], par[[2L]], par[[3L]], par[[4L]], par[[5L]],
+                   par[[6L]], call)
+  check_flag(lower_tail, "lower.tail", call = call)
+  check_flag(log_p, "log.p", call = call)
   threads <- check_threads(threads, call = call)
-  out <- .Call(ffi_qgh, as.double(prob), as.double(mu), as.double(gamma),
-               as.double(sigma), as.double(p), as.double(a), as.double(b),
-               lower.tail, log.p, threads)
-  gig_finish(out, list(prob, mu, gamma, sigma, p, a, b), call)
+  x <- lapply(c(list(v), par), as.double)
+  out <- .Call(ffi, x[[1L]], x[[2L]], x[[3L]], x[[4L]], x[[5L]], x[[6L]],
+               x[[7L]], lower_tail, log_p, threads)
+  gig_finish(out, c(list(v), par), call)
 }
 
 #' @rdname GH

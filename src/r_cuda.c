@@ -225,33 +225,15 @@ SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
  * the seven double vectors x, mu, gamma, sigma, p, a, b). */
 SEXP ffi_cuda_dgh1(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a,
                    SEXP b, SEXP give_log, SEXP device) {
-  SEXP args[GHMIX_GH1_NARGS], out;
+  SEXP out;
   const double *in[GHMIX_GH1_NARGS];
   size_t len[GHMIX_GH1_NARGS];
-  R_xlen_t n = 0;
-  int k, empty = 0, dev = get_device(device), lg = Rf_asLogical(give_log);
+  int dev = get_device(device), lg = Rf_asLogical(give_log);
+  R_xlen_t n;
   ghmix_error err;
   if (lg == NA_LOGICAL)
     Rf_error("internal error: log must be TRUE or FALSE");
-  args[0] = x;
-  args[1] = mu;
-  args[2] = gamma;
-  args[3] = sigma;
-  args[4] = p;
-  args[5] = a;
-  args[6] = b;
-  for (k = 0; k < GHMIX_GH1_NARGS; k++) {
-    if (TYPEOF(args[k]) != REALSXP)
-      Rf_error("internal error: argument %d must be a double vector", k + 1);
-    in[k] = REAL(args[k]);
-    len[k] = (size_t)XLENGTH(args[k]);
-    if (len[k] == 0)
-      empty = 1;
-    if (XLENGTH(args[k]) > n)
-      n = XLENGTH(args[k]);
-  }
-  if (empty)
-    n = 0;
+  n = ghmix_r_gh1_args(x, mu, gamma, sigma, p, a, b, in, len);
   out = PROTECT(Rf_allocVector(REALSXP, n));
   if (ghmix_cuda_gh1_density_batch((size_t)n, in, len, lg, REAL(out), dev,
                                    &err) != GHMIX_OK)

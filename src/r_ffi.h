@@ -9,6 +9,12 @@
 
 #include "core/status.h"
 
+/* r_gh_dist.c: the seven recycled double vectors of a univariate GH
+ * function (x, mu, gamma, sigma, p, a, b) into in[] and len[] (7 each);
+ * returns the result length. */
+R_xlen_t ghmix_r_gh1_args(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p,
+                          SEXP a, SEXP b, const double **in, size_t *len);
+
 /* r_bessel.c */
 SEXP ffi_log_besselK(SEXP x, SEXP nu, SEXP gradient, SEXP threads);
 

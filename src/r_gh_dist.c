@@ -26,17 +26,14 @@ static int gh_threads(SEXP threads) {
   return n;
 }
 
-static SEXP gh1_dpq(ghmix_gh_fun fun, SEXP x, SEXP mu, SEXP gamma, SEXP sigma,
-                    SEXP p, SEXP a, SEXP b, int flag1, int flag2,
-                    SEXP threads) {
+/* The seven recycled double vectors (x, mu, gamma, sigma, p, a, b) of a
+ * univariate GH function: their data and lengths, and the result length
+ * (the longest, or 0 if any is empty). */
+R_xlen_t ghmix_r_gh1_args(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p,
+                          SEXP a, SEXP b, const double **in, size_t *len) {
   SEXP args[GHMIX_GH1_NARGS];
-  const double *in[GHMIX_GH1_NARGS];
-  size_t len[GHMIX_GH1_NARGS];
   R_xlen_t n = 0;
-  int k, nthreads = gh_threads(threads), empty = 0;
-  SEXP out;
-  ghmix_error err;
-  ghmix_status st;
+  int k, empty = 0;
   args[0] = x;
   args[1] = mu;
   args[2] = gamma;
@@ -54,8 +51,19 @@ static SEXP gh1_dpq(ghmix_gh_fun fun, SEXP x, SEXP mu, SEXP gamma, SEXP sigma,
     if (XLENGTH(args[k]) > n)
       n = XLENGTH(args[k]);
   }
-  if (empty)
-    n = 0;
+  return empty ? 0 : n;
+}
+
+static SEXP gh1_dpq(ghmix_gh_fun fun, SEXP x, SEXP mu, SEXP gamma, SEXP sigma,
+                    SEXP p, SEXP a, SEXP b, int flag1, int flag2,
+                    SEXP threads) {
+  const double *in[GHMIX_GH1_NARGS];
+  size_t len[GHMIX_GH1_NARGS];
+  int nthreads = gh_threads(threads);
+  R_xlen_t n = ghmix_r_gh1_args(x, mu, gamma, sigma, p, a, b, in, len);
+  SEXP out;
+  ghmix_error err;
+  ghmix_status st;
   out = PROTECT(Rf_allocVector(REALSXP, n));
   st = ghmix_gh1_dpq_batch(fun, (size_t)n, in, len, flag1, flag2, REAL(out),
                            nthreads, &err);
