@@ -1,6 +1,8 @@
 /* The E-step of a normal variance-mean mixture over a block of rows, on the
- * CPU (OpenMP threads, R's BLAS for the triangular solve and the rank-k
- * update).
+ * CPU: OpenMP threads; the triangular solve and the rank-k update as
+ * vectorised loops for d <= 48 and by R's BLAS (level 3) above; from 4096
+ * rows on, log K of the posterior's order tabulated for the E-step
+ * (bessel_table.h) unless the half-integer closed form serves.
  *
  * The statistics are additive over rows, so blocks of rows can be computed
  * anywhere (threads, GPUs, other machines) and summed.  They are taken about
