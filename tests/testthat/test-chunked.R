@@ -241,10 +241,12 @@ test_that("a worker killed mid-fit gives a classed error, not a hang", {
   skip_on_cran()
   skip_on_os("windows")
   cl <- chunked_cluster(2L)
-  x <- chunked_sim(4000L, d = 2L)
+  # enough rows that plain EM takes many seconds to reach its floating-point
+  # fixed point (where even a tolerance of 1e-300 is met): a small data set
+  # can converge before the kill on a fast machine
+  x <- chunked_sim(600000L, d = 2L)
   ch <- chunked_split(x, 4L)
   pids <- unlist(parallel::clusterCall(cl, Sys.getpid))
-  # a fit that would run for many seconds: plain EM to a tiny tolerance
   ctl <- ghmix_control(max_iter = 100000L, tol = 1e-300, param_tol = 1e-300,
                        accelerate = FALSE)
   system2("sh", c("-c", shQuote(sprintf("sleep 1.5; kill -9 %d", pids[2L]))),
