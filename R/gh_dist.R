@@ -220,9 +220,12 @@ gh1_tail <- function(ffi, v, v_name, par, lower_tail, log_p, threads,
   check_flag(lower_tail, "lower.tail", call = call)
   check_flag(log_p, "log.p", call = call)
   threads <- check_threads(threads, call = call)
-  x <- lapply(c(list(v), par), as.double)
-  out <- .Call(ffi, x[[1L]], x[[2L]], x[[3L]], x[[4L]], x[[5L]], x[[6L]],
-               x[[7L]], lower_tail, log_p, threads)
+  # values only in the argument list (no language objects for do.call to
+  # evaluate); a symbol held in a variable would defeat R CMD check's
+  # registration check of .Call(ffi, ...)
+  args <- c(list(ffi), lapply(c(list(v), par), as.double),
+            list(lower_tail, log_p, threads))
+  out <- do.call(.Call, args)
   gig_finish(out, c(list(v), par), call)
 }
 
