@@ -7,19 +7,7 @@ backends <- c("cpu", "cuda")
 # argument error when `device` (already checked by check_device()) is not
 # one of the devices present.
 check_backend <- function(backend, call = sys.call(-1L), device = 0L) {
-  if (identical(backend, backends)) {
-    return("cpu")
-  }
-  i <- if (is.character(backend) && length(backend) == 1L &&
-             !is.na(backend)) {
-    pmatch(backend, backends)
-  } else {
-    NA_integer_
-  }
-  if (is.na(i)) {
-    abort_argument('`backend` must be "cpu" or "cuda".', call)
-  }
-  backend <- backends[[i]]
+  backend <- backend_name(backend, call)
   if (backend == "cuda") {
     count <- cuda_require(call)
     if (device >= count) {
@@ -81,4 +69,22 @@ abort_cuda_unimplemented <- function(fun, call) {
     class = "ghmix_error_cuda",
     call = call
   )
+}
+
+# The backend asked for ("cpu" by default, partial matching), without
+# checking that it can run here (workers of a cluster check their own).
+backend_name <- function(backend, call) {
+  if (identical(backend, backends)) {
+    return("cpu")
+  }
+  i <- if (is.character(backend) && length(backend) == 1L &&
+             !is.na(backend)) {
+    pmatch(backend, backends)
+  } else {
+    NA_integer_
+  }
+  if (is.na(i)) {
+    abort_argument('`backend` must be "cpu" or "cuda".', call)
+  }
+  backends[[i]]
 }

@@ -570,7 +570,7 @@ chunk_options <- function(backend, threads, device, cluster, call) {
     backend <- check_backend(backend, call, device)
     threads <- check_threads(threads, call = call)
   } else {
-    backend <- chunk_backend_name(backend, call)
+    backend <- backend_name(backend, call)
     if (!is_count(threads)) {
       abort_argument("`threads` must be a single positive whole number.", call)
     }
@@ -578,22 +578,6 @@ chunk_options <- function(backend, threads, device, cluster, call) {
   }
   list(mode = mode, cluster = cluster, backend = backend, threads = threads,
        device = device)
-}
-
-chunk_backend_name <- function(backend, call) {
-  if (identical(backend, backends)) {
-    return("cpu")
-  }
-  i <- if (is.character(backend) && length(backend) == 1L &&
-             !is.na(backend)) {
-    pmatch(backend, backends)
-  } else {
-    NA_integer_
-  }
-  if (is.na(i)) {
-    abort_argument('`backend` must be "cpu" or "cuda".', call)
-  }
-  backends[[i]]
 }
 
 chunk_mode <- function(cluster, call) {

@@ -150,3 +150,16 @@ dot_chart <- function(values, labels, xlab, main) {
   graphics::axis(2, at = y, labels = labels, las = 1, cex.axis = 0.7,
                  tick = FALSE)
 }
+
+# Simulated GH rows X = mu + Y gamma + sqrt(Y) Sigma^(1/2) Z from the
+# definition (rgig and rnorm), with random mu, gamma and Sigma.
+simulate_mixture <- function(n, d, p, a, b, seed) {
+  set.seed(seed)
+  a_mat <- matrix(stats::rnorm(d * d), d, d)
+  sigma <- crossprod(a_mat) / d + diag(d)
+  mu <- stats::rnorm(d)
+  gamma <- stats::rnorm(d) / 2
+  y <- rgig(n, p, a, b)
+  z <- matrix(stats::rnorm(n * d), n, d) %*% chol(sigma)
+  sweep(outer(y, gamma) + sqrt(y) * z, 2L, mu, "+")
+}

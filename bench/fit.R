@@ -71,18 +71,6 @@ ghmix_row <- function(case, fun, x, reps = reps_ghmix, note = "", ...) {
   invisible(fit)
 }
 
-# X = mu + Y gamma + sqrt(Y) Sigma^(1/2) Z from the definition
-simulate_mixture <- function(n, d, p, a, b, seed) {
-  set.seed(seed)
-  a_mat <- matrix(stats::rnorm(d * d), d, d)
-  sigma <- crossprod(a_mat) / d + diag(d)
-  mu <- stats::rnorm(d)
-  gamma <- stats::rnorm(d) / 2
-  y <- rgig(n, p, a, b)
-  z <- matrix(stats::rnorm(n * d), n, d) %*% chol(sigma)
-  sweep(outer(y, gamma) + sqrt(y) * z, 2L, mu, "+")
-}
-
 r <- diff(log(EuStockMarkets))
 dax <- as.numeric(r[, "DAX"])
 

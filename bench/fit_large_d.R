@@ -15,17 +15,6 @@
 
 source(file.path("bench", "common.R"))
 
-simulate_mixture <- function(n, d, p, a, b, seed) {
-  set.seed(seed)
-  a_mat <- matrix(stats::rnorm(d * d), d, d)
-  sigma <- crossprod(a_mat) / d + diag(d)
-  mu <- stats::rnorm(d)
-  gamma <- stats::rnorm(d) / 2
-  y <- rgig(n, p, a, b)
-  z <- matrix(stats::rnorm(n * d), n, d) %*% chol(sigma)
-  sweep(outer(y, gamma) + sqrt(y) * z, 2L, mu, "+")
-}
-
 blas <- basename(extSoftVersion()[["BLAS"]])
 preload <- Sys.getenv("LD_PRELOAD")
 if (nzchar(preload)) {
