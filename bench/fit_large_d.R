@@ -9,9 +9,10 @@
 #
 # (or switch R's BLAS with update-alternatives).  Appends one section per
 # run to bench/results/fit_large_d.md (and rows to fit_large_d.csv) and
-# draws fit_large_d.png from all runs so far.  The heavy algebra is level 3: one triangular solve of
-# all rows and one rank-k update of sum w u u' per E-step, in blocks of
-# rows; ghmix holds OpenBLAS at one thread while its own threads call it.
+# draws fit_large_d.png from all runs so far.  The heavy algebra is level
+# 3: one triangular solve of all rows and one rank-k update of sum w u u'
+# per E-step, in blocks of rows; ghmix holds OpenBLAS at one thread while
+# its own threads call it.
 
 source(file.path("bench", "common.R"))
 
