@@ -337,10 +337,11 @@ fit_rows_compute <- function(par, x, backend, device, threads) {
     consts <- c(par$p, par$a, par$b, sum(g^2), 2 * sum(log(diag(chol_l))))
     storage.mode(x) <- "double"
     return(.Call(ffi_cuda_mix_rows, x, as.double(par$mu), chol_l,
-                 as.double(g), as.double(consts), 3L, TRUE, TRUE, device))
+                 as.double(g), as.double(consts), mix_what_rows(), TRUE, TRUE,
+                 device))
   }
   engine <- mix_engine_cpu(x, threads)
-  mix_estep(engine, par, 3L, rows = TRUE)$rows
+  mix_estep(engine, par, mix_what_rows(), rows = TRUE)$rows
 }
 
 #' Simulate data sets from a fitted GH-family distribution

@@ -6,17 +6,23 @@
 # a / s, b s) (Y -> s Y); a gauge fixes s.
 
 mix_family <- function(family) {
-  switch(family,
-    gh = list(code = 0L, label = "GH", free = c("p", "a", "b")),
-    nig = list(code = 1L, label = "NIG", free = c("a", "b")),
-    vg = list(code = 2L, label = "VG", free = c("p", "a")),
-    skewt = list(code = 3L, label = "skew-t", free = c("p", "b"))
+  info <- switch(family,
+    gh = list(label = "GH", free = c("p", "a", "b")),
+    nig = list(label = "NIG", free = c("a", "b")),
+    vg = list(label = "VG", free = c("p", "a")),
+    skewt = list(label = "skew-t", free = c("p", "b"))
   )
+  c(list(code = ghmix_code("family", family)), info)
 }
 
-# E-step flags (src/core/mixture.h): moments, and E log Y where the
+# E-step flags (src/core/estep.h): moments, and E log Y where the
 # subordinator's M-step needs it.
-mix_what <- function(family) if (family == "nig") 1L else 3L
+mix_what <- function(family) {
+  ghmix_flags("estep", if (family == "nig") "moments" else c("moments", "logy"))
+}
+
+# The flags for densities and all posterior moments of each row.
+mix_what_rows <- function() ghmix_flags("estep", c("moments", "logy"))
 
 # Scale s such that (Y -> s Y) puts par in the gauge; s = 1 leaves it.
 gauge_scale <- function(par, gauge) {

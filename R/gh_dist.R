@@ -536,7 +536,8 @@ dgh_multi <- function(x, mu, gamma, sigma, sigma_missing, p, a, b, log,
     v <- backsolve(par$chol, par$gamma, transpose = TRUE)
     consts <- c(p, a, b, sum(v * v), 2 * sum(log(diag(par$chol))))
     out <- .Call(ffi_cuda_mix_rows, x, par$mu, t(par$chol), as.double(v),
-                 as.double(consts), 0L, FALSE, log, device)
+                 as.double(consts), ghmix_flags("estep", "moments"), FALSE,
+                 log, device)
   } else {
     # Q and B from one triangular solve of all rows: u = R'^-1 (x - mu)
     u <- backsolve(par$chol, t(x) - par$mu, transpose = TRUE)

@@ -2,16 +2,26 @@
 
 gig_eta_names <- c("E_log_y", "E_inv_y", "E_y")
 
-# gig_from_expectation()'s note for each GHMIX_GIG_* code (gig_solve.h)
+# gig_from_expectation()'s note for each solver note (ghmix_code("gig_note"))
 gig_solve_notes <- c(
-  "",
-  "gamma limit (b = 0)",
-  "gamma limit (b = 0): E_inv_y is above the gamma's and not matched",
-  "inverse gamma limit (a = 0)",
-  paste("inverse gamma limit (a = 0): E_y is above the inverse gamma's",
-        "and not matched"),
-  "no representable solution: sqrt(ab) < 1e-300 or a, b outside doubles"
+  interior = "",
+  gamma = "gamma limit (b = 0)",
+  gamma_mle =
+    "gamma limit (b = 0): E_inv_y is above the gamma's and not matched",
+  invgamma = "inverse gamma limit (a = 0)",
+  invgamma_mle = paste(
+    "inverse gamma limit (a = 0): E_y is above the inverse gamma's",
+    "and not matched"
+  ),
+  out_of_range =
+    "no representable solution: sqrt(ab) < 1e-300 or a, b outside doubles"
 )
+
+# The text of each solver note code.
+gig_note_text <- function(note) {
+  codes <- ghmix_code("gig_note", names(gig_solve_notes))
+  unname(gig_solve_notes[match(note, codes)])
+}
 
 #' Expectation parameters and moments of the GIG distribution
 #'
@@ -114,7 +124,7 @@ gig_moments <- function(p, a, b, order = 1, backend = c("cpu", "cuda"),
   args <- gig_param_args(list(p = p, a = a, b = b, order = order), backend,
                          threads, call, "gig_moments")
   out <- .Call(ffi_gig_moment, args$x$p, args$x$a, args$x$b, args$x$order,
-               0L, args$threads)
+               ghmix_code("gig_moment", "raw"), args$threads)
   gig_finish_vector(out, list(p, a, b, order), args$x, call)
 }
 
@@ -125,8 +135,8 @@ gig_mean <- function(p, a, b, backend = c("cpu", "cuda"),
   call <- sys.call()
   args <- gig_param_args(list(p = p, a = a, b = b), backend, threads, call,
                          "gig_mean")
-  out <- .Call(ffi_gig_moment, args$x$p, args$x$a, args$x$b, 1, 0L,
-               args$threads)
+  out <- .Call(ffi_gig_moment, args$x$p, args$x$a, args$x$b, 1,
+               ghmix_code("gig_moment", "raw"), args$threads)
   gig_finish_vector(out, list(p, a, b), args$x, call)
 }
 
@@ -137,8 +147,8 @@ gig_var <- function(p, a, b, backend = c("cpu", "cuda"),
   call <- sys.call()
   args <- gig_param_args(list(p = p, a = a, b = b), backend, threads, call,
                          "gig_var")
-  out <- .Call(ffi_gig_moment, args$x$p, args$x$a, args$x$b, 0, 1L,
-               args$threads)
+  out <- .Call(ffi_gig_moment, args$x$p, args$x$a, args$x$b, 0,
+               ghmix_code("gig_moment", "variance"), args$threads)
   gig_finish_vector(out, list(p, a, b), args$x, call)
 }
 
@@ -348,7 +358,7 @@ gig_from_expectation <- function(eta, ..., start = NULL, jacobian = FALSE,
   out <- structure(
     list(p = res$p, a = res$a, b = res$b, iterations = res$iterations,
          grad_norm = res$grad_norm, converged = res$converged,
-         condition = res$condition, note = gig_solve_notes[res$note + 1L]),
+         condition = res$condition, note = gig_note_text(res$note)),
     class = "data.frame", row.names = rn
   )
   rn <- rownames(m)
@@ -357,8 +367,10 @@ gig_from_expectation <- function(eta, ..., start = NULL, jacobian = FALSE,
     dimnames(jac) <- list(c("p", "a", "b"), gig_eta_names, rn)
     attr(out, "jacobian") <- jac
   }
-  if (any(res$note == 2L | res$note == 4L)) {
-    beyond <- which(res$note == 2L | res$note == 4L)
+  beyond <- which(
+    res$note %in% ghmix_code("gig_note", c("gamma_mle", "invgamma_mle"))
+  )
+  if (length(beyond) > 0L) {
     warn_gig_solve(
       paste0(
         "No GIG with a, b > 0 has the given expectations in ",
@@ -401,13 +413,14 @@ warn_gig_solve <- function(message, class, rows, call) {
 
 abort_infeasible <- function(codes, call) {
   ineq <- c(
-    "E_y * E_inv_y <= 1",
-    "E_log_y >= log(E_y)",
-    "E_log_y <= -log(E_inv_y)"
+    product = "E_y * E_inv_y <= 1",
+    upper = "E_log_y >= log(E_y)",
+    lower = "E_log_y <= -log(E_inv_y)"
   )
-  rows <- which(codes > 0L)
+  kinds <- ghmix_code("gig_infeasible", names(ineq))
+  rows <- which(codes %in% kinds)
   parts <- vapply(sort(unique(codes[rows])), function(k) {
-    sprintf("%s (%s)", rows_text(which(codes == k)), ineq[[k]])
+    sprintf("%s (%s)", rows_text(which(codes == k)), ineq[[match(k, kinds)]])
   }, character(1))
   ghmix_abort(
     paste0(
@@ -417,7 +430,7 @@ abort_infeasible <- function(codes, call) {
     ),
     class = "ghmix_error_infeasible",
     rows = rows,
-    inequality = ineq[codes[rows]],
+    inequality = unname(ineq[match(codes[rows], kinds)]),
     index = rows[[1L]],
     call = call
   )

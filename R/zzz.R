@@ -1,4 +1,6 @@
 .onLoad <- function(libname, pkgname) {
   the$threads <- threads_from_env()
+  the$codes <- .Call(ffi_codes)
+  the$layouts <- new.env(parent = emptyenv())
   invisible()
 }

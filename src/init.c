@@ -36,6 +36,11 @@ SEXP ffi_gig_log_norm(SEXP p, SEXP a, SEXP b);
 SEXP ffi_chol_lower(SEXP a);
 SEXP ffi_mix_consts(SEXP chol, SEXP gamma, SEXP pab);
 
+/* Codes and layouts shared with R (src/r_codes.c) */
+SEXP ffi_codes(void);
+SEXP ffi_estep_layout(SEXP d, SEXP components, SEXP cov, SEXP factors,
+                      SEXP what);
+
 /* CUDA backend (src/r_cuda.c; in a CPU-only build every one of these
  * signals ghmix_error_cuda_not_built) */
 SEXP ffi_cuda_log_besselK(SEXP x, SEXP nu, SEXP gradient, SEXP device);
@@ -77,6 +82,9 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_gig_log_norm", (DL_FUNC)&ffi_gig_log_norm, 3},
     {"ffi_chol_lower", (DL_FUNC)&ffi_chol_lower, 1},
     {"ffi_mix_consts", (DL_FUNC)&ffi_mix_consts, 3},
+    /* codes and layouts */
+    {"ffi_codes", (DL_FUNC)&ffi_codes, 0},
+    {"ffi_estep_layout", (DL_FUNC)&ffi_estep_layout, 5},
     /* CUDA backend */
     {"ffi_cuda_log_besselK", (DL_FUNC)&ffi_cuda_log_besselK, 4},
     {"ffi_cuda_gig_expectation", (DL_FUNC)&ffi_cuda_gig_expectation, 4},

@@ -171,7 +171,7 @@ SEXP ffi_cuda_mix_data_free(SEXP handle) {
   return R_NilValue;
 }
 
-/* consts = c(p, a, b, gSg, logdet); what = GHMIX_MIX_* flags; rows = TRUE
+/* consts = c(p, a, b, gSg, logdet); what = GHMIX_ESTEP_* flags; rows = TRUE
  * attaches the n x 4 matrix of per-row results as attribute "rows".  The
  * statistics (layout of src/cpu/mixture_cpu.h) carry attribute "launches",
  * the kernel launches of the call. */

@@ -54,7 +54,7 @@ SEXP ffi_gig_expectation(SEXP p, SEXP a, SEXP b, SEXP threads) {
   return out;
 }
 
-/* what: 0 = E[Y^order], 1 = Var(Y) (order ignored) */
+/* what: GHMIX_GIG_MOMENT_RAW (E[Y^order]) or _VARIANCE (order ignored) */
 SEXP ffi_gig_moment(SEXP p, SEXP a, SEXP b, SEXP order, SEXP what,
                     SEXP threads) {
   SEXP xs[4], out;
@@ -65,10 +65,10 @@ SEXP ffi_gig_moment(SEXP p, SEXP a, SEXP b, SEXP order, SEXP what,
   check_double(a, "a");
   check_double(b, "b");
   check_double(order, "order");
-  if (w != 0 && w != 1)
-    Rf_error("internal error: what must be 0 or 1");
+  if (w != GHMIX_GIG_MOMENT_RAW && w != GHMIX_GIG_MOMENT_VARIANCE)
+    Rf_error("internal error: unknown GIG moment kind");
   xs[0] = p, xs[1] = a, xs[2] = b, xs[3] = order;
-  n = recycled_length(xs, w ? 3 : 4);
+  n = recycled_length(xs, w == GHMIX_GIG_MOMENT_VARIANCE ? 3 : 4);
   out = PROTECT(Rf_allocVector(REALSXP, n));
   if (ghmix_gig_moment_batch((size_t)n, REAL(p), (size_t)XLENGTH(p), REAL(a),
                              (size_t)XLENGTH(a), REAL(b), (size_t)XLENGTH(b),

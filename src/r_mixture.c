@@ -27,7 +27,7 @@ static int mix_check_args(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts) {
   return d;
 }
 
-/* consts = c(p, a, b, gSg, logdet); what = GHMIX_MIX_* flags. */
+/* consts = c(p, a, b, gSg, logdet); what = GHMIX_ESTEP_* flags. */
 static void ghmix_r_mix_params(SEXP center, SEXP chol, SEXP g, SEXP consts,
                                SEXP what, int d, ghmix_mix_params *par) {
   const double *k = REAL(consts);
@@ -64,7 +64,7 @@ SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
 
 /* The subordinator's M-step: the GIG (or limit) that maximises the expected
  * log-density given eta = (mean E log Y, mean E 1/Y, mean E Y).  family:
- * 0 GH (all of p, a, b), 1 NIG (p = -1/2), 2 VG (b = 0), 3 skew-t (a = 0).
+ * a ghmix_family (src/core/estep.h).
  * start = c(p, a, b), the current values (GH only).  Returns
  * c(p, a, b, converged, note). */
 SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start) {
@@ -74,7 +74,7 @@ SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start) {
   o[3] = 1;
   o[4] = 0;
   switch (Rf_asInteger(family)) {
-  case 0: {
+  case GHMIX_FAMILY_GH: {
     ghmix_gig_solve_control ctrl;
     ghmix_gig_solution sol;
     ghmix_gig_solve_control_init(&ctrl);
@@ -88,17 +88,18 @@ SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start) {
     o[4] = sol.note;
     break;
   }
-  case 1: /* inverse Gaussian MLE: sqrt(b/a) = E Y, 1/b = E 1/Y - 1/E Y */
+  case GHMIX_FAMILY_NIG: /* inverse Gaussian MLE: sqrt(b/a) = E Y, 1/b = E 1/Y -
+                            1/E Y */
     o[0] = -0.5;
     o[2] = 1.0 / (e[1] - 1.0 / e[2]);
     o[1] = o[2] / (e[2] * e[2]);
     break;
-  case 2: /* gamma(p, rate a/2) MLE */
+  case GHMIX_FAMILY_VG: /* gamma(p, rate a/2) MLE */
     o[0] = ghmix_gamma_shape_mle(e[0] - log(e[2]));
     o[1] = 2.0 * o[0] / e[2];
     o[2] = 0;
     break;
-  case 3: /* 1/Y ~ gamma(-p, rate b/2) MLE */
+  case GHMIX_FAMILY_SKEWT: /* 1/Y ~ gamma(-p, rate b/2) MLE */
     o[0] = -ghmix_gamma_shape_mle(-e[0] - log(e[1]));
     o[1] = 0;
     o[2] = -2.0 * o[0] / e[1];

@@ -157,7 +157,7 @@ GHMIX_HD int ghmix_gh1_init(double p, double a, double b, double g,
   if (!isfinite(g) || !ghmix_gig_valid(p, a, b))
     return 0;
   if (!ghmix_mix_const_init(1, p, a, b, h->g * h->g, 0.0, 0, &h->c) ||
-      !ghmix_mix_const_init(1, p, a, b, h->g * h->g, 0.0, GHMIX_MIX_MOMENTS,
+      !ghmix_mix_const_init(1, p, a, b, h->g * h->g, 0.0, GHMIX_ESTEP_MOMENTS,
                             &h->cm))
     return 0;
   /* Hankel's series for log K_q(w) + w converges to 1e-17 within a few

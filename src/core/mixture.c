@@ -34,7 +34,7 @@ GHMIX_HD int ghmix_mix_const_init(int d, double p, double a, double b,
   c->b = b;
   c->log_const = norm - 0.5 * d * MIX_LOG_2PI - 0.5 * logdet;
   /* the drivers always read the moments (a row without them is no row) */
-  c->what = what | GHMIX_MIX_MOMENTS;
+  c->what = what | GHMIX_ESTEP_MOMENTS;
   return 1;
 }
 
@@ -73,21 +73,21 @@ GHMIX_HD int ghmix_mix_row_finish(const ghmix_mix_const *c, double B,
                                   ghmix_mix_row_result *out) {
   /* - c(q, A, b') = (q/2) log(b'/A) + log 2 + log K_q(sqrt(A b')) */
   out->loglik = c->log_const + B + c->q * arg->ls + MIX_LN2 + r->logk;
-  if (c->what & GHMIX_MIX_MOMENTS) {
+  if (c->what & GHMIX_ESTEP_MOMENTS) {
     double s = arg->sb / c->sqrt_a;
     out->e_y = s * r->ratio_up;
     out->e_inv_y = r->ratio_down / s;
   }
-  if (c->what & GHMIX_MIX_LOGY)
+  if (c->what & GHMIX_ESTEP_LOGY)
     out->e_log_y = arg->ls + r->dnu;
   return isfinite(out->loglik);
 }
 
 GHMIX_HD int ghmix_mix_row_bessel_what(const ghmix_mix_const *c) {
   int what = 0;
-  if (c->what & GHMIX_MIX_MOMENTS)
+  if (c->what & GHMIX_ESTEP_MOMENTS)
     what |= GHMIX_BESSEL_RATIOS;
-  if (c->what & GHMIX_MIX_LOGY)
+  if (c->what & GHMIX_ESTEP_LOGY)
     what |= GHMIX_BESSEL_GRAD;
   return what;
 }

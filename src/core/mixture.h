@@ -18,16 +18,11 @@
 #ifndef GHMIX_MIXTURE_H
 #define GHMIX_MIXTURE_H
 #include "bessel.h"
+#include "estep.h"
 #include "ghmix_hd.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* What a row computation returns (bit flags for ghmix_mix_const.what). */
-enum {
-  GHMIX_MIX_MOMENTS = 1, /* E[1/Y | x], E[Y | x] */
-  GHMIX_MIX_LOGY = 2     /* E[log Y | x] (needs d/dnu log K) */
-};
 
 /* The row-independent part of the E-step for one parameter set. */
 typedef struct {
@@ -37,7 +32,7 @@ typedef struct {
   double log_sqrt_a; /* log sqrt(A) */
   double b;          /* the prior b */
   double log_const;  /* c(p, a, b) - (d/2) log(2 pi) - (1/2) log det Sigma */
-  int what;          /* GHMIX_MIX_* flags */
+  int what;          /* GHMIX_ESTEP_* flags (src/core/estep.h) */
 } ghmix_mix_const;
 
 /* One row's results.  loglik is log f(x); +Inf when the density is
@@ -47,7 +42,7 @@ typedef struct {
   double loglik;
   double e_inv_y; /* E[1/Y | x] */
   double e_y;     /* E[Y | x] */
-  double e_log_y; /* E[log Y | x] (only with GHMIX_MIX_LOGY) */
+  double e_log_y; /* E[log Y | x] (only with GHMIX_ESTEP_LOGY) */
 } ghmix_mix_row_result;
 
 /* log of the GIG normalising constant c(p, a, b) (limits included); NaN for

@@ -74,10 +74,11 @@ static void moment_range(ptrdiff_t lo, ptrdiff_t hi, size_t n, const double *p,
   for (i = lo; i < hi; i++) {
     double pi = p[ghmix_recycle(i, np, n)], ai = a[ghmix_recycle(i, na, n)],
            bi = b[ghmix_recycle(i, nb, n)],
-           ri = what ? 0.0 : r[ghmix_recycle(i, nr, n)];
+           ri = what == GHMIX_GIG_MOMENT_VARIANCE ? 0.0
+                                                  : r[ghmix_recycle(i, nr, n)];
     if (isnan(pi) || isnan(ai) || isnan(bi) || isnan(ri))
       out[i] = pi + ai + bi + ri;
-    else if (what)
+    else if (what == GHMIX_GIG_MOMENT_VARIANCE)
       out[i] = ghmix_gig_variance(pi, ai, bi);
     else
       out[i] = ghmix_gig_moment(pi, ai, bi, ri);

@@ -26,7 +26,13 @@ ghmix_status ghmix_gig_expectation_batch(size_t n, const double *p, size_t np,
                                          double *out_y, int threads,
                                          ghmix_error *err);
 
-/* E[Y^r] (what = 0) or Var(Y) (what = 1; r is ignored and may be NULL). */
+/* What ghmix_gig_moment_batch computes. */
+enum {
+  GHMIX_GIG_MOMENT_RAW = 0,     /* E[Y^r] */
+  GHMIX_GIG_MOMENT_VARIANCE = 1 /* Var(Y); r is ignored and may be NULL */
+};
+
+/* E[Y^r] or Var(Y) (what: GHMIX_GIG_MOMENT_*). */
 ghmix_status ghmix_gig_moment_batch(size_t n, const double *p, size_t np,
                                     const double *a, size_t na, const double *b,
                                     size_t nb, const double *r, size_t nr,

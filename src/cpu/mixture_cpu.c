@@ -136,7 +136,7 @@ static void mix_row_sums(const ghmix_mix_params *par, size_t n, size_t lo,
       rows[n + k] = r->e_inv_y;
       rows[2 * n + k] = r->e_y;
       rows[3 * n + k] =
-          (par->c.what & GHMIX_MIX_LOGY) ? r->e_log_y : (double)NAN;
+          (par->c.what & GHMIX_ESTEP_LOGY) ? r->e_log_y : (double)NAN;
     }
     w->ok[i] = ok;
     w->w[i] = ok ? r->e_inv_y : 0.0;
@@ -149,7 +149,7 @@ static void mix_row_sums(const ghmix_mix_params *par, size_t n, size_t lo,
     s[1] += r->loglik;
     s[2] += r->e_inv_y;
     s[3] += r->e_y;
-    if (par->c.what & GHMIX_MIX_LOGY)
+    if (par->c.what & GHMIX_ESTEP_LOGY)
       s[4] += r->e_log_y;
   }
 }

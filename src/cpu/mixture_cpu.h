@@ -17,7 +17,7 @@
  *   [6+d, 6+2d)    sum w u
  *   [6+2d, 6+2d+d*d)  sum w u u' (d x d, column-major, both triangles)
  *
- * Slot [4] is 0 unless GHMIX_MIX_LOGY is asked for.  Rows whose density is
+ * Slot [4] is 0 unless GHMIX_ESTEP_LOGY is asked for.  Rows whose density is
  * not finite and positive (the variance-gamma singularity, underflow) are
  * counted in [5] and left out of the other sums.
  *

@@ -120,7 +120,7 @@ ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
  * ncol, column-major: ncol = 1, log f(x_i) (give_log) or f(x_i), as
  * ghmix_gh_density_rows (src/cpu/gh_dist_cpu.h) from the same Q and B;
  * ncol = 4, also E[1/Y|x], E[Y|x], E[log Y|x] (NaN unless par->c.what has
- * GHMIX_MIX_LOGY): the rows of ghmix_mix_estep_cpu.  A row with NaN gives
+ * GHMIX_ESTEP_LOGY): the rows of ghmix_mix_estep_cpu.  A row with NaN gives
  * NaN.  No shared memory: any d.  GHMIX_ERR_DOMAIN also for d < 1, ldx < n
  * or ncol not 1 or 4. */
 ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n, size_t ldx,
@@ -140,7 +140,7 @@ ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n, size_t ldx,
  * n x 4 as there.  Results are bit-identical from run to run (the partition
  * of rows into blocks depends on n and d only).  *launches, when not NULL,
  * receives the number of kernel launches of the call (2).  par->c.what must
- * include GHMIX_MIX_MOMENTS (without it every row counts as one whose density
+ * include GHMIX_ESTEP_MOMENTS (without it every row counts as one whose density
  * is not finite).  create fails with GHMIX_ERR_DOMAIN when d is too large
  * for the device's shared memory (about d > 870 with the 227 KiB per block
  * of an H100/H200, d > 370 with 99 KiB; use the CPU then).

@@ -88,7 +88,7 @@ GHMIX_INLINE void ghmix_mix_tile_row(int t, int T, size_t i, size_t n, int d,
   const int S = T + 1;
   const double *center = par, *chol = par + d, *g = par + d + (size_t)d * d;
   double *ucol = tile, *wcol = tile + (size_t)d * S, *scol = wcol + S;
-  const int logy = (c->what & GHMIX_MIX_LOGY) != 0;
+  const int logy = (c->what & GHMIX_ESTEP_LOGY) != 0;
   ghmix_mix_row_result r;
   int ok = 0, j, k;
   r.loglik = r.e_inv_y = r.e_y = r.e_log_y = NAN;
@@ -195,7 +195,7 @@ GHMIX_INLINE int ghmix_mix_stat_slots(size_t s, int d, size_t slot[2]) {
  * there, and the later steps need only z_k, k < j), Q = |z|^2, B = z.g in
  * the order of ghmix_mix_tile_row, then ghmix_mix_row.  out is n x ncol,
  * column-major: log f (give_log) or f; with ncol = 4 also E[1/Y|x], E[Y|x]
- * and E[log Y|x] (NaN without GHMIX_MIX_LOGY), the layout of the E-step's
+ * and E[log Y|x] (NaN without GHMIX_ESTEP_LOGY), the layout of the E-step's
  * rows. */
 GHMIX_INLINE void ghmix_mix_rows_one(size_t i, size_t n, int d, double *x,
                                      const double *par,
@@ -220,7 +220,7 @@ GHMIX_INLINE void ghmix_mix_rows_one(size_t i, size_t n, int d, double *x,
   if (ncol == 4) {
     out[n + i] = r.e_inv_y;
     out[2 * n + i] = r.e_y;
-    out[3 * n + i] = (c->what & GHMIX_MIX_LOGY) ? r.e_log_y : (double)NAN;
+    out[3 * n + i] = (c->what & GHMIX_ESTEP_LOGY) ? r.e_log_y : (double)NAN;
   }
 }
 

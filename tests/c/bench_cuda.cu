@@ -386,8 +386,8 @@ static void bench_estep(int quick) {
       const char *name;
       double p, a, b;
       int what;
-    } fams[2] = {{"GH", -1.2, 0.9, 1.3, GHMIX_MIX_MOMENTS | GHMIX_MIX_LOGY},
-                 {"NIG", -0.5, 1.1, 1.1, GHMIX_MIX_MOMENTS}};
+    } fams[2] = {{"GH", -1.2, 0.9, 1.3, GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY},
+                 {"NIG", -0.5, 1.1, 1.1, GHMIX_ESTEP_MOMENTS}};
     printf("%6s %12s %14s %12s %10s %16s\n", "family", "n", "ms/iteration",
            "rows/s", "launches", "serial CPU ms");
     for (int f = 0; f < 2; f++) {
@@ -502,7 +502,7 @@ static void bench_rows(int quick) {
   par.chol = chol.data();
   par.g = g.data();
   ghmix_mix_const_init(d, -1.2, 0.9, 1.3, gsg, logdet,
-                       GHMIX_MIX_MOMENTS | GHMIX_MIX_LOGY, &par.c);
+                       GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY, &par.c);
   printf("%28s %12s %12s %14s\n", "", "n", "ms", "rows/s");
   for (int k = 0; k < nsizes; k++) {
     size_t n = sizes[k];

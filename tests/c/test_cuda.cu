@@ -976,7 +976,7 @@ static void mix_reference(const double *x, size_t n, size_t ldx,
     rows[n + i] = r.e_inv_y;
     rows[2 * n + i] = r.e_y;
     rows[3 * n + i] =
-        (s->par.c.what & GHMIX_MIX_LOGY) ? r.e_log_y : (double)NAN;
+        (s->par.c.what & GHMIX_ESTEP_LOGY) ? r.e_log_y : (double)NAN;
     if (!ok) {
       acc[5] += 1;
       continue;
@@ -987,7 +987,7 @@ static void mix_reference(const double *x, size_t n, size_t ldx,
       t[1] = r.loglik;
       t[2] = r.e_inv_y;
       t[3] = r.e_y;
-      t[4] = (s->par.c.what & GHMIX_MIX_LOGY) ? r.e_log_y : 0.0;
+      t[4] = (s->par.c.what & GHMIX_ESTEP_LOGY) ? r.e_log_y : 0.0;
       for (k = 0; k < 5; k++) {
         acc[k] += t[k];
         scale[k] += fabs(t[k]);
@@ -1143,11 +1143,11 @@ static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
 }
 
 static void test_mix(int quick) {
-  const int both = GHMIX_MIX_MOMENTS | GHMIX_MIX_LOGY;
+  const int both = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
   test_mix_case("GH d=1", 1, quick ? 20011 : 100003, 100010, -0.7, 1.3, 0.8,
                 both);
   test_mix_case("NIG d=4 (ldx > n)", 4, 50001, 50013, -0.5, 1.1, 1.7,
-                GHMIX_MIX_MOMENTS);
+                GHMIX_ESTEP_MOMENTS);
   test_mix_case("GH d=10", 10, quick ? 10007 : 30011, 30011, 2.5, 0.9, 1.4,
                 both);
   test_mix_case("VG d=4 (b = 0, rows at the centre)", 4, 20000, 20000, 1.2, 2.0,
@@ -1553,11 +1553,11 @@ static void test_rows_case(const char *label, int d, size_t n, size_t ldx,
 }
 
 static void test_rows(int quick) {
-  const int both = GHMIX_MIX_MOMENTS | GHMIX_MIX_LOGY;
+  const int both = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
   test_rows_case("GH d=1", 1, quick ? 20011 : 200003, 200010, -0.7, 1.3, 0.8,
                  both);
   test_rows_case("NIG d=4 (ldx > n), no E log Y", 4, 50001, 50013, -0.5, 1.1,
-                 1.7, GHMIX_MIX_MOMENTS);
+                 1.7, GHMIX_ESTEP_MOMENTS);
   test_rows_case("GH d=10", 10, quick ? 10007 : 30011, 30011, 2.5, 0.9, 1.4,
                  both);
   test_rows_case("VG d=4 (b = 0, rows at the centre)", 4, 20000, 20000, 1.2,
@@ -1631,7 +1631,7 @@ static void test_errors(void) {
   check(st == GHMIX_ERR_DOMAIN && h == NULL,
         "errors: ldx < n is GHMIX_ERR_DOMAIN");
   /* E-step: parameters of another d, an empty data set */
-  if (mix_setup_init(&s, 3, -0.5, 1, 1, GHMIX_MIX_MOMENTS)) {
+  if (mix_setup_init(&s, 3, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS)) {
     double xs[6] = {1, 2, 3, 4, 5, 6}, stats[GHMIX_MIX_NSTATS(3)];
     st = ghmix_cuda_mix_data_create(xs, 3, 3, 2, 0, &h, &err);
     if (st == GHMIX_OK)
@@ -1651,7 +1651,7 @@ static void test_errors(void) {
   }
   ghmix_cuda_mix_data_free(NULL);
   /* the row kernel: bad shapes, n = 0, too large, bad device */
-  if (mix_setup_init(&s, 3, -0.5, 1, 1, GHMIX_MIX_MOMENTS)) {
+  if (mix_setup_init(&s, 3, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS)) {
     double xs[6] = {1, 2, 3, 4, 5, 6}, rows[8];
     ghmix_mix_params bad = s.par;
     st = ghmix_cuda_mix_rows(xs, 2, 2, &s.par, 1, 2, rows, 0, &err);
@@ -1732,7 +1732,7 @@ static void test_no_leaks(void) {
     x[i] = logunif(-2, 2);
   for (i = 0; i < m * d; i++)
     xm[i] = unif(-2, 2);
-  if (!mix_setup_init(&s, (int)d, -0.5, 1, 1, GHMIX_MIX_MOMENTS)) {
+  if (!mix_setup_init(&s, (int)d, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS)) {
     check(0, "leaks: E-step parameters");
     return;
   }
