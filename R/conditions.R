@@ -10,6 +10,16 @@ ghmix_abort <- function(message, class = NULL, ..., call = NULL) {
   stop(cond)
 }
 
+# Signal a warning of class c(class, "ghmix_warning", "warning",
+# "condition"), with extra named fields as for ghmix_abort().
+ghmix_warn <- function(message, class = NULL, ..., call = NULL) {
+  cond <- structure(
+    class = c(class, "ghmix_warning", "warning", "condition"),
+    list(message = message, call = call, ...)
+  )
+  warning(cond)
+}
+
 # Called from C (src/r_errors.c) with a ghmix_error: status is the short name
 # of the ghmix_status ("domain", "no_device", ...), index the 1-based element
 # or NA.

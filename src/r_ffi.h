@@ -9,6 +9,20 @@
 
 #include "core/status.h"
 
+/* r_args.c: argument checks of the glue (an R caller's bug is an
+ * "internal error"). */
+int ghmix_r_threads(SEXP threads);          /* a positive integer */
+int ghmix_r_device(SEXP device);            /* a non-negative integer */
+int ghmix_r_flag(SEXP x, const char *what); /* TRUE or FALSE */
+int ghmix_r_int(SEXP x, const char *what, int lo, int hi);
+/* REAL(x) of a double vector, or of a double matrix of nrow x ncol (-1:
+ * any). */
+double *ghmix_r_doubles(SEXP x, const char *what);
+double *ghmix_r_double_matrix(SEXP x, R_xlen_t nrow, R_xlen_t ncol,
+                              const char *what);
+/* R's recycled length of k vectors: 0 if any is empty, else the longest. */
+R_xlen_t ghmix_r_recycled_length(const SEXP *xs, int k);
+
 /* r_gh_dist.c: the seven recycled double vectors of a univariate GH
  * function (x, mu, gamma, sigma, p, a, b) into in[] and len[] (7 each);
  * returns the result length. */
