@@ -93,6 +93,10 @@ typedef enum {
   GHMIX_STAT_COUNT
 } ghmix_stat_id;
 
+/* The blocks ROWS to LOG_Y have length 1 (the scalar statistics of the
+ * model and of each component); the others are vectors or matrices. */
+#define GHMIX_STAT_NSCALAR ((int)GHMIX_STAT_LOG_Y + 1)
+
 /* Where a block lies in the statistics vector.  length 0: the block is
  * not part of this shape (e.g. INV_Y_UU of a factor model). */
 typedef struct {

@@ -1,6 +1,7 @@
 #include "mixture.h"
 
 #include <math.h>
+#include <stddef.h>
 
 #include "bessel.h"
 #include "gig_solve.h"
@@ -97,7 +98,7 @@ GHMIX_HD int ghmix_mix_row(const ghmix_mix_const *c, double Q, double B,
   ghmix_mix_row_arg_t arg;
   ghmix_bessel_result r;
   if (isnan(Q) || isnan(B)) {
-    out->loglik = out->e_inv_y = out->e_y = out->e_log_y = Q + B;
+    out->loglik = out->e_inv_y = out->e_y = out->e_log_y = NAN;
     return 0;
   }
   if (!ghmix_mix_row_arg(c, Q, &arg))
@@ -105,3 +106,68 @@ GHMIX_HD int ghmix_mix_row(const ghmix_mix_const *c, double Q, double B,
   ghmix_bessel_eval(arg.x, c->q, ghmix_mix_row_bessel_what(c), &r);
   return ghmix_mix_row_finish(c, B, &arg, &r, out);
 }
+
+#ifndef GHMIX_CUDA_UNITY /* host only: the model's set-up */
+
+void ghmix_mix_chol_consts(int d, const double *chol, const double *gamma,
+                           double *g, double *gsg, double *logdet) {
+  double q = 0, ld = 0;
+  int i, j;
+  for (i = 0; i < d; i++) {
+    double v = gamma[i];
+    for (j = 0; j < i; j++)
+      v -= chol[(size_t)j * d + i] * g[j];
+    g[i] = v / chol[(size_t)i * d + i];
+    q += g[i] * g[i];
+    ld += log(chol[(size_t)i * d + i]);
+  }
+  *gsg = q;
+  *logdet = 2.0 * ld;
+}
+
+ghmix_status ghmix_mix_model_complete(ghmix_mix_model *m, ghmix_error *err) {
+  const ghmix_estep_shape *s = &m->shape;
+  int k;
+  m->complete = 0;
+  if (!ghmix_estep_shape_valid(s) || m->comp == NULL ||
+      ((s->what & GHMIX_ESTEP_WEIGHTS) != 0) != (m->weights != NULL))
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "invalid E-step model: d = %d, %d components, "
+                           "covariance kind %d, flags %d",
+                           s->d, s->components, s->cov, s->what);
+  for (k = 0; k < s->components; k++) {
+    ghmix_mix_component *c = &m->comp[k];
+    if (!ghmix_mix_const_init(s->d, c->p, c->a, c->b, c->gsg, c->logdet,
+                              s->what, &c->c))
+      return ghmix_error_set(err, GHMIX_ERR_DOMAIN, k,
+                             "invalid mixture parameters (p = %g, a = %g, "
+                             "b = %g, d = %d)",
+                             c->p, c->a, c->b, s->d);
+  }
+  m->complete = 1;
+  return GHMIX_OK;
+}
+
+ghmix_status ghmix_mix_model_check(const ghmix_mix_model *m, int d,
+                                   ghmix_error *err) {
+  const ghmix_estep_shape *s = &m->shape;
+  if (!m->complete || !ghmix_estep_shape_valid(s))
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "internal error: the E-step model is not complete "
+                           "(ghmix_mix_model_complete)");
+  if (s->d != d)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "the parameters have d = %d, the data d = %d", s->d,
+                           d);
+  if (s->components != 1 || s->cov != GHMIX_COV_FULL ||
+      (s->what & GHMIX_ESTEP_WEIGHTS))
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "the E-step of %d components, a %s covariance%s is "
+                           "not implemented yet",
+                           s->components, ghmix_cov_name(s->cov),
+                           (s->what & GHMIX_ESTEP_WEIGHTS) ? " and row weights"
+                                                           : "");
+  return GHMIX_OK;
+}
+
+#endif

@@ -12,14 +12,20 @@
  * -p log(b/2) - lgamma(-p) in the inverse-gamma limit).  The integral that
  * gives this is DLMF 10.32.10.
  *
- * Everything here is per row and single-source (host and device); the
- * drivers in src/cpu (and src/cuda) form Q and B for blocks of rows and sum
- * the statistics. */
+ * The per-row functions are single-source (host and device): the drivers
+ * in src/cpu and src/cuda form Q and B for blocks of rows, call
+ * ghmix_mix_row_step for each and sum its terms into the statistics of
+ * estep.h.  The model they take (ghmix_mix_model) is completed once on the
+ * host (ghmix_mix_model_complete) and read-only from then on. */
 #ifndef GHMIX_MIXTURE_H
 #define GHMIX_MIXTURE_H
+#include <math.h>
+#include <stddef.h>
+
 #include "bessel.h"
 #include "estep.h"
 #include "ghmix_hd.h"
+#include "status.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -60,7 +66,10 @@ GHMIX_HD int ghmix_mix_const_init(int d, double p, double a, double b,
 /* One row: Q = (x-mu)' Sigma^-1 (x-mu) >= 0 and B = (x-mu)' Sigma^-1 gamma.
  * Returns 1 when the density is finite and positive, 0 otherwise (the
  * fields then say what happened: +Inf loglik for the singularity, -Inf for
- * an underflowed density, NaN for NaN input). */
+ * an underflowed density).  A NaN Q or B gives a plain NaN in every field,
+ * on every backend: no R NA has to survive here, since R/ drops or marks
+ * the rows with NA before or after (fit_rows(), dgh_multi()) and the
+ * fitters reject them. */
 GHMIX_HD int ghmix_mix_row(const ghmix_mix_const *c, double Q, double B,
                            ghmix_mix_row_result *out);
 
@@ -80,6 +89,137 @@ GHMIX_HD int ghmix_mix_row_finish(const ghmix_mix_const *c, double B,
                                   const ghmix_mix_row_arg_t *arg,
                                   const ghmix_bessel_result *r,
                                   ghmix_mix_row_result *out);
+
+/* ------------------------------------------------------------------------
+ * One row of an E-step, for every driver (src/cpu, src/cuda). */
+
+/* What a row adds to the statistics of its component (estep.h), by term:
+ * every term is 0 unless the row is accepted, i.e. log f(x), E[1/Y|x] and
+ * E[Y|x] are finite and E[1/Y|x] > 0. */
+enum {
+  GHMIX_TERM_ROWS = 0, /* 1 for an accepted row: its weight in ROWS,
+                          WEIGHT, TAU and U */
+  GHMIX_TERM_BAD,      /* 1 for a row that is not accepted */
+  GHMIX_TERM_LOGLIK,   /* log f(x) */
+  GHMIX_TERM_INV_Y,    /* E[1/Y|x]: also the weight of INV_Y_U, INV_Y_UU */
+  GHMIX_TERM_Y,        /* E[Y|x] */
+  GHMIX_TERM_LOG_Y,    /* E[log Y|x] (0 without GHMIX_ESTEP_LOGY) */
+  GHMIX_TERM_COUNT
+};
+typedef struct {
+  double v[GHMIX_TERM_COUNT];
+} ghmix_mix_terms;
+
+/* The four functions below are inline (the drivers call them once per
+ * row, in their innermost loops). */
+
+/* The term that the scalar statistic id (GHMIX_STAT_ROWS to
+ * GHMIX_STAT_LOG_Y, the statistics of length 1) sums over the rows. */
+GHMIX_INLINE int ghmix_mix_term_of(ghmix_stat_id id) {
+  switch (id) {
+  case GHMIX_STAT_BAD:
+    return GHMIX_TERM_BAD;
+  case GHMIX_STAT_LOGLIK:
+    return GHMIX_TERM_LOGLIK;
+  case GHMIX_STAT_INV_Y:
+    return GHMIX_TERM_INV_Y;
+  case GHMIX_STAT_Y:
+    return GHMIX_TERM_Y;
+  case GHMIX_STAT_LOG_Y:
+    return GHMIX_TERM_LOG_Y;
+  default: /* ROWS, WEIGHT, TAU: rows without weights, one component */
+    return GHMIX_TERM_ROWS;
+  }
+}
+
+/* The row from Q and B (k = NULL: K_q evaluated here; else K_q's values at
+ * *arg, with ghmix_mix_row_arg(c, Q, arg) true and B not NaN), its terms,
+ * and 1 when it is accepted. */
+GHMIX_INLINE int ghmix_mix_row_step(const ghmix_mix_const *c, double Q,
+                                    double B, const ghmix_mix_row_arg_t *arg,
+                                    const ghmix_bessel_result *k,
+                                    ghmix_mix_row_result *r,
+                                    ghmix_mix_terms *t) {
+  int ok;
+  if (k != NULL)
+    ghmix_mix_row_finish(c, B, arg, k, r);
+  else
+    ghmix_mix_row(c, Q, B, r);
+  ok = isfinite(r->loglik) && isfinite(r->e_inv_y) && isfinite(r->e_y) &&
+       r->e_inv_y > 0;
+  t->v[GHMIX_TERM_ROWS] = ok ? 1.0 : 0.0;
+  t->v[GHMIX_TERM_BAD] = ok ? 0.0 : 1.0;
+  t->v[GHMIX_TERM_LOGLIK] = ok ? r->loglik : 0.0;
+  t->v[GHMIX_TERM_INV_Y] = ok ? r->e_inv_y : 0.0;
+  t->v[GHMIX_TERM_Y] = ok ? r->e_y : 0.0;
+  t->v[GHMIX_TERM_LOG_Y] =
+      ok && (c->what & GHMIX_ESTEP_LOGY) ? r->e_log_y : 0.0;
+  return ok;
+}
+
+/* acc += t, term by term (written out: the drivers' running sums stay in
+ * registers). */
+GHMIX_INLINE void ghmix_mix_terms_add(ghmix_mix_terms *acc,
+                                      const ghmix_mix_terms *t) {
+  acc->v[GHMIX_TERM_ROWS] += t->v[GHMIX_TERM_ROWS];
+  acc->v[GHMIX_TERM_BAD] += t->v[GHMIX_TERM_BAD];
+  acc->v[GHMIX_TERM_LOGLIK] += t->v[GHMIX_TERM_LOGLIK];
+  acc->v[GHMIX_TERM_INV_Y] += t->v[GHMIX_TERM_INV_Y];
+  acc->v[GHMIX_TERM_Y] += t->v[GHMIX_TERM_Y];
+  acc->v[GHMIX_TERM_LOG_Y] += t->v[GHMIX_TERM_LOG_Y];
+}
+
+/* Row i of the E-step's per-row output (n x 4, column-major): log f,
+ * E[1/Y|x], E[Y|x], E[log Y|x] (NaN without GHMIX_ESTEP_LOGY). */
+GHMIX_INLINE void ghmix_mix_row_store(const ghmix_mix_const *c,
+                                      const ghmix_mix_row_result *r, size_t i,
+                                      size_t n, double *rows) {
+  rows[i] = r->loglik;
+  rows[n + i] = r->e_inv_y;
+  rows[2 * n + i] = r->e_y;
+  rows[3 * n + i] = (c->what & GHMIX_ESTEP_LOGY) ? r->e_log_y : (double)NAN;
+}
+
+/* ------------------------------------------------------------------------
+ * The model an E-step takes (the shape of estep.h and its parameters). */
+
+/* Component k.  The caller fills everything but c; Sigma = L L' with L the
+ * lower Cholesky factor (GHMIX_COV_FULL). */
+typedef struct {
+  const double *center; /* m_k (d), the centre the statistics are taken at */
+  const double *chol;   /* L (d x d, column-major, upper triangle ignored) */
+  const double *g;      /* L^-1 gamma_k (d) */
+  double p, a, b;       /* the mixing GIG(p, a, b) */
+  double gsg, logdet;   /* gamma' Sigma^-1 gamma and log det Sigma */
+  double log_prop;      /* log pi_k (0 for G = 1) */
+  ghmix_mix_const c;    /* set by ghmix_mix_model_complete */
+} ghmix_mix_component;
+
+typedef struct {
+  ghmix_estep_shape shape;
+  ghmix_mix_component *comp; /* shape.components of them */
+  const double *weights;     /* the rows' weights with GHMIX_ESTEP_WEIGHTS */
+  int complete;              /* set by ghmix_mix_model_complete */
+} ghmix_mix_model;
+
+/* Host only (not compiled for the device). */
+
+/* g = L^-1 gamma (forward substitution), gamma' Sigma^-1 gamma = |g|^2 and
+ * log det Sigma = 2 sum log L_jj, for a d x d lower Cholesky factor L:
+ * the E-step's row-independent inputs, computed here and nowhere else. */
+void ghmix_mix_chol_consts(int d, const double *chol, const double *gamma,
+                           double *g, double *gsg, double *logdet);
+
+/* Completes m once, before any E-step (and so before any parallel region):
+ * checks the shape and fills every component's constants.  GHMIX_OK, or
+ * GHMIX_ERR_DOMAIN (m->complete = 0) for an invalid shape or component. */
+ghmix_status ghmix_mix_model_complete(ghmix_mix_model *m, ghmix_error *err);
+
+/* What the E-step drivers ask of a model before they start: completed,
+ * valid, of dimension d, and a shape they implement (today: one
+ * component, a full Sigma, no weights).  GHMIX_OK or GHMIX_ERR_DOMAIN. */
+ghmix_status ghmix_mix_model_check(const ghmix_mix_model *m, int d,
+                                   ghmix_error *err);
 
 #ifdef __cplusplus
 }

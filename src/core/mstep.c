@@ -1,0 +1,56 @@
+#include "mstep.h"
+
+#include <math.h>
+
+#include "gig_solve.h"
+
+/* GH: GIG(p, a, b) with E t(Y) = eta, the convex problem of gig_solve.h. */
+static void mstep_gh(const double eta[3], const double start[3],
+                     ghmix_mstep_mixing *out) {
+  ghmix_gig_solve_control ctrl;
+  ghmix_gig_solution sol;
+  ghmix_gig_solve_control_init(&ctrl);
+  ctrl.has_start = 1;
+  ctrl.start_p = start[0];
+  ctrl.start_a = start[1];
+  ctrl.start_b = start[2];
+  ghmix_gig_from_expectation(eta, &ctrl, &sol);
+  out->p = sol.p;
+  out->a = sol.a;
+  out->b = sol.b;
+  out->converged = sol.converged;
+  out->note = sol.note;
+}
+
+int ghmix_mstep_mixing_solve(int family, const double eta[3],
+                             const double start[3], ghmix_mstep_mixing *out) {
+  out->converged = 1;
+  out->note = GHMIX_GIG_INTERIOR;
+  switch (family) {
+  case GHMIX_FAMILY_GH:
+    mstep_gh(eta, start, out);
+    return 1;
+  case GHMIX_FAMILY_NIG:
+    /* inverse Gaussian IG(m, l) = GIG(-1/2, l / m^2, l), MLE (Tweedie
+     * 1957): m = E Y, 1/l = E 1/Y - 1/E Y */
+    out->p = -0.5;
+    out->b = 1.0 / (eta[1] - 1.0 / eta[2]);
+    out->a = out->b / (eta[2] * eta[2]);
+    return 1;
+  case GHMIX_FAMILY_VG:
+    /* gamma(p, rate a/2) MLE: psi(p) - log p = E log Y - log E Y,
+     * a/2 = p / E Y */
+    out->p = ghmix_gamma_shape_mle(eta[0] - log(eta[2]));
+    out->a = 2.0 * out->p / eta[2];
+    out->b = 0;
+    return 1;
+  case GHMIX_FAMILY_SKEWT:
+    /* 1/Y ~ gamma(-p, rate b/2): the gamma MLE of 1/Y */
+    out->p = -ghmix_gamma_shape_mle(-eta[0] - log(eta[1]));
+    out->a = 0;
+    out->b = -2.0 * out->p / eta[1];
+    return 1;
+  default:
+    return 0;
+  }
+}

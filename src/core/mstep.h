@@ -1,0 +1,32 @@
+/* The M-step of the mixing distribution of a normal variance-mean mixture
+ * (mixture.h): given eta = (E log Y, E 1/Y, E Y), the posterior means of
+ * log Y, 1/Y and Y averaged over the rows (the statistics LOG_Y, INV_Y and
+ * Y of estep.h over TAU), the member of the family's mixing distribution
+ * that maximises the expected complete-data log-likelihood, i.e. that
+ * matches eta in the family's own sufficient statistics. */
+#ifndef GHMIX_MSTEP_H
+#define GHMIX_MSTEP_H
+
+#include "estep.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  double p, a, b; /* the GIG(p, a, b) (a = 0 or b = 0: the limits) */
+  int converged;  /* 1; for GH the solver's flag */
+  int note;       /* GHMIX_GIG_INTERIOR; for GH the solver's note */
+} ghmix_mstep_mixing;
+
+/* family: a ghmix_family.  start = (p, a, b), the current values, where
+ * the GH solve starts (not read for the other families).  Returns 0 for an
+ * unknown family, else 1 (the parameters are NaN when eta gives none). */
+int ghmix_mstep_mixing_solve(int family, const double eta[3],
+                             const double start[3], ghmix_mstep_mixing *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
