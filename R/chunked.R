@@ -738,7 +738,7 @@ chunk_gc <- function(size) {
 # args: list(center, chol_l, g, consts, what).  rows: the rows each chunk
 # had in the summary (a check that it still reads the same).
 chunk_task_estep <- function(chunks, bad, rows, ids, args, opts) {
-  nst <- 6L + 2L * length(args$center) + length(args$center)^2
+  nst <- chunk_nstats(length(args$center))
   stats <- matrix(0, nst, length(chunks))
   t_read <- 0
   t_work <- 0

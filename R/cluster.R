@@ -46,7 +46,7 @@ cluster_engine <- function(data, opts, na_rm) {
   engine
 }
 
-chunk_nstats <- function(d) 6L + 2L * d + d * d
+chunk_nstats <- function(d) estep_layout_full(d)$nstats
 
 the_keys <- new.env(parent = emptyenv())
 

@@ -18,7 +18,9 @@ ghmix_flags <- function(group, names) {
 }
 
 # The layout of the E-step statistics of a model shape (src/core/estep.h):
-# nstats and, per block, c(start, length, nrow, ncol, component), cached.
+# nstats; per block, c(start, length, nrow, ncol, component), named so; and
+# index, per block of the whole model and of component 1, the positions of
+# its statistics.  Cached per shape: the E-step decodes by it each time.
 estep_layout <- function(d, components = 1L, cov = "full", factors = 0L,
                          what = ghmix_code("estep", "moments")) {
   key <- paste(d, components, cov, factors, what)
@@ -29,6 +31,21 @@ estep_layout <- function(d, components = 1L, cov = "full", factors = 0L,
   layout <- .Call(ffi_estep_layout, as.integer(d), as.integer(components),
                   ghmix_code("cov", cov), as.integer(factors),
                   as.integer(what))
+  first <- vapply(layout$blocks, function(b) b[["component"]] <= 1L, TRUE)
+  layout$index <- lapply(layout$blocks[first], function(b) {
+    seq.int(b[["start"]], length.out = b[["length"]])
+  })
   the$layouts[[key]] <- layout
   layout
+}
+
+# The layout of the fits' E-step (one component, a full sigma) for dimension
+# d: a list lookup, as mix_estep() decodes by it every time.
+estep_layout_full <- function(d) {
+  hit <- if (d <= length(the$layouts_full)) the$layouts_full[[d]]
+  if (is.null(hit)) {
+    hit <- estep_layout(d)
+    the$layouts_full[[d]] <- hit
+  }
+  hit
 }

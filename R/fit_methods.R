@@ -332,13 +332,11 @@ fit_rows <- function(object, x, type, backend, device, threads, call) {
 # of x: the E-step's rows on the CPU, the row kernel (one launch) on a GPU.
 fit_rows_compute <- function(par, x, backend, device, threads) {
   if (backend == "cuda") {
-    chol_l <- t(chol(par$sigma))
-    g <- forwardsolve(chol_l, par$gamma)
-    consts <- c(par$p, par$a, par$b, sum(g^2), 2 * sum(log(diag(chol_l))))
+    chol_l <- .Call(ffi_chol_lower, par$sigma)
+    k <- mix_consts(chol_l, par$gamma, par$p, par$a, par$b)
     storage.mode(x) <- "double"
-    return(.Call(ffi_cuda_mix_rows, x, as.double(par$mu), chol_l,
-                 as.double(g), as.double(consts), mix_what_rows(), TRUE, TRUE,
-                 device))
+    return(.Call(ffi_cuda_mix_rows, x, as.double(par$mu), chol_l, k$g,
+                 k$consts, mix_what_rows(), TRUE, TRUE, device))
   }
   engine <- mix_engine_cpu(x, threads)
   mix_estep(engine, par, mix_what_rows(), rows = TRUE)$rows

@@ -67,18 +67,12 @@ from_std <- function(par, std) {
   par
 }
 
-# An unconstrained vector for the standardised parameters in the det gauge:
-# mu, gamma (unless symmetric), the Cholesky factor of sigma with log
-# diagonal (sum of the log diagonal = 0 in that gauge: a linear constraint,
-# kept by extrapolation), and the free subordinator parameters (log a, log b,
-# p, or log |p| where its sign is fixed).
-to_theta <- function(par, family, symmetric, chol_l = t(chol(par$sigma))) {
-  diag(chol_l) <- log(diag(chol_l))
-  theta_pack(par, family, symmetric, chol_l[lower.tri(chol_l, TRUE)])
-}
-
-# theta from the parameters and the packed lower triangle of the Cholesky
-# factor with its diagonal already on the log scale.
+# theta, an unconstrained vector for the standardised parameters in the det
+# gauge: mu, gamma (unless symmetric), the packed lower triangle of the
+# Cholesky factor of sigma with its diagonal already on the log scale (sum
+# of the log diagonal = 0 in that gauge: a linear constraint, kept by
+# extrapolation), and the free subordinator parameters (log a, log b, p, or
+# log |p| where its sign is fixed).
 theta_pack <- function(par, family, symmetric, chol_v) {
   # a GH fit can reach a = 0 or b = 0 (its skew-t and VG limits): keep
   # theta finite there
@@ -114,8 +108,8 @@ from_theta <- function(theta, family, symmetric, d) {
   )
 }
 
-# The E-step: sums of the posterior moments over the rows (see
-# src/cpu/mixture_cpu.h), taken about the current mu.  NULL when the
+# The E-step: sums of the posterior moments over the rows (the statistics
+# of src/core/estep.h), taken about the current mu.  NULL when the
 # parameters are not usable (sigma not positive definite, invalid GIG).
 mix_estep <- function(engine, par, what, rows = FALSE,
                       chol_l = .Call(ffi_chol_lower, par$sigma)) {
@@ -123,10 +117,16 @@ mix_estep <- function(engine, par, what, rows = FALSE,
         !all(is.finite(par$mu)) || !all(is.finite(par$gamma))) {
     return(NULL)
   }
-  d <- length(par$mu)
   k <- .Call(ffi_mix_consts, chol_l, par$gamma, c(par$p, par$a, par$b))
-  raw <- engine$estep(par$mu, chol_l, k[seq_len(d)], k[d + 1:5], what, rows)
-  unpack_stats(raw, d)
+  raw <- engine$estep(par$mu, chol_l, k$g, k$consts, what, rows)
+  unpack_stats(raw, estep_layout_full(length(par$mu)))
+}
+
+# The E-step's row-independent inputs, computed in C (src/core/mixture.h):
+# list(g = L^-1 gamma, consts = c(p, a, b, gsg, logdet)) (mix_estep() calls
+# ffi_mix_consts itself: it runs once per E-step).
+mix_consts <- function(chol_l, gamma, p, a, b) {
+  .Call(ffi_mix_consts, chol_l, as.double(gamma), as.double(c(p, a, b)))
 }
 
 gig_valid <- function(p, a, b) {
@@ -134,19 +134,24 @@ gig_valid <- function(p, a, b) {
     (a > 0 || p < 0) && (b > 0 || p > 0)
 }
 
-unpack_stats <- function(raw, d) {
+# The statistics of one component (and of the whole model), by the names of
+# the layout's blocks.
+unpack_stats <- function(raw, layout) {
+  ix <- layout$index
+  uu <- layout$blocks$inv_y_uu
+  sxx <- raw[ix$inv_y_uu]
+  dim(sxx) <- c(uu[["nrow"]], uu[["ncol"]])
   list(
-    n = raw[1], loglik = raw[2], s_inv = raw[3], s_y = raw[4],
-    s_log = raw[5], n_bad = raw[6],
-    sx = raw[6 + seq_len(d)], sxw = raw[6 + d + seq_len(d)],
-    sxx = matrix(raw[6 + 2 * d + seq_len(d * d)], d, d),
+    n = raw[[ix$rows]], tau = raw[[ix$tau]], loglik = raw[[ix$loglik]],
+    s_inv = raw[[ix$inv_y]], s_y = raw[[ix$y]], s_log = raw[[ix$log_y]],
+    n_bad = raw[[ix$bad]], sx = raw[ix$u], sxw = raw[ix$inv_y_u], sxx = sxx,
     rows = attr(raw, "rows"), launches = attr(raw, "launches")
   )
 }
 
 # The M-step from the statistics of an E-step at par (about par$mu).
 mix_mstep <- function(st, par, family, symmetric) {
-  n <- st$n
+  n <- st$tau
   delta <- st$s_inv / n
   eta <- st$s_y / n
   xbar <- st$sx / n
@@ -168,6 +173,6 @@ mix_mstep <- function(st, par, family, symmetric) {
   dimnames(sigma) <- dimnames(par$sigma)
   list(
     mu = par$mu + mu_u, gamma = gamma, sigma = sigma,
-    p = sub[[1]], a = sub[[2]], b = sub[[3]]
+    p = sub$p, a = sub$a, b = sub$b
   )
 }

@@ -531,23 +531,22 @@ dgh_multi <- function(x, mu, gamma, sigma, sigma_missing, p, a, b, log,
     # the univariate functions (their exponent is cancellation-free)
     out <- dgh1_call(x[, 1L], par$mu, par$gamma, par$chol[1L, 1L], p, a, b,
                      log, backend, device, threads)
-  } else if (backend == "cuda") {
-    # one GPU thread per row: its triangular solve, Q, B and the density
-    v <- backsolve(par$chol, par$gamma, transpose = TRUE)
-    consts <- c(p, a, b, sum(v * v), 2 * sum(log(diag(par$chol))))
-    out <- .Call(ffi_cuda_mix_rows, x, par$mu, t(par$chol), as.double(v),
-                 as.double(consts), ghmix_flags("estep", "moments"), FALSE,
-                 log, device)
   } else {
-    # Q and B from one triangular solve of all rows: u = R'^-1 (x - mu)
-    u <- backsolve(par$chol, t(x) - par$mu, transpose = TRUE)
-    v <- backsolve(par$chol, par$gamma, transpose = TRUE)
-    q_form <- colSums(u * u)
-    b_form <- drop(crossprod(v, u))
-    logdet <- 2 * sum(log(diag(par$chol)))
-    out <- .Call(ffi_dgh_rows, as.double(q_form), as.double(b_form), d,
-                 as.double(p), as.double(a), as.double(b), sum(v * v), logdet,
-                 log, threads)
+    # g = R'^-1 gamma, gamma' sigma^-1 gamma and log det sigma from C
+    chol_l <- t(par$chol)
+    k <- mix_consts(chol_l, par$gamma, p, a, b)
+    out <- if (backend == "cuda") {
+      # one GPU thread per row: its triangular solve, Q, B and the density
+      .Call(ffi_cuda_mix_rows, x, as.double(par$mu), chol_l, k$g, k$consts,
+            ghmix_flags("estep", "moments"), FALSE, log, device)
+    } else {
+      # Q and B from one triangular solve of all rows: u = R'^-1 (x - mu)
+      u <- backsolve(par$chol, t(x) - par$mu, transpose = TRUE)
+      .Call(ffi_dgh_rows, as.double(colSums(u * u)),
+            as.double(crossprod(k$g, u)), d, as.double(p), as.double(a),
+            as.double(b), k$consts[["gsg"]], k$consts[["logdet"]], log,
+            threads)
+    }
   }
   # rows with NA give NA (NaN for NaN only); rows with an infinite
   # coordinate and no NA density 0

@@ -78,10 +78,10 @@ ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n, size_t ldx,
 
 void ghmix_cuda_mix_data_free(void *handle) { (void)handle; }
 
-ghmix_status ghmix_cuda_mix_estep(void *handle, const ghmix_mix_params *par,
+ghmix_status ghmix_cuda_mix_estep(void *handle, const ghmix_mix_model *model,
                                   double *stats, double *rows, int *launches,
                                   ghmix_error *err) {
-  (void)handle, (void)par, (void)stats, (void)rows;
+  (void)handle, (void)model, (void)stats, (void)rows;
   if (launches != NULL)
     *launches = 0;
   return not_built(err);
@@ -95,11 +95,11 @@ ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
   return not_built(err);
 }
 
-ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n, size_t ldx,
-                                 const ghmix_mix_params *par, int give_log,
+ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n, size_t ldx, int d,
+                                 const ghmix_mix_model *model, int give_log,
                                  int ncol, double *out, int device,
                                  ghmix_error *err) {
-  (void)x, (void)n, (void)ldx, (void)par, (void)give_log, (void)ncol, (void)out,
-      (void)device;
+  (void)x, (void)n, (void)ldx, (void)d, (void)model, (void)give_log, (void)ncol,
+      (void)out, (void)device;
   return not_built(err);
 }

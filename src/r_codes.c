@@ -72,10 +72,28 @@ static int layout_int(SEXP x, const char *what) {
   return v;
 }
 
+/* One block's description for R: c(start (1-based), length, nrow, ncol,
+ * component (0 for the whole model, else 1..G)), named so. */
+static SEXP layout_block(ghmix_stat_block b, int k) {
+  static const char *names[] = {"start", "length", "nrow", "ncol", "component"};
+  SEXP v = PROTECT(Rf_allocVector(INTSXP, 5));
+  SEXP nm = PROTECT(Rf_allocVector(STRSXP, 5));
+  int i;
+  INTEGER(v)[0] = (int)b.offset + 1;
+  INTEGER(v)[1] = (int)b.length;
+  INTEGER(v)[2] = b.rows;
+  INTEGER(v)[3] = b.cols;
+  INTEGER(v)[4] = k + 1;
+  for (i = 0; i < 5; i++)
+    SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+  Rf_setAttrib(v, R_NamesSymbol, nm);
+  UNPROTECT(2);
+  return v;
+}
+
 /* The blocks of the statistics of a shape: a list with nstats and, per
- * block present in the shape, an integer vector c(start (1-based), length,
- * nrow, ncol, component (0 for the whole model, else 1..G)), named by the
- * block's name (the same name once per component). */
+ * block present in the shape, its layout_block(), named by the block's
+ * name (the same name once per component). */
 SEXP ffi_estep_layout(SEXP d, SEXP components, SEXP cov, SEXP factors,
                       SEXP what) {
   ghmix_estep_shape s;
@@ -100,19 +118,12 @@ SEXP ffi_estep_layout(SEXP d, SEXP components, SEXP cov, SEXP factors,
   for (k = -1; k < s.components; k++)
     for (id = 0; id < GHMIX_STAT_COUNT; id++) {
       ghmix_stat_block b;
-      SEXP v;
       if ((k < 0) != ghmix_stat_is_global((ghmix_stat_id)id))
         continue;
       b = ghmix_estep_stat(&s, k < 0 ? 0 : k, (ghmix_stat_id)id);
       if (b.length == 0)
         continue;
-      v = Rf_allocVector(INTSXP, 5);
-      SET_VECTOR_ELT(blocks, i, v);
-      INTEGER(v)[0] = (int)b.offset + 1;
-      INTEGER(v)[1] = (int)b.length;
-      INTEGER(v)[2] = b.rows;
-      INTEGER(v)[3] = b.cols;
-      INTEGER(v)[4] = k + 1;
+      SET_VECTOR_ELT(blocks, i, layout_block(b, k));
       SET_STRING_ELT(names, i, Rf_mkChar(ghmix_stat_name((ghmix_stat_id)id)));
       i++;
     }

@@ -5,24 +5,18 @@
  * every argument first (so both backends give the same errors for bad
  * input); the checks here only guard against bugs in R/.  In a CPU-only
  * build the functions of ghmix_cuda.h are the stubs of cuda_stub.c and each
- * entry point signals ghmix_error_cuda_not_built. */
+ * entry point signals ghmix_error_cuda_not_built.  The E-step and row
+ * entry points unpack their model with r_mixture.c's ghmix_r_mix_model. */
 #include <limits.h>
 
 #include "cuda/ghmix_cuda.h"
 #include "r_ffi.h"
 #include "r_gig_solve.h"
 
-static int get_device(SEXP device) {
-  int d = Rf_asInteger(device);
-  if (d == NA_INTEGER || d < 0)
-    Rf_error("internal error: device must be a non-negative integer");
-  return d;
-}
-
 /* log_besselK(backend = "cuda"): as ffi_log_besselK. */
 SEXP ffi_cuda_log_besselK(SEXP x, SEXP nu, SEXP gradient, SEXP device) {
   R_xlen_t nx, nnu, n;
-  int want_grad, dev = get_device(device);
+  int want_grad, dev = ghmix_r_device(device);
   double *gx = NULL, *gnu = NULL;
   SEXP out, grad = R_NilValue;
   ghmix_error err;
@@ -59,7 +53,7 @@ SEXP ffi_cuda_log_besselK(SEXP x, SEXP nu, SEXP gradient, SEXP device) {
 /* gig_expectation(backend = "cuda"): as ffi_gig_expectation. */
 SEXP ffi_cuda_gig_expectation(SEXP p, SEXP a, SEXP b, SEXP device) {
   R_xlen_t n = 0, lens[3];
-  int dev = get_device(device), i;
+  int dev = ghmix_r_device(device), i;
   SEXP out;
   ghmix_error err;
   if (TYPEOF(p) != REALSXP || TYPEOF(a) != REALSXP || TYPEOF(b) != REALSXP)
@@ -89,7 +83,7 @@ SEXP ffi_cuda_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter,
   ghmix_gig_solve_control ctrl;
   ghmix_error err;
   ghmix_status st;
-  int dev = get_device(device);
+  int dev = ghmix_r_device(device);
   double *jp;
   SEXP out = ghmix_r_gig_solve_prepare(eta, start, max_iter, tol, jacobian,
                                        &ctrl, &jp);
@@ -128,7 +122,7 @@ static void mix_data_finalizer(SEXP ptr) {
 }
 
 SEXP ffi_cuda_mix_data_create(SEXP x, SEXP device) {
-  int dev = get_device(device);
+  int dev = ghmix_r_device(device);
   void *h = NULL;
   ghmix_error err;
   SEXP ptr, dims;
@@ -171,43 +165,22 @@ SEXP ffi_cuda_mix_data_free(SEXP handle) {
   return R_NilValue;
 }
 
-/* consts = c(p, a, b, gSg, logdet); what = GHMIX_ESTEP_* flags; rows = TRUE
- * attaches the n x 4 matrix of per-row results as attribute "rows".  The
- * statistics (layout of src/cpu/mixture_cpu.h) carry attribute "launches",
- * the kernel launches of the call. */
+/* The arguments of ffi_mix_estep (r_mixture.c) on the data of the handle;
+ * the statistics (the layout of src/core/estep.h) carry attribute
+ * "launches", the kernel launches of the call. */
 SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
                         SEXP consts, SEXP what, SEXP rows) {
-  int n, d, launches = 0, want_rows = Rf_asLogical(rows), w;
+  int n, d, launches = 0, want_rows = ghmix_r_flag(rows, "rows");
   void *h = mix_data_get(handle, &n, &d);
-  const double *k;
-  ghmix_mix_params par;
+  ghmix_mix_component comp;
+  ghmix_mix_model model;
   ghmix_error err;
-  SEXP stats, row_out = R_NilValue;
-  if (TYPEOF(center) != REALSXP || XLENGTH(center) != d ||
-      TYPEOF(chol) != REALSXP || XLENGTH(chol) != (R_xlen_t)d * d ||
-      TYPEOF(g) != REALSXP || XLENGTH(g) != d || TYPEOF(consts) != REALSXP ||
-      XLENGTH(consts) != 5)
-    Rf_error("internal error: E-step parameters of the wrong shape");
-  if (want_rows == NA_LOGICAL)
-    Rf_error("internal error: rows must be TRUE or FALSE");
-  w = Rf_asInteger(what);
-  k = REAL(consts);
-  par.d = d;
-  par.center = REAL(center);
-  par.chol = REAL(chol);
-  par.g = REAL(g);
-  if (w == NA_INTEGER ||
-      !ghmix_mix_const_init(d, k[0], k[1], k[2], k[3], k[4], w, &par.c))
-    Rf_error("internal error: invalid mixture parameters in the E-step");
-  stats = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)GHMIX_MIX_NSTATS(d)));
-  if (want_rows) {
-    row_out = PROTECT(Rf_allocMatrix(REALSXP, n, 4));
-    Rf_setAttrib(stats, Rf_install("rows"), row_out);
-    UNPROTECT(1);
-  }
-  if (ghmix_cuda_mix_estep(h, &par, REAL(stats),
-                           want_rows ? REAL(row_out) : NULL, &launches,
-                           &err) != GHMIX_OK)
+  double *row_out;
+  SEXP stats;
+  ghmix_r_mix_model(center, chol, g, consts, what, d, &comp, &model);
+  stats = PROTECT(ghmix_r_mix_stats(&model, n, want_rows, &row_out));
+  if (ghmix_cuda_mix_estep(h, &model, REAL(stats), row_out, &launches, &err) !=
+      GHMIX_OK)
     ghmix_r_stop(&err);
   {
     SEXP l = PROTECT(Rf_ScalarInteger(launches));
@@ -228,7 +201,7 @@ SEXP ffi_cuda_dgh1(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a,
   SEXP out;
   const double *in[GHMIX_GH1_NARGS];
   size_t len[GHMIX_GH1_NARGS];
-  int dev = get_device(device), lg = Rf_asLogical(give_log);
+  int dev = ghmix_r_device(device), lg = Rf_asLogical(give_log);
   R_xlen_t n;
   ghmix_error err;
   if (lg == NA_LOGICAL)
@@ -244,47 +217,24 @@ SEXP ffi_cuda_dgh1(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a,
 
 /* The mixture at the rows of the double matrix x, on the GPU: one thread
  * per row solves z = L^-1 (x_i - center) and runs ghmix_mix_row.  center,
- * chol (L, lower triangular), g = L^-1 gamma, consts = c(p, a, b, gSg,
- * logdet) and what as for ffi_cuda_mix_estep.  moments = FALSE: the n
- * densities (log f with give_log), as ffi_dgh_rows from the Q and B of the
- * same parameters (dgh() for a multivariate x); moments = TRUE: the n x 4
- * matrix of ffi_mix_estep's rows, log f, E[1/Y|x], E[Y|x], E[log Y|x]
- * (predict() and fitted() of a fit). */
+ * chol, g, consts and what as for ffi_cuda_mix_estep.  moments = FALSE:
+ * the n densities (log f with give_log), as ffi_dgh_rows from the Q and B
+ * of the same parameters (dgh() for a multivariate x); moments = TRUE: the
+ * n x 4 matrix of ffi_mix_estep's rows, log f, E[1/Y|x], E[Y|x], E[log
+ * Y|x] (predict() and fitted() of a fit). */
 SEXP ffi_cuda_mix_rows(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
                        SEXP what, SEXP moments, SEXP give_log, SEXP device) {
-  int dev = get_device(device), want_mom = Rf_asLogical(moments),
-      lg = Rf_asLogical(give_log), w = Rf_asInteger(what), n, d;
-  const double *k;
-  ghmix_mix_params par;
+  const double *xp = ghmix_r_double_matrix(x, -1, -1, "x");
+  int dev = ghmix_r_device(device), want_mom = ghmix_r_flag(moments, "moments"),
+      lg = ghmix_r_flag(give_log, "log"), n = Rf_nrows(x), d = Rf_ncols(x);
+  ghmix_mix_component comp;
+  ghmix_mix_model model;
   ghmix_error err;
   SEXP out;
-  if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x))
-    Rf_error("internal error: x must be a double matrix");
-  n = Rf_nrows(x);
-  d = Rf_ncols(x);
-  if (d < 1 || TYPEOF(center) != REALSXP || XLENGTH(center) != d ||
-      TYPEOF(chol) != REALSXP || XLENGTH(chol) != (R_xlen_t)d * d ||
-      TYPEOF(g) != REALSXP || XLENGTH(g) != d || TYPEOF(consts) != REALSXP ||
-      XLENGTH(consts) != 5)
-    Rf_error("internal error: mixture parameters of the wrong shape");
-  if (want_mom == NA_LOGICAL || lg == NA_LOGICAL || w == NA_INTEGER)
-    Rf_error("internal error: moments, give_log and what must not be NA");
-  k = REAL(consts);
-  par.d = d;
-  par.center = REAL(center);
-  par.chol = REAL(chol);
-  par.g = REAL(g);
-  if (!ghmix_mix_const_init(d, k[0], k[1], k[2], k[3], k[4], w, &par.c)) {
-    /* the error of ghmix_gh_density_rows (src/cpu/gh_dist_cpu.c) */
-    ghmix_error_set(&err, GHMIX_ERR_DOMAIN, -1,
-                    "invalid mixture parameters (p = %g, a = %g, b = %g, "
-                    "d = %d)",
-                    k[0], k[1], k[2], d);
-    ghmix_r_stop(&err);
-  }
+  ghmix_r_mix_model(center, chol, g, consts, what, d, &comp, &model);
   out = PROTECT(want_mom ? Rf_allocMatrix(REALSXP, n, 4)
                          : Rf_allocVector(REALSXP, n));
-  if (ghmix_cuda_mix_rows(REAL(x), (size_t)n, (size_t)n, &par, lg,
+  if (ghmix_cuda_mix_rows(xp, (size_t)n, (size_t)n, d, &model, lg,
                           want_mom ? 4 : 1, REAL(out), dev, &err) != GHMIX_OK)
     ghmix_r_stop(&err);
   UNPROTECT(1);

@@ -7,6 +7,7 @@
 #include <R.h>
 #include <Rinternals.h>
 
+#include "core/mixture.h"
 #include "core/status.h"
 
 /* r_args.c: argument checks of the glue (an R caller's bug is an
@@ -28,6 +29,18 @@ R_xlen_t ghmix_r_recycled_length(const SEXP *xs, int k);
  * returns the result length. */
 R_xlen_t ghmix_r_gh1_args(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p,
                           SEXP a, SEXP b, const double **in, size_t *len);
+
+/* r_mixture.c: the one-component E-step model of the .Call arguments
+ * (center, chol = L, g = L^-1 gamma, consts = c(p, a, b, gsg, logdet) as
+ * ffi_mix_consts gives them, what = GHMIX_ESTEP_* flags), completed, for
+ * data of dimension d (an invalid parameter set is a classed R error); and
+ * the statistics vector of the model's layout for n rows, with attribute
+ * "rows" (an n x 4 matrix, *row_out its data) when rows is nonzero. */
+void ghmix_r_mix_model(SEXP center, SEXP chol, SEXP g, SEXP consts, SEXP what,
+                       int d, ghmix_mix_component *comp,
+                       ghmix_mix_model *model);
+SEXP ghmix_r_mix_stats(const ghmix_mix_model *model, R_xlen_t n, int rows,
+                       double **row_out);
 
 /* r_bessel.c */
 SEXP ffi_log_besselK(SEXP x, SEXP nu, SEXP gradient, SEXP threads);

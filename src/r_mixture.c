@@ -1,10 +1,11 @@
-/* .Call glue for the EM fitters (R/fit.R): the E-step statistics of a data
- * matrix and the subordinator's M-step. */
+/* .Call glue for the EM fitters (R/fit_model.R): the E-step statistics of a
+ * data matrix, the M-step of the mixing distribution, and the E-step's
+ * row-independent inputs.  The numerics are in src/core (mixture.h,
+ * mstep.h) and src/cpu (mixture_cpu.h); here the SEXPs are unpacked and
+ * the results named. */
 #define USE_FC_LEN_T
-#include <math.h>
-
-#include "core/gig_solve.h"
 #include "core/mixture.h"
+#include "core/mstep.h"
 #include "cpu/mixture_cpu.h"
 #include "r_ffi.h"
 
@@ -13,113 +14,107 @@
 #define FCONE
 #endif
 
-/* Checks the shapes the R caller promises; a failure is a bug in R/fit.R. */
-static int mix_check_args(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts) {
-  int d;
-  if (!Rf_isMatrix(x) || TYPEOF(x) != REALSXP)
-    Rf_error("internal error: x must be a double matrix");
-  d = Rf_ncols(x);
-  if (TYPEOF(center) != REALSXP || XLENGTH(center) != d ||
-      TYPEOF(chol) != REALSXP || XLENGTH(chol) != (R_xlen_t)d * d ||
-      TYPEOF(g) != REALSXP || XLENGTH(g) != d || TYPEOF(consts) != REALSXP ||
-      XLENGTH(consts) != 5)
-    Rf_error("internal error: E-step parameters of the wrong shape");
-  return d;
+/* A list of nd doubles and then ni integers, named names[]. */
+static SEXP named_list(const char **names, const double *dv, int nd,
+                       const int *iv, int ni) {
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, nd + ni));
+  SEXP nm = PROTECT(Rf_allocVector(STRSXP, nd + ni));
+  int i;
+  for (i = 0; i < nd + ni; i++) {
+    SET_VECTOR_ELT(
+        out, i, i < nd ? Rf_ScalarReal(dv[i]) : Rf_ScalarInteger(iv[i - nd]));
+    SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+  }
+  Rf_setAttrib(out, R_NamesSymbol, nm);
+  UNPROTECT(2);
+  return out;
 }
 
-/* consts = c(p, a, b, gSg, logdet); what = GHMIX_ESTEP_* flags. */
-static void ghmix_r_mix_params(SEXP center, SEXP chol, SEXP g, SEXP consts,
-                               SEXP what, int d, ghmix_mix_params *par) {
-  const double *k = REAL(consts);
-  par->d = d;
-  par->center = REAL(center);
-  par->chol = REAL(chol);
-  par->g = REAL(g);
-  if (!ghmix_mix_const_init(d, k[0], k[1], k[2], k[3], k[4], Rf_asInteger(what),
-                            &par->c))
-    Rf_error("internal error: invalid mixture parameters in the E-step");
+void ghmix_r_mix_model(SEXP center, SEXP chol, SEXP g, SEXP consts, SEXP what,
+                       int d, ghmix_mix_component *comp,
+                       ghmix_mix_model *model) {
+  const double *k;
+  ghmix_error err;
+  if (d < 1)
+    Rf_error("internal error: the E-step needs d >= 1");
+  comp->center = ghmix_r_doubles(center, "center");
+  comp->chol = ghmix_r_doubles(chol, "chol");
+  comp->g = ghmix_r_doubles(g, "g");
+  k = ghmix_r_doubles(consts, "consts");
+  if (XLENGTH(center) != d || XLENGTH(chol) != (R_xlen_t)d * d ||
+      XLENGTH(g) != d || XLENGTH(consts) != 5)
+    Rf_error("internal error: E-step parameters of the wrong shape");
+  comp->p = k[0];
+  comp->a = k[1];
+  comp->b = k[2];
+  comp->gsg = k[3];
+  comp->logdet = k[4];
+  comp->log_prop = 0;
+  model->shape.d = d;
+  model->shape.components = 1;
+  model->shape.cov = GHMIX_COV_FULL;
+  model->shape.factors = 0;
+  model->shape.what =
+      ghmix_r_int(what, "what", 0, GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY);
+  model->comp = comp;
+  model->weights = NULL;
+  if (ghmix_mix_model_complete(model, &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+}
+
+SEXP ghmix_r_mix_stats(const ghmix_mix_model *model, R_xlen_t n, int rows,
+                       double **row_out) {
+  SEXP stats = PROTECT(
+      Rf_allocVector(REALSXP, (R_xlen_t)ghmix_estep_nstats(&model->shape)));
+  *row_out = NULL;
+  if (rows) {
+    SEXP r = PROTECT(Rf_allocMatrix(REALSXP, (int)n, 4));
+    Rf_setAttrib(stats, Rf_install("rows"), r);
+    *row_out = REAL(r);
+    UNPROTECT(1);
+  }
+  UNPROTECT(1);
+  return stats;
 }
 
 SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
                    SEXP what, SEXP rows, SEXP threads) {
-  int d = mix_check_args(x, center, chol, g, consts);
+  const double *xp = ghmix_r_double_matrix(x, -1, -1, "x");
+  int d = Rf_ncols(x), nthreads = ghmix_r_threads(threads);
   R_xlen_t n = Rf_nrows(x);
-  ghmix_mix_params par;
+  ghmix_mix_component comp;
+  ghmix_mix_model model;
   ghmix_error err;
-  SEXP stats, row_out = R_NilValue;
-  ghmix_r_mix_params(center, chol, g, consts, what, d, &par);
-  stats = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)GHMIX_MIX_NSTATS(d)));
-  if (Rf_asLogical(rows) == TRUE) {
-    row_out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, 4));
-    Rf_setAttrib(stats, Rf_install("rows"), row_out);
-    UNPROTECT(1);
-  }
-  if (ghmix_mix_estep_cpu(REAL(x), (size_t)n, (size_t)n, &par, REAL(stats),
-                          row_out == R_NilValue ? NULL : REAL(row_out),
-                          Rf_asInteger(threads), &err) != GHMIX_OK)
+  double *row_out;
+  SEXP stats;
+  ghmix_r_mix_model(center, chol, g, consts, what, d, &comp, &model);
+  stats = PROTECT(
+      ghmix_r_mix_stats(&model, n, ghmix_r_flag(rows, "rows"), &row_out));
+  if (ghmix_mix_estep_cpu(xp, (size_t)n, (size_t)n, d, &model, REAL(stats),
+                          row_out, nthreads, &err) != GHMIX_OK)
     ghmix_r_stop(&err);
   UNPROTECT(1);
   return stats;
 }
 
-/* The subordinator's M-step: the GIG (or limit) that maximises the expected
- * log-density given eta = (mean E log Y, mean E 1/Y, mean E Y).  family:
- * a ghmix_family (src/core/estep.h).
- * start = c(p, a, b), the current values (GH only).  Returns
- * c(p, a, b, converged, note). */
+/* The mixing distribution's M-step (src/core/mstep.h): family a
+ * ghmix_family, eta = (mean E log Y, mean E 1/Y, mean E Y), start =
+ * c(p, a, b), the current values (GH only).  Returns list(p, a, b,
+ * converged, note). */
 SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start) {
-  const double *e = REAL(eta);
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, 5));
-  double *o = REAL(out);
-  o[3] = 1;
-  o[4] = 0;
-  switch (Rf_asInteger(family)) {
-  case GHMIX_FAMILY_GH: {
-    ghmix_gig_solve_control ctrl;
-    ghmix_gig_solution sol;
-    ghmix_gig_solve_control_init(&ctrl);
-    ctrl.has_start = 1;
-    ctrl.start_p = REAL(start)[0];
-    ctrl.start_a = REAL(start)[1];
-    ctrl.start_b = REAL(start)[2];
-    ghmix_gig_from_expectation(e, &ctrl, &sol);
-    o[0] = sol.p, o[1] = sol.a, o[2] = sol.b;
-    o[3] = sol.converged;
-    o[4] = sol.note;
-    break;
-  }
-  case GHMIX_FAMILY_NIG: /* inverse Gaussian MLE: sqrt(b/a) = E Y, 1/b = E 1/Y -
-                            1/E Y */
-    o[0] = -0.5;
-    o[2] = 1.0 / (e[1] - 1.0 / e[2]);
-    o[1] = o[2] / (e[2] * e[2]);
-    break;
-  case GHMIX_FAMILY_VG: /* gamma(p, rate a/2) MLE */
-    o[0] = ghmix_gamma_shape_mle(e[0] - log(e[2]));
-    o[1] = 2.0 * o[0] / e[2];
-    o[2] = 0;
-    break;
-  case GHMIX_FAMILY_SKEWT: /* 1/Y ~ gamma(-p, rate b/2) MLE */
-    o[0] = -ghmix_gamma_shape_mle(-e[0] - log(e[1]));
-    o[1] = 0;
-    o[2] = -2.0 * o[0] / e[1];
-    break;
-  default:
+  static const char *names[] = {"p", "a", "b", "converged", "note"};
+  ghmix_mstep_mixing m;
+  double v[3];
+  int iv[2];
+  if (XLENGTH(eta) != 3 || XLENGTH(start) != 3)
+    Rf_error("internal error: eta and start must have length 3");
+  if (!ghmix_mstep_mixing_solve(
+          ghmix_r_int(family, "family", 0, GHMIX_FAMILY_COUNT - 1),
+          ghmix_r_doubles(eta, "eta"), ghmix_r_doubles(start, "start"), &m))
     Rf_error("internal error: unknown family");
-  }
-  UNPROTECT(1);
-  return out;
-}
-
-/* log of the GIG normalising constant (limits included), vectorised over p
- * with scalar a, b; used for log-likelihood gradients in R. */
-SEXP ffi_gig_log_norm(SEXP p, SEXP a, SEXP b) {
-  R_xlen_t i, n = XLENGTH(p);
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
-  for (i = 0; i < n; i++)
-    REAL(out)[i] = ghmix_gig_log_norm(REAL(p)[i], Rf_asReal(a), Rf_asReal(b));
-  UNPROTECT(1);
-  return out;
+  v[0] = m.p, v[1] = m.a, v[2] = m.b;
+  iv[0] = m.converged, iv[1] = m.note;
+  return named_list(names, v, 3, iv, 2);
 }
 
 /* The lower Cholesky factor L (A = L L', upper triangle zero) of a
@@ -142,31 +137,34 @@ SEXP ffi_chol_lower(SEXP a) {
   return info == 0 ? out : R_NilValue;
 }
 
-/* The row-independent inputs of the E-step from the lower factor L of
- * Sigma, gamma and (p, a, b): c(g, p, a, b, g'g, log det Sigma) with
- * g = L^-1 gamma (length d + 5). */
+/* The row-independent inputs of the E-step (ghmix_mix_chol_consts) from
+ * the lower factor L of Sigma, gamma and pab = c(p, a, b): list(g =
+ * L^-1 gamma, consts = c(p, a, b, gsg, logdet)), consts as the E-step
+ * entry points take it. */
 SEXP ffi_mix_consts(SEXP chol, SEXP gamma, SEXP pab) {
-  int d = Rf_nrows(chol), i, j;
-  const double *l = REAL(chol), *gam = REAL(gamma);
-  SEXP out;
-  double *o, gsg = 0, logdet = 0;
-  if (TYPEOF(chol) != REALSXP || TYPEOF(gamma) != REALSXP ||
-      XLENGTH(gamma) != d || TYPEOF(pab) != REALSXP || XLENGTH(pab) != 3)
+  static const char *fields[] = {"g", "consts", ""};
+  static const char *cnames[] = {"p", "a", "b", "gsg", "logdet"};
+  int d = Rf_nrows(chol), i;
+  const double *l = ghmix_r_double_matrix(chol, d, d, "chol");
+  const double *k = ghmix_r_doubles(pab, "pab");
+  SEXP out, g, consts, nm;
+  double *c;
+  if (XLENGTH(gamma) != d || XLENGTH(pab) != 3)
     Rf_error("internal error: E-step constants of the wrong shape");
-  out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)d + 5));
-  o = REAL(out);
-  for (i = 0; i < d; i++) {
-    double v = gam[i];
-    for (j = 0; j < i; j++)
-      v -= l[(size_t)j * d + i] * o[j];
-    o[i] = v / l[(size_t)i * d + i];
-    gsg += o[i] * o[i];
-    logdet += log(l[(size_t)i * d + i]);
-  }
+  out = PROTECT(Rf_mkNamed(VECSXP, fields));
+  g = Rf_allocVector(REALSXP, d);
+  SET_VECTOR_ELT(out, 0, g);
+  consts = Rf_allocVector(REALSXP, 5);
+  SET_VECTOR_ELT(out, 1, consts);
+  nm = Rf_allocVector(STRSXP, 5);
+  Rf_setAttrib(consts, R_NamesSymbol, nm);
+  c = REAL(consts);
+  for (i = 0; i < 5; i++)
+    SET_STRING_ELT(nm, i, Rf_mkChar(cnames[i]));
   for (i = 0; i < 3; i++)
-    o[d + i] = REAL(pab)[i];
-  o[d + 3] = gsg;
-  o[d + 4] = 2.0 * logdet;
+    c[i] = k[i];
+  ghmix_mix_chol_consts(d, l, ghmix_r_doubles(gamma, "gamma"), REAL(g), c + 3,
+                        c + 4);
   UNPROTECT(1);
   return out;
 }

@@ -3,6 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "../core/batch.h"
 #include "bessel_table.h"
@@ -47,7 +50,6 @@ typedef struct {
   double *w;  /* E[1/Y | x], 0 for rows left out */
   double *sw; /* sqrt(w) */
   double *ok; /* 1 for rows in the sums, else 0 */
-  ghmix_mix_row_result *res;
 } mix_work;
 
 /* Rows per block: MIX_BLOCK for small d; for large d up to
@@ -121,99 +123,109 @@ static void mix_quad_forms(const double *z, const double *g, int d, int m,
   }
 }
 
-/* The row results into the scalar sums, per-row weights into w, and the
- * optional per-row output. */
-static void mix_row_sums(const ghmix_mix_params *par, size_t n, size_t lo,
-                         int m, double *s, double *rows, mix_work *w) {
-  int i;
-  for (i = 0; i < m; i++) {
-    const ghmix_mix_row_result *r = &w->res[i];
-    int ok = isfinite(r->loglik) && isfinite(r->e_inv_y) && isfinite(r->e_y) &&
-             r->e_inv_y > 0;
-    if (rows) {
-      size_t k = lo + (size_t)i;
-      rows[k] = r->loglik;
-      rows[n + k] = r->e_inv_y;
-      rows[2 * n + k] = r->e_y;
-      rows[3 * n + k] =
-          (par->c.what & GHMIX_ESTEP_LOGY) ? r->e_log_y : (double)NAN;
-    }
-    w->ok[i] = ok;
-    w->w[i] = ok ? r->e_inv_y : 0.0;
-    w->sw[i] = ok ? sqrt(r->e_inv_y) : 0.0;
-    if (!ok) {
-      s[5] += 1;
-      continue;
-    }
-    s[0] += 1;
-    s[1] += r->loglik;
-    s[2] += r->e_inv_y;
-    s[3] += r->e_y;
-    if (par->c.what & GHMIX_ESTEP_LOGY)
-      s[4] += r->e_log_y;
-  }
+/* Where the blocks of one component's statistics lie (estep.h): the
+ * scalar statistics, and the vectors. */
+typedef struct {
+  size_t scalar[GHMIX_STAT_NSCALAR];
+  size_t u, inv_y_u, inv_y_uu;
+} mix_offsets;
+
+static void mix_offsets_init(const ghmix_estep_shape *shape, mix_offsets *o) {
+  int id;
+  for (id = 0; id < GHMIX_STAT_NSCALAR; id++)
+    o->scalar[id] = ghmix_estep_stat(shape, 0, (ghmix_stat_id)id).offset;
+  o->u = ghmix_estep_stat(shape, 0, GHMIX_STAT_U).offset;
+  o->inv_y_u = ghmix_estep_stat(shape, 0, GHMIX_STAT_INV_Y_U).offset;
+  o->inv_y_uu = ghmix_estep_stat(shape, 0, GHMIX_STAT_INV_Y_UU).offset;
 }
 
-/* One E-step's shared inputs.  slot_stats: nslots x nstats partial sums;
- * qmin / qmax: per-slot range of Q (the range pass); tab: K_q tabulated
- * for this E-step, or NULL. */
+/* One E-step's shared inputs, read-only in the parallel regions but for
+ * each slot's own sums and Q range and each thread's own buffers.
+ * slot_stats: nslots x nstats partial sums (the scalar ones filled from
+ * slot_terms at the end); slot_terms: nslots x GHMIX_TERM_COUNT sums of the
+ * row terms, each in row order, whence each scalar statistic (the sum of
+ * its term); qmin / qmax: per-slot range of Q (the range pass); tab: K_q
+ * tabulated for this E-step, or NULL; work: one set of buffers per
+ * thread. */
 typedef struct {
   const double *x;
   size_t n, ldx, nstats, per_slot, block;
-  int nslots;
-  const ghmix_mix_params *par;
+  int d, nslots;
+  const ghmix_mix_component *comp;
   const ghmix_bessel_table *tab;
-  double *slot_stats, *rows, *qmin, *qmax;
+  mix_offsets at;
+  double *slot_stats, *slot_terms, *rows, *qmin, *qmax;
+  mix_work *work;
 } mix_job;
 
 /* Z = L^-1 (x - m) and Q, B for the rows [lo, lo + m). */
 static void mix_block_forms(const mix_job *job, size_t lo, int m, mix_work *w) {
-  const ghmix_mix_params *par = job->par;
-  const int d = par->d;
+  const ghmix_mix_component *comp = job->comp;
+  const int d = job->d;
   const double one = 1.0;
   int i, j;
   for (j = 0; j < d; j++) {
     const double *xj = job->x + (size_t)j * job->ldx + lo;
-    const double cj = par->center[j];
+    const double cj = comp->center[j];
     double *uj = w->u + (size_t)j * m, *zj = w->z + (size_t)j * m;
     MIX_SIMD
     for (i = 0; i < m; i++)
       zj[i] = uj[i] = xj[i] - cj;
   }
   if (d <= MIX_SMALL_D)
-    mix_solve_small(par->chol, d, m, w->z);
+    mix_solve_small(comp->chol, d, m, w->z);
   else
-    dtrsm_("R", "L", "T", "N", &m, &d, &one, par->chol, &d, w->z, &m, 1, 1, 1,
+    dtrsm_("R", "L", "T", "N", &m, &d, &one, comp->chol, &d, w->z, &m, 1, 1, 1,
            1);
-  mix_quad_forms(w->z, par->g, d, m, w->q, w->b);
+  mix_quad_forms(w->z, comp->g, d, m, w->q, w->b);
 }
 
-/* One row, from the table where it applies. */
-static void mix_block_row(const mix_job *job, double q, double b,
-                          ghmix_mix_row_result *res) {
-  const ghmix_mix_const *c = &job->par->c;
+/* Row i of the block starting at row lo (K_q from the table where it
+ * applies): its output row, its weights in w, its terms added to acc; a row
+ * not accepted gets u = 0, so that it adds nothing (not even a NaN) to the
+ * vector sums, as in the CUDA tile. */
+static void mix_block_row(const mix_job *job, size_t lo, int i, int m,
+                          ghmix_mix_terms *acc, mix_work *w) {
+  const ghmix_mix_const *c = &job->comp->c;
   ghmix_mix_row_arg_t arg;
-  if (job->tab != NULL && !isnan(b) && ghmix_mix_row_arg(c, q, &arg)) {
-    ghmix_bessel_result r;
-    ghmix_bessel_table_eval(job->tab, arg.x, arg.ls + 2 * c->log_sqrt_a, &r);
-    ghmix_mix_row_finish(c, b, &arg, &r, res);
-  } else {
-    ghmix_mix_row(c, q, b, res);
+  ghmix_bessel_result kq;
+  ghmix_mix_row_result r;
+  ghmix_mix_terms t;
+  const ghmix_bessel_result *k = NULL;
+  int j;
+  if (job->tab != NULL && !isnan(w->b[i]) &&
+      ghmix_mix_row_arg(c, w->q[i], &arg)) {
+    ghmix_bessel_table_eval(job->tab, arg.x, arg.ls + 2 * c->log_sqrt_a, &kq);
+    k = &kq;
   }
+  if (!ghmix_mix_row_step(c, w->q[i], w->b[i], &arg, k, &r, &t))
+    for (j = 0; j < job->d; j++)
+      w->u[(size_t)j * m + i] = 0;
+  if (job->rows)
+    ghmix_mix_row_store(c, &r, lo + (size_t)i, job->n, job->rows);
+  w->ok[i] = t.v[GHMIX_TERM_ROWS];
+  w->w[i] = t.v[GHMIX_TERM_INV_Y];
+  w->sw[i] = sqrt(w->w[i]);
+  ghmix_mix_terms_add(acc, &t);
 }
 
-/* The rows [lo, hi) (hi - lo <= the block length) into the slot sums s. */
-static void mix_block(const mix_job *job, size_t lo, size_t hi, double *s,
+/* The rows [lo, hi) (hi - lo <= the block length) into the sums of the
+ * slot. */
+static void mix_block(const mix_job *job, int slot, size_t lo, size_t hi,
                       mix_work *w) {
-  const ghmix_mix_params *par = job->par;
-  const int d = par->d, m = (int)(hi - lo);
+  const int d = job->d, m = (int)(hi - lo);
   const double one = 1.0;
-  double *sx = s + 6, *sxw = sx + d, *sxx = sxw + d;
+  double *s = job->slot_stats + (size_t)slot * job->nstats;
+  double *terms = job->slot_terms + (size_t)slot * GHMIX_TERM_COUNT;
+  double *sx = s + job->at.u, *sxw = s + job->at.inv_y_u;
+  double *sxx = s + job->at.inv_y_uu;
+  ghmix_mix_terms acc;
   int i, j;
   mix_block_forms(job, lo, m, w);
+  memcpy(acc.v, terms, sizeof acc.v);
   for (i = 0; i < m; i++)
-    mix_block_row(job, w->q[i], w->b[i], &w->res[i]);
-  mix_row_sums(par, job->n, lo, m, s, job->rows, w);
+    mix_block_row(job, lo, i, m, &acc, w);
+  memcpy(terms, acc.v, sizeof acc.v);
   for (j = 0; j < d; j++) {
     double *uj = w->u + (size_t)j * m;
     sx[j] += mix_dot(w->ok, uj, m);
@@ -243,78 +255,85 @@ static void mix_block_range(const mix_job *job, size_t lo, size_t hi, int slot,
   }
 }
 
-static int mix_work_alloc(mix_work *w, int d, size_t rows) {
-  w->u = malloc(sizeof(double) * rows * (2 * (size_t)d + 5));
-  w->res = malloc(sizeof(ghmix_mix_row_result) * rows);
-  if (w->u == NULL || w->res == NULL)
+/* The buffers of `threads` threads; 0 (nothing left allocated) when an
+ * allocation fails. */
+static int mix_work_alloc(mix_job *job, int threads) {
+  const size_t rows = job->block, per = rows * (2 * (size_t)job->d + 5);
+  int t;
+  job->work = calloc((size_t)threads, sizeof(mix_work));
+  if (job->work == NULL)
     return 0;
-  w->z = w->u + rows * (size_t)d;
-  w->q = w->z + rows * (size_t)d;
-  w->b = w->q + rows;
-  w->w = w->b + rows;
-  w->sw = w->w + rows;
-  w->ok = w->sw + rows;
+  for (t = 0; t < threads; t++) {
+    mix_work *w = &job->work[t];
+    w->u = malloc(sizeof(double) * per);
+    if (w->u == NULL)
+      return 0;
+    w->z = w->u + rows * (size_t)job->d;
+    w->q = w->z + rows * (size_t)job->d;
+    w->b = w->q + rows;
+    w->w = w->b + rows;
+    w->sw = w->w + rows;
+    w->ok = w->sw + rows;
+  }
   return 1;
 }
 
-static void mix_work_free(mix_work *w) {
-  free(w->u);
-  free(w->res);
+static void mix_job_free(mix_job *job, int threads) {
+  int t;
+  if (job->work != NULL)
+    for (t = 0; t < threads; t++)
+      free(job->work[t].u);
+  free(job->work);
+  free(job->slot_stats);
+  free(job->slot_terms);
+  free(job->qmin);
+  job->work = NULL;
+  job->slot_stats = job->slot_terms = job->qmin = job->qmax = NULL;
 }
 
 /* One round: rows [slot_lo + r0, min(slot_lo + r1, slot_hi)) of every slot,
- * into the sums or (range) into the Q ranges; returns the number of
- * threads that could not allocate their buffers. */
-static int mix_round(const mix_job *job, size_t r0, size_t r1, int range,
-                     int threads) {
-  int failed = 0;
+ * into the sums or (range) into the Q ranges, each thread with its own
+ * buffers. */
+static void mix_round(const mix_job *job, size_t r0, size_t r1, int range,
+                      int threads) {
+  int slot;
 #ifdef _OPENMP
-#pragma omp parallel num_threads(threads) reduction(+ : failed)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
 #endif
-  {
-    mix_work w;
-    int slot;
-    if (!mix_work_alloc(&w, job->par->d, job->block)) {
-      failed = 1;
-    } else {
+  for (slot = 0; slot < job->nslots; slot++) {
 #ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
+    mix_work *w = &job->work[omp_get_thread_num()];
+#else
+    mix_work *w = &job->work[0];
 #endif
-      for (slot = 0; slot < job->nslots; slot++) {
-        size_t lo = (size_t)slot * job->per_slot, hi = lo + job->per_slot;
-        size_t a, b, k, block = job->block;
-        if (hi > job->n)
-          hi = job->n;
-        a = lo + r0;
-        b = lo + r1 < hi ? lo + r1 : hi;
-        for (k = a; k < b; k += block) {
-          size_t e = k + block < b ? k + block : b;
-          if (range)
-            mix_block_range(job, k, e, slot, &w);
-          else
-            mix_block(job, k, e, job->slot_stats + (size_t)slot * job->nstats,
-                      &w);
-        }
-      }
+    size_t lo = (size_t)slot * job->per_slot, hi = lo + job->per_slot;
+    size_t a, b, k, block = job->block;
+    if (hi > job->n)
+      hi = job->n;
+    a = lo + r0;
+    b = lo + r1 < hi ? lo + r1 : hi;
+    for (k = a; k < b; k += block) {
+      size_t e = k + block < b ? k + block : b;
+      if (range)
+        mix_block_range(job, k, e, slot, w);
+      else
+        mix_block(job, slot, k, e, w);
     }
-    mix_work_free(&w);
   }
   (void)threads;
-  return failed;
 }
 
-/* All rounds; 0, or 1 when buffers could not be allocated, 2 when the user
- * interrupted (*done: rows per slot completed). */
+/* All rounds; 0, or 1 when the user interrupted (*done: rows per slot
+ * completed). */
 static int mix_rounds(const mix_job *job, int range, int threads,
                       size_t *done) {
   size_t r0;
   *done = 0;
   for (r0 = 0; r0 < job->per_slot; r0 += MIX_ROUND) {
-    if (mix_round(job, r0, r0 + MIX_ROUND, range, threads))
-      return 1;
+    mix_round(job, r0, r0 + MIX_ROUND, range, threads);
     *done = r0 + MIX_ROUND;
     if (r0 + MIX_ROUND < job->per_slot && ghmix_check_interrupt())
-      return 2;
+      return 1;
   }
   return 0;
 }
@@ -329,38 +348,32 @@ static void mix_symmetrize(double *sxx, int d) {
 
 /* Whether tabulating K_q pays for this E-step: enough rows, and rows that
  * would not take the half-integer closed form (cheaper than the table). */
-static int mix_table_pays(const ghmix_mix_params *par, size_t n) {
-  double k = fabs(par->c.q) - 0.5;
+static int mix_table_pays(const ghmix_mix_const *c, size_t n) {
+  double k = fabs(c->q) - 0.5;
   int halfint = k >= 0 && k <= 40 && k == floor(k);
-  if (n < MIX_TABLE_MIN_ROWS || par->c.a_post <= 0)
+  if (n < MIX_TABLE_MIN_ROWS || c->a_post <= 0)
     return 0;
-  return (ghmix_mix_row_bessel_what(&par->c) & GHMIX_BESSEL_GRAD) || !halfint;
+  return (ghmix_mix_row_bessel_what(c) & GHMIX_BESSEL_GRAD) || !halfint;
 }
 
-/* The Q range pass and the table over the x it implies; 1 if built, 0 if
- * not (rows are then evaluated exactly), -1 or -2 as mix_rounds. */
-static int mix_table_prepare(mix_job *job, int threads, size_t *done,
+/* The Q range pass and the table over the x it implies (job->qmin and
+ * qmax allocated); 1 if built, 0 if not (rows are then evaluated exactly),
+ * -1 when interrupted. */
+static int mix_table_prepare(const mix_job *job, int threads, size_t *done,
                              ghmix_bessel_table *tab) {
-  const ghmix_mix_const *c = &job->par->c;
+  const ghmix_mix_const *c = &job->comp->c;
   double qmin = INFINITY, qmax = -INFINITY;
-  int slot, status;
-  job->qmin = malloc(sizeof(double) * 2 * (size_t)job->nslots);
-  if (job->qmin == NULL)
-    return 0;
-  job->qmax = job->qmin + job->nslots;
+  int slot;
   for (slot = 0; slot < job->nslots; slot++) {
     job->qmin[slot] = INFINITY;
     job->qmax[slot] = -INFINITY;
   }
-  status = mix_rounds(job, 1, threads, done);
+  if (mix_rounds(job, 1, threads, done))
+    return -1;
   for (slot = 0; slot < job->nslots; slot++) {
     qmin = job->qmin[slot] < qmin ? job->qmin[slot] : qmin;
     qmax = job->qmax[slot] > qmax ? job->qmax[slot] : qmax;
   }
-  free(job->qmin);
-  job->qmin = job->qmax = NULL;
-  if (status)
-    return -status;
   if (!(c->b + qmin > 0) || !isfinite(qmax))
     return 0;
   return ghmix_bessel_table_build(c->q, ghmix_mix_row_bessel_what(c),
@@ -368,65 +381,106 @@ static int mix_table_prepare(mix_job *job, int threads, size_t *done,
                                   c->sqrt_a * sqrt(c->b + qmax), tab);
 }
 
-ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx,
-                                 const ghmix_mix_params *par, double *stats,
-                                 double *rows, int threads, ghmix_error *err) {
-  mix_job job = {0};
-  ghmix_bessel_table tab;
-  size_t k, done = 0;
-  int slot, failed = 0, blas_threads, tabled = 0;
-  job.x = x;
-  job.n = n;
-  job.ldx = ldx;
-  job.par = par;
-  job.rows = rows;
-  job.nstats = GHMIX_MIX_NSTATS(par->d);
-  job.block = mix_block_rows(par->d, n);
-  job.nslots = n < (size_t)MIX_SLOTS * job.block
-                   ? (int)((n + job.block - 1) / job.block)
-                   : MIX_SLOTS;
-  ghmix_error_clear(err);
-  memset(stats, 0, sizeof(double) * job.nstats);
-  if (n == 0)
-    return GHMIX_OK;
-  job.per_slot = (n + (size_t)job.nslots - 1) / (size_t)job.nslots;
-  job.slot_stats = calloc((size_t)job.nslots * job.nstats, sizeof(double));
-  if (job.slot_stats == NULL)
-    return ghmix_error_set(
-        err, GHMIX_ERR_NOMEM, -1, "cannot allocate %lu bytes for the E-step",
-        (unsigned long)(sizeof(double) * job.nslots * job.nstats));
+/* The threads for n rows of d: at most one per slot, one for small jobs
+ * (a row costs O(d^2) flops once the BLAS path is taken). */
+static int mix_threads(const mix_job *job, int threads) {
   threads = ghmix_clamp_threads(threads);
-  if (threads > job.nslots)
-    threads = job.nslots;
-  /* a row costs O(d^2) flops once the BLAS path is taken */
-  if (n * (size_t)(par->d > MIX_SMALL_D ? par->d : 1) < MIX_PARALLEL_MIN)
+  if (threads > job->nslots)
+    threads = job->nslots;
+  if (job->n * (size_t)(job->d > MIX_SMALL_D ? job->d : 1) < MIX_PARALLEL_MIN)
     threads = 1;
+  return threads;
+}
+
+/* Sets up the job for n rows (n > 0) and allocates every buffer; 0 when
+ * an allocation fails (nothing left allocated then). */
+static int mix_job_init(mix_job *job, const double *x, size_t n, size_t ldx,
+                        const ghmix_mix_model *model, double *rows,
+                        int *threads, int tabled) {
+  job->x = x;
+  job->n = n;
+  job->ldx = ldx;
+  job->d = model->shape.d;
+  job->comp = &model->comp[0];
+  job->rows = rows;
+  job->nstats = ghmix_estep_nstats(&model->shape);
+  mix_offsets_init(&model->shape, &job->at);
+  job->block = mix_block_rows(job->d, n);
+  job->nslots = n < (size_t)MIX_SLOTS * job->block
+                    ? (int)((n + job->block - 1) / job->block)
+                    : MIX_SLOTS;
+  job->per_slot = (n + (size_t)job->nslots - 1) / (size_t)job->nslots;
+  *threads = mix_threads(job, *threads);
+  job->slot_stats = calloc((size_t)job->nslots * job->nstats, sizeof(double));
+  job->slot_terms =
+      calloc((size_t)job->nslots * GHMIX_TERM_COUNT, sizeof(double));
+  if (tabled)
+    job->qmin = malloc(sizeof(double) * 2 * (size_t)job->nslots);
+  if (job->slot_stats == NULL || job->slot_terms == NULL ||
+      (tabled && job->qmin == NULL) || !mix_work_alloc(job, *threads)) {
+    mix_job_free(job, *threads);
+    return 0;
+  }
+  if (tabled)
+    job->qmax = job->qmin + job->nslots;
+  return 1;
+}
+
+/* The rounds of the E-step (after the range pass and the table, where
+ * they pay); 0, or 1 when interrupted. */
+static int mix_run(mix_job *job, int threads, int tabled, size_t *done) {
+  ghmix_bessel_table tab;
+  int built = 0, blas_threads, stopped;
   /* several threads calling BLAS (large d) must not each start a pool */
   blas_threads =
-      threads > 1 && par->d > MIX_SMALL_D ? ghmix_blas_threads_single() : 0;
-  if (mix_table_pays(par, n)) {
-    tabled = mix_table_prepare(&job, threads, &done, &tab);
-    if (tabled < 0)
-      failed = -tabled;
-    else if (tabled)
-      job.tab = &tab;
+      threads > 1 && job->d > MIX_SMALL_D ? ghmix_blas_threads_single() : 0;
+  stopped = 0;
+  if (tabled) {
+    built = mix_table_prepare(job, threads, done, &tab);
+    stopped = built < 0;
+    if (built > 0)
+      job->tab = &tab; /* read-only from here on */
   }
-  if (!failed)
-    failed = mix_rounds(&job, 0, threads, &done);
+  if (!stopped)
+    stopped = mix_rounds(job, 0, threads, done);
   ghmix_blas_threads_restore(blas_threads);
-  if (tabled > 0)
+  job->tab = NULL;
+  if (built > 0)
     ghmix_bessel_table_free(&tab);
-  if (failed) {
-    free(job.slot_stats);
-    if (failed == 2)
-      return ghmix_interrupted(err, done * (size_t)job.nslots, n);
+  return stopped;
+}
+
+ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx, int d,
+                                 const ghmix_mix_model *model, double *stats,
+                                 double *rows, int threads, ghmix_error *err) {
+  mix_job job = {0};
+  size_t k, done = 0;
+  int slot, tabled;
+  ghmix_status st = ghmix_mix_model_check(model, d, err);
+  if (st != GHMIX_OK)
+    return st;
+  ghmix_error_clear(err);
+  memset(stats, 0, sizeof(double) * ghmix_estep_nstats(&model->shape));
+  if (n == 0)
+    return GHMIX_OK;
+  tabled = mix_table_pays(&model->comp[0].c, n);
+  if (!mix_job_init(&job, x, n, ldx, model, rows, &threads, tabled))
     return ghmix_error_set(err, GHMIX_ERR_NOMEM, -1,
                            "cannot allocate the E-step work buffers");
+  if (mix_run(&job, threads, tabled, &done)) {
+    mix_job_free(&job, threads);
+    return ghmix_interrupted(err, done * (size_t)job.nslots, n);
   }
-  for (slot = 0; slot < job.nslots; slot++)
+  for (slot = 0; slot < job.nslots; slot++) {
+    double *s = job.slot_stats + (size_t)slot * job.nstats;
+    const double *t = job.slot_terms + (size_t)slot * GHMIX_TERM_COUNT;
+    int id;
+    for (id = 0; id < GHMIX_STAT_NSCALAR; id++)
+      s[job.at.scalar[id]] = t[ghmix_mix_term_of((ghmix_stat_id)id)];
     for (k = 0; k < job.nstats; k++)
-      stats[k] += job.slot_stats[(size_t)slot * job.nstats + k];
-  free(job.slot_stats);
-  mix_symmetrize(stats + 6 + 2 * (size_t)par->d, par->d);
+      stats[k] += s[k];
+  }
+  mix_job_free(&job, threads);
+  mix_symmetrize(stats + job.at.inv_y_uu, d);
   return GHMIX_OK;
 }

@@ -46,6 +46,7 @@
 #include "../core/bessel_hankel.c"
 #include "../core/bessel_series.c"
 #include "../core/bessel_trapezoid.c"
+#include "../core/estep.c"
 #include "../core/gh_dist.c" /* the density only: see its GHMIX_CUDA_UNITY */
 #include "../core/gig_solve.c"
 #include "../core/mixture.c"

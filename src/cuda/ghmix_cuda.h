@@ -9,9 +9,9 @@
 #include <stddef.h>
 
 #include "../core/gig_solve.h"
+#include "../core/mixture.h"
 #include "../core/status.h"
 #include "../cpu/gh_dist_cpu.h"
-#include "../cpu/mixture_cpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -113,18 +113,18 @@ ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
                              double *out, int device, ghmix_error *err);
 
 /* The mixture at n rows of x (n x d, column-major, leading dimension
- * ldx >= n), par as for the E-step (centre m, lower Cholesky factor L of
- * Sigma, g = L^-1 gamma, constants; m is usually mu): one thread per row
- * solves z = L^-1 (x_i - m), forms Q = |z|^2 and B = z.g and runs
- * ghmix_mix_row (src/cuda/mix_tile.h, ghmix_mix_rows_one).  out is n x
- * ncol, column-major: ncol = 1, log f(x_i) (give_log) or f(x_i), as
- * ghmix_gh_density_rows (src/cpu/gh_dist_cpu.h) from the same Q and B;
- * ncol = 4, also E[1/Y|x], E[Y|x], E[log Y|x] (NaN unless par->c.what has
- * GHMIX_ESTEP_LOGY): the rows of ghmix_mix_estep_cpu.  A row with NaN gives
- * NaN.  No shared memory: any d.  GHMIX_ERR_DOMAIN also for d < 1, ldx < n
- * or ncol not 1 or 4. */
-ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n, size_t ldx,
-                                 const ghmix_mix_params *par, int give_log,
+ * ldx >= n), model as for the E-step (checked as there; its component's
+ * centre m, lower Cholesky factor L of Sigma, g = L^-1 gamma and constants;
+ * m is usually mu): one thread per row solves z = L^-1 (x_i - m), forms
+ * Q = |z|^2 and B = z.g and runs ghmix_mix_row_step (src/cuda/mix_tile.h,
+ * ghmix_mix_rows_one).  out is n x ncol, column-major: ncol = 1, log f(x_i)
+ * (give_log) or f(x_i), as ghmix_gh_density_rows (src/cpu/gh_dist_cpu.h)
+ * from the same Q and B; ncol = 4, also E[1/Y|x], E[Y|x], E[log Y|x] (NaN
+ * without GHMIX_ESTEP_LOGY): the rows of the E-step (ghmix_mix_row_store).
+ * A row with NaN gives NaN.  No shared memory: any d.  GHMIX_ERR_DOMAIN
+ * also for d < 1, ldx < n or ncol not 1 or 4. */
+ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n, size_t ldx, int d,
+                                 const ghmix_mix_model *model, int give_log,
                                  int ncol, double *out, int device,
                                  ghmix_error *err);
 
@@ -135,21 +135,22 @@ ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n, size_t ldx,
  * column-major, leading dimension ldx >= n) once; each E-step then copies
  * the parameters in (one small copy), runs two kernels (the fused per-row
  * E-step with per-block partial sums, then a fixed-order sum of the block
- * partials) and copies GHMIX_MIX_NSTATS(d) doubles back.  stats has the
- * layout of ghmix_mix_estep_cpu (src/cpu/mixture_cpu.h), rows is NULL or
- * n x 4 as there.  Results are bit-identical from run to run (the partition
- * of rows into blocks depends on n and d only).  *launches, when not NULL,
- * receives the number of kernel launches of the call (2).  par->c.what must
- * include GHMIX_ESTEP_MOMENTS (without it every row counts as one whose density
- * is not finite).  create fails with GHMIX_ERR_DOMAIN when d is too large
- * for the device's shared memory (about d > 870 with the 227 KiB per block
- * of an H100/H200, d > 370 with 99 KiB; use the CPU then).
- * ghmix_cuda_mix_data_free(NULL) does nothing. */
+ * partials) and copies the statistics back.  model: completed, of the
+ * data's d, a shape ghmix_mix_model_check accepts (GHMIX_ERR_DOMAIN
+ * otherwise); stats: ghmix_estep_nstats(&model->shape) doubles in the
+ * layout of src/core/estep.h, as ghmix_mix_estep_cpu (src/cpu/
+ * mixture_cpu.h) writes them; rows NULL or n x 4 as there.  Results are
+ * bit-identical from run to run (the partition of rows into blocks depends
+ * on n and d only).  *launches, when not NULL, receives the number of
+ * kernel launches of the call (2).  create fails with GHMIX_ERR_DOMAIN
+ * when d is too large for the device's shared memory (about d > 870 with
+ * the 227 KiB per block of an H100/H200, d > 370 with 99 KiB; use the CPU
+ * then).  ghmix_cuda_mix_data_free(NULL) does nothing. */
 ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n, size_t ldx,
                                         int d, int device, void **handle,
                                         ghmix_error *err);
 void ghmix_cuda_mix_data_free(void *handle);
-ghmix_status ghmix_cuda_mix_estep(void *handle, const ghmix_mix_params *par,
+ghmix_status ghmix_cuda_mix_estep(void *handle, const ghmix_mix_model *model,
                                   double *stats, double *rows, int *launches,
                                   ghmix_error *err);
 

@@ -374,19 +374,19 @@ __global__ void __launch_bounds__(GHMIX_CUDA_BLOCK)
  *
  * Kernel 1 (mix_estep_kernel): block b of G takes the tiles b, b + G,
  * b + 2G, ... of T = blockDim.x consecutive rows; for each, step 1
- * (ghmix_mix_tile_row: one row per thread, its z, Q, B, ghmix_mix_row and
- * its terms into the shared tile), a barrier, step 2 (ghmix_mix_tile_sums:
+ * (ghmix_mix_tile_row: one row per thread, its z, Q, B, ghmix_mix_row_step
+ * and its terms into the shared tile), a barrier, step 2 (ghmix_mix_tile_sums:
  * the tile's sums, statistic s owned by thread s mod T, into the block's
  * partial sums in global memory), a barrier.  Shared memory holds only the
- * tile, (d + 7) x (T + 1) doubles, so any d fits whose tile fits the
+ * tile, (d + 6) x (T + 1) doubles, so any d fits whose tile fits the
  * device: T is 128 for d <= 16, 64 for d <= 64, 32 beyond (d up to about
  * 870 with the 227 KiB of an H100/H200, 370 with 99 KiB).  G depends on n
  * and d only (at most 1024 blocks, and at most 128 MiB of partial sums).
  *
  * Kernel 2 (mix_reduce_kernel): one block per statistic; thread t sums the
  * partials of blocks t, t + 128, ... in order, then a fixed tree in shared
- * memory; thread 0 writes the statistic into the layout of mixture_cpu.h
- * (both triangles of the d x d block).
+ * memory; thread 0 writes the statistic where the layout of src/core/
+ * estep.h puts it (both triangles of the d x d block).
  *
  * Every sum has a fixed order, so repeated runs give bit-identical
  * results; two launches per E-step.
@@ -704,14 +704,13 @@ ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
 }
 
 extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
-                                            size_t ldx,
-                                            const ghmix_mix_params *par,
+                                            size_t ldx, int d,
+                                            const ghmix_mix_model *model,
                                             int give_log, int ncol, double *out,
                                             int device, ghmix_error *err) {
   device_guard guard;
   device_arena mem;
   size_t o_x, o_par, o_out;
-  const int d = par->d;
   unsigned blocks;
   double *dpar;
   ghmix_status st;
@@ -725,12 +724,14 @@ extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
                            "bad arguments for the CUDA row kernel: d = %d, "
                            "n = %.0f, ldx = %.0f, ncol = %d",
                            d, (double)n, (double)ldx, ncol);
+  if ((st = ghmix_mix_model_check(model, d, err)) != GHMIX_OK)
+    return st;
   if (n == 0)
     return GHMIX_OK;
   if (n > max_elements / (size_t)d)
     return too_many(n * (size_t)d, err);
   o_x = mem.reserve(n * (size_t)d * sizeof(double));
-  o_par = mem.reserve((2 * (size_t)d + (size_t)d * d) * sizeof(double));
+  o_par = mem.reserve(ghmix_mix_par_len(d) * sizeof(double));
   o_out = mem.reserve(n * (size_t)ncol * sizeof(double));
   if ((st = mem.allocate("the density rows", device, err)) != GHMIX_OK)
     return st;
@@ -740,17 +741,22 @@ extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
   if (e != cudaSuccess)
     return cuda_fail(err, "cudaMemcpy2D of the rows to the device", e);
   dpar = mem.at<double>(o_par);
-  if ((st = copy_in(dpar, par->center, (size_t)d * sizeof(double), "the centre",
-                    err)) != GHMIX_OK ||
-      (st = copy_in(dpar + d, par->chol, (size_t)d * d * sizeof(double),
-                    "the Cholesky factor", err)) != GHMIX_OK ||
-      (st = copy_in(dpar + d + (size_t)d * d, par->g,
-                    (size_t)d * sizeof(double), "g", err)) != GHMIX_OK ||
-      (st = grid_for(n, device, &blocks, err)) != GHMIX_OK)
+  {
+    double *host_par =
+        static_cast<double *>(malloc(ghmix_mix_par_len(d) * sizeof(double)));
+    if (host_par == NULL)
+      return ghmix_error_set(err, GHMIX_ERR_NOMEM, -1,
+                             "cannot allocate the row kernel's parameters");
+    ghmix_mix_par_pack(&model->comp[0], d, host_par);
+    st = copy_in(dpar, host_par, ghmix_mix_par_len(d) * sizeof(double),
+                 "the parameters", err);
+    free(host_par);
+  }
+  if (st != GHMIX_OK || (st = grid_for(n, device, &blocks, err)) != GHMIX_OK)
     return st;
   mix_rows_kernel<<<blocks, GHMIX_CUDA_BLOCK>>>(n, d, mem.at<double>(o_x), dpar,
-                                                par->c, give_log != 0, ncol,
-                                                mem.at<double>(o_out));
+                                                model->comp[0].c, give_log != 0,
+                                                ncol, mem.at<double>(o_out));
   if ((st = finish_launch("density rows", err)) != GHMIX_OK ||
       (st = copy_out(out, mem.at<double>(o_out),
                      n * (size_t)ncol * sizeof(double), "the row results",
@@ -813,7 +819,7 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
         "bytes of shared memory per block and the device has %d; use "
         "backend = \"cpu\"",
         d, device, (double)l.smem, optin);
-  npar = 2 * (size_t)d + (size_t)d * d;
+  npar = ghmix_mix_par_len(d);
   o_x = mem.reserve(n * (size_t)d * sizeof(double));
   o_par = mem.reserve(npar * sizeof(double));
   o_partial = mem.reserve(l.nloc * (size_t)l.blocks * sizeof(double));
@@ -852,13 +858,13 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
 }
 
 extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
-                                             const ghmix_mix_params *par,
+                                             const ghmix_mix_model *model,
                                              double *stats, double *rows,
                                              int *launches, ghmix_error *err) {
   mix_data *h = static_cast<mix_data *>(handle);
   device_guard guard;
   const ghmix_mix_layout *l;
-  size_t npar, k;
+  size_t k;
   ghmix_status st;
   cudaError_t e;
   int d;
@@ -870,10 +876,8 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
                            "the E-step data handle is NULL (freed?)");
   l = &h->layout;
   d = l->d;
-  if (par->d != d)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "the parameters have d = %d, the data d = %d",
-                           par->d, d);
+  if ((st = ghmix_mix_model_check(model, d, err)) != GHMIX_OK)
+    return st;
   if ((st = guard.enter(h->device, err)) != GHMIX_OK)
     return st;
   if (h->n == 0) {
@@ -894,11 +898,8 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
           (double)bytes, h->device, cudaGetErrorString(e), cudaGetErrorName(e));
     }
   }
-  npar = 2 * (size_t)d + (size_t)d * d;
-  memcpy(h->host_par, par->center, (size_t)d * sizeof(double));
-  memcpy(h->host_par + d, par->chol, (size_t)d * d * sizeof(double));
-  memcpy(h->host_par + d + (size_t)d * d, par->g, (size_t)d * sizeof(double));
-  if ((st = copy_in(h->par, h->host_par, npar * sizeof(double),
+  ghmix_mix_par_pack(&model->comp[0], d, h->host_par);
+  if ((st = copy_in(h->par, h->host_par, ghmix_mix_par_len(d) * sizeof(double),
                     "the E-step parameters", err)) != GHMIX_OK)
     return st;
   if (l->smem > 48 * 1024) {
@@ -909,7 +910,8 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
       return cuda_fail(err, "cudaFuncSetAttribute", e);
   }
   mix_estep_kernel<<<l->blocks, l->tile, l->smem>>>(
-      h->n, d, h->x, h->par, par->c, rows != NULL ? h->rows : NULL, h->partial);
+      h->n, d, h->x, h->par, model->comp[0].c, rows != NULL ? h->rows : NULL,
+      h->partial);
   e = cudaGetLastError();
   if (e != cudaSuccess)
     return cuda_fail(err, "launching the E-step kernel", e);

@@ -1,39 +1,73 @@
-/* The per-thread steps of the CUDA E-step (src/cuda/kernels.cu), written
- * as host-and-device functions so that tests/c can run the same code on the
- * CPU (tests/c/mock_cuda.cc) and check its indexing without a GPU.
+/* The per-thread steps of the CUDA E-step and row kernel (src/cuda/
+ * kernels.cu), written as host-and-device functions so that tests/c can run
+ * the same code on the CPU (tests/c/mock_cuda.cc) and check its indexing
+ * without a GPU.  Each row's result and terms come from the core's
+ * ghmix_mix_row_step (src/core/mixture.h), as on the CPU; the statistics
+ * are those of src/core/estep.h for one component with a full Sigma.
+ *
+ * The parameters live on the device as one array: centre m (d), lower
+ * Cholesky factor L (d x d), g = L^-1 gamma (d) (ghmix_mix_par_pack).
  *
  * A block of T threads takes a tile of T consecutive rows.  The tile lives
- * in shared memory as (d + 7) columns of T + 1 doubles (the + 1 keeps the
- * reads of step 2 free of bank conflicts): d columns for z, then u, of each
- * row; one for w = E[1/Y|x]; six for the scalar terms.
+ * in shared memory as d + GHMIX_TERM_COUNT columns of T + 1 doubles (the
+ * + 1 keeps the reads of step 2 free of bank conflicts): d columns for z,
+ * then u, of each row; then the row's terms (mixture.h), whose E[1/Y|x]
+ * column is also the weight w of the vector sums.
  *
- * Step 1 (ghmix_mix_tile_row, thread t, row i = tile * T + t): u = x_i - m,
- * z = L^-1 u by forward substitution into column t, Q = |z|^2, B = z.g,
- * ghmix_mix_row; the row's results into rows (if not NULL); then u (zeros
- * for a row whose density is not finite and positive, or i >= n), w and the
- * scalar terms into column t.
+ * Step 1 (ghmix_mix_tile_row, thread t, row i = tile * T + t): z =
+ * L^-1 (x_i - m) into column t (ghmix_mix_solve_row), ghmix_mix_row_step;
+ * the row's results into rows (if not NULL); then u = x_i - m (zeros for a
+ * row that is not accepted, or i >= n) and the terms into column t.
  *
- * Step 2 (ghmix_mix_tile_sums, after a barrier): the NLOC = 6 + 2d +
- * d(d+1)/2 statistics (the six scalars, sum u, sum w u, and the lower
- * triangle of sum w u u' packed by columns) are shared out, statistic s to
- * thread s mod T, which adds the T rows of the tile in row order and adds
- * that to the block's partial sum, partial[s * G + block] (set, not added
- * to, by the block's first tile).
- *
- * The layout of the statistics is that of src/cpu/mixture_cpu.h. */
+ * Step 2 (ghmix_mix_tile_sums, after a barrier): the NLOC local statistics
+ * (the GHMIX_STAT_NSCALAR scalars in the order of ghmix_stat_id, sum u,
+ * sum w u, and the lower triangle of sum w u u' packed by columns) are
+ * shared out, statistic s to thread s mod T, which adds the T rows of the
+ * tile in row order and adds that to the block's partial sum,
+ * partial[s * G + block] (set, not added to, by the block's first tile).
+ * ghmix_mix_stat_slots says where each goes in the layout of estep.h. */
 #ifndef GHMIX_MIX_TILE_H
 #define GHMIX_MIX_TILE_H
 
 #include <math.h>
 #include <stddef.h>
 
+#include "../core/estep.h"
 #include "../core/ghmix_hd.h"
 #include "../core/mixture.h"
 
-/* Statistics summed per block: GHMIX_MIX_NSTATS(d) less the upper
- * triangle. */
+/* The shape of the statistics the kernels compute for data of dimension
+ * d (the flags do not change the layout). */
+GHMIX_INLINE ghmix_estep_shape ghmix_mix_tile_shape(int d) {
+  ghmix_estep_shape s;
+  s.d = d;
+  s.components = 1;
+  s.cov = GHMIX_COV_FULL;
+  s.factors = 0;
+  s.what = GHMIX_ESTEP_MOMENTS;
+  return s;
+}
+
+/* Statistics summed per block: the layout's less the upper triangle. */
 GHMIX_INLINE size_t ghmix_mix_nloc(int d) {
-  return 6 + 2 * (size_t)d + (size_t)d * ((size_t)d + 1) / 2;
+  return (size_t)GHMIX_STAT_NSCALAR + 2 * (size_t)d +
+         (size_t)d * ((size_t)d + 1) / 2;
+}
+
+/* Doubles of the parameter array, and the array from a component. */
+GHMIX_INLINE size_t ghmix_mix_par_len(int d) {
+  return 2 * (size_t)d + (size_t)d * (size_t)d;
+}
+
+GHMIX_INLINE void ghmix_mix_par_pack(const ghmix_mix_component *comp, int d,
+                                     double *par) {
+  size_t j, dd = (size_t)d * (size_t)d;
+  for (j = 0; j < (size_t)d; j++) {
+    par[j] = comp->center[j];
+    par[(size_t)d + dd + j] = comp->g[j];
+  }
+  for (j = 0; j < dd; j++)
+    par[(size_t)d + j] = comp->chol[j];
 }
 
 /* (j, k), j >= k, of entry q of the lower triangle packed by columns. */
@@ -60,13 +94,15 @@ typedef struct {
 } ghmix_mix_layout;
 
 GHMIX_INLINE ghmix_mix_layout ghmix_mix_plan(size_t n, int d) {
+  ghmix_estep_shape shape = ghmix_mix_tile_shape(d);
   ghmix_mix_layout l;
   size_t tiles, by_budget;
   l.d = d;
   l.tile = d <= 16 ? 128 : (d <= 64 ? 64 : 32);
   l.nloc = ghmix_mix_nloc(d);
-  l.nstats = 6 + 2 * (size_t)d + (size_t)d * (size_t)d;
-  l.smem = ((size_t)d + 7) * ((size_t)l.tile + 1) * sizeof(double);
+  l.nstats = ghmix_estep_nstats(&shape);
+  l.smem =
+      ((size_t)d + GHMIX_TERM_COUNT) * ((size_t)l.tile + 1) * sizeof(double);
   tiles = (n + (size_t)l.tile - 1) / (size_t)l.tile;
   by_budget = GHMIX_MIX_PARTIAL_BUDGET / (l.nloc * sizeof(double));
   if (by_budget < 1)
@@ -79,49 +115,54 @@ GHMIX_INLINE ghmix_mix_layout ghmix_mix_plan(size_t n, int d) {
   return l;
 }
 
-/* Step 1 for thread t of T; par = center (d), chol (d x d), g (d); x is
- * n x d with leading dimension n. */
+/* z = L^-1 (x_i - m) for one row by forward substitution, with entry j of
+ * the row at xi[j * xs] and z_j written to z[j * zs]; z may be the row
+ * itself (entry j is read before z_j is written over it, and the later
+ * steps read only z_k, k < j).  *Q = |z|^2, *B = z.g, summed in order of j.
+ * par: the parameter array. */
+GHMIX_INLINE void ghmix_mix_solve_row(int d, const double *par,
+                                      const double *xi, size_t xs, double *z,
+                                      size_t zs, double *Q, double *B) {
+  const double *center = par, *chol = par + d, *g = par + d + (size_t)d * d;
+  double q = 0, bz = 0;
+  int j, k;
+  for (j = 0; j < d; j++) {
+    double s = xi[(size_t)j * xs] - center[j];
+    for (k = 0; k < j; k++)
+      s -= chol[j + (size_t)k * d] * z[(size_t)k * zs];
+    s /= chol[j + (size_t)j * d];
+    z[(size_t)j * zs] = s;
+    q += s * s;
+    bz += s * g[j];
+  }
+  *Q = q;
+  *B = bz;
+}
+
+/* Step 1 for thread t of T; x is n x d with leading dimension n. */
 GHMIX_INLINE void ghmix_mix_tile_row(int t, int T, size_t i, size_t n, int d,
                                      const double *x, const double *par,
                                      const ghmix_mix_const *c, double *rows,
                                      double *tile) {
   const int S = T + 1;
-  const double *center = par, *chol = par + d, *g = par + d + (size_t)d * d;
-  double *ucol = tile, *wcol = tile + (size_t)d * S, *scol = wcol + S;
-  const int logy = (c->what & GHMIX_ESTEP_LOGY) != 0;
-  ghmix_mix_row_result r;
-  int ok = 0, j, k;
-  r.loglik = r.e_inv_y = r.e_y = r.e_log_y = NAN;
+  double *ucol = tile, *tcol = tile + (size_t)d * S;
+  ghmix_mix_terms terms;
+  int ok = 0, j;
   if (i < n) {
-    double q = 0, bz = 0;
-    for (j = 0; j < d; j++) {
-      double s = x[(size_t)j * n + i] - center[j];
-      for (k = 0; k < j; k++)
-        s -= chol[j + (size_t)k * d] * ucol[(size_t)k * S + t];
-      s /= chol[j + (size_t)j * d];
-      ucol[(size_t)j * S + t] = s;
-      q += s * s;
-      bz += s * g[j];
-    }
-    ghmix_mix_row(c, q, bz, &r);
-    ok = isfinite(r.loglik) && isfinite(r.e_inv_y) && isfinite(r.e_y) &&
-         r.e_inv_y > 0;
-    if (rows != NULL) {
-      rows[i] = r.loglik;
-      rows[n + i] = r.e_inv_y;
-      rows[2 * n + i] = r.e_y;
-      rows[3 * n + i] = logy ? r.e_log_y : (double)NAN;
-    }
+    ghmix_mix_row_result r;
+    double q, bz;
+    ghmix_mix_solve_row(d, par, x + i, n, ucol + t, (size_t)S, &q, &bz);
+    ok = ghmix_mix_row_step(c, q, bz, NULL, NULL, &r, &terms);
+    if (rows != NULL)
+      ghmix_mix_row_store(c, &r, i, n, rows);
+  } else {
+    for (j = 0; j < GHMIX_TERM_COUNT; j++)
+      terms.v[j] = 0;
   }
   for (j = 0; j < d; j++)
-    ucol[(size_t)j * S + t] = ok ? x[(size_t)j * n + i] - center[j] : 0.0;
-  wcol[t] = ok ? r.e_inv_y : 0.0;
-  scol[0 * S + t] = ok ? 1.0 : 0.0;
-  scol[1 * S + t] = ok ? r.loglik : 0.0;
-  scol[2 * S + t] = ok ? r.e_inv_y : 0.0;
-  scol[3 * S + t] = ok ? r.e_y : 0.0;
-  scol[4 * S + t] = ok && logy ? r.e_log_y : 0.0;
-  scol[5 * S + t] = (i < n && !ok) ? 1.0 : 0.0;
+    ucol[(size_t)j * S + t] = ok ? x[(size_t)j * n + i] - par[j] : 0.0;
+  for (j = 0; j < GHMIX_TERM_COUNT; j++)
+    tcol[(size_t)j * S + t] = terms.v[j];
 }
 
 /* Step 2 for thread t of T, in block b of G. */
@@ -129,22 +170,25 @@ GHMIX_INLINE void ghmix_mix_tile_sums(int t, int T, int d, int G, int b,
                                       int first_tile, const double *tile,
                                       double *partial) {
   const int S = T + 1;
-  const size_t nloc = ghmix_mix_nloc(d), nvec = 6 + 2 * (size_t)d;
-  const double *ucol = tile, *wcol = tile + (size_t)d * S, *scol = wcol + S;
+  const size_t nloc = ghmix_mix_nloc(d), nsc = GHMIX_STAT_NSCALAR;
+  const size_t nvec = nsc + 2 * (size_t)d;
+  const double *ucol = tile, *tcol = tile + (size_t)d * S;
+  const double *wcol = tcol + (size_t)GHMIX_TERM_INV_Y * S;
   size_t s = (size_t)t;
   int pj = 0, pk = 0, r;
   for (; s < nvec; s += (size_t)T) {
     double sum = 0;
-    if (s < 6) {
-      const double *col = scol + s * S;
+    if (s < nsc) {
+      const double *col =
+          tcol + (size_t)ghmix_mix_term_of((ghmix_stat_id)s) * S;
       for (r = 0; r < T; r++)
         sum += col[r];
-    } else if (s < 6 + (size_t)d) {
-      const double *col = ucol + (s - 6) * S;
+    } else if (s < nsc + (size_t)d) {
+      const double *col = ucol + (s - nsc) * S;
       for (r = 0; r < T; r++)
         sum += col[r];
     } else {
-      const double *col = ucol + (s - 6 - (size_t)d) * S;
+      const double *col = ucol + (s - nsc - (size_t)d) * S;
       for (r = 0; r < T; r++)
         sum += wcol[r] * col[r];
     }
@@ -173,55 +217,51 @@ GHMIX_INLINE void ghmix_mix_tile_sums(int t, int T, int d, int G, int b,
   }
 }
 
-/* Where the reduced statistic s goes in the layout of mixture_cpu.h: one
- * index, or two (both triangles) for an off-diagonal entry. */
+/* Where the local statistic s goes in the layout of estep.h: one index,
+ * or two (both triangles) for an off-diagonal entry of sum w u u'. */
 GHMIX_INLINE int ghmix_mix_stat_slots(size_t s, int d, size_t slot[2]) {
-  const size_t nvec = 6 + 2 * (size_t)d;
+  const ghmix_estep_shape shape = ghmix_mix_tile_shape(d);
+  const size_t nsc = GHMIX_STAT_NSCALAR, nvec = nsc + 2 * (size_t)d;
+  size_t uu;
   int j, k;
-  if (s < nvec) {
-    slot[0] = s;
+  if (s < nsc) {
+    slot[0] = ghmix_estep_stat(&shape, 0, (ghmix_stat_id)s).offset;
     return 1;
   }
+  if (s < nvec) {
+    ghmix_stat_id id = s < nsc + (size_t)d ? GHMIX_STAT_U : GHMIX_STAT_INV_Y_U;
+    size_t first = id == GHMIX_STAT_U ? nsc : nsc + (size_t)d;
+    slot[0] = ghmix_estep_stat(&shape, 0, id).offset + (s - first);
+    return 1;
+  }
+  uu = ghmix_estep_stat(&shape, 0, GHMIX_STAT_INV_Y_UU).offset;
   ghmix_mix_pair(s - nvec, d, &j, &k);
-  slot[0] = nvec + (size_t)j + (size_t)k * d;
-  slot[1] = nvec + (size_t)k + (size_t)j * d;
+  slot[0] = uu + (size_t)j + (size_t)k * d;
+  slot[1] = uu + (size_t)k + (size_t)j * d;
   return j == k ? 1 : 2;
 }
 
 /* One row of the row kernel (ghmix_cuda_mix_rows: one thread per row, no
- * shared memory, so any d): u = x_i - m and z = L^-1 u by forward
- * substitution, written over row i of x (the device's own copy, n x d with
- * leading dimension n: entry j of the row is read before z_j is written
- * there, and the later steps need only z_k, k < j), Q = |z|^2, B = z.g in
- * the order of ghmix_mix_tile_row, then ghmix_mix_row.  out is n x ncol,
- * column-major: log f (give_log) or f; with ncol = 4 also E[1/Y|x], E[Y|x]
- * and E[log Y|x] (NaN without GHMIX_ESTEP_LOGY), the layout of the E-step's
- * rows. */
+ * shared memory, so any d): z = L^-1 (x_i - m) written over row i of x (the
+ * device's own copy, n x d with leading dimension n), Q and B as in
+ * ghmix_mix_tile_row, then ghmix_mix_row_step (its terms unused).  out is n x
+ * ncol, column-major: log f (give_log) or f; with ncol = 4 also E[1/Y|x],
+ * E[Y|x] and E[log Y|x], the layout of the E-step's rows. */
 GHMIX_INLINE void ghmix_mix_rows_one(size_t i, size_t n, int d, double *x,
                                      const double *par,
                                      const ghmix_mix_const *c, int give_log,
                                      int ncol, double *out) {
-  const double *center = par, *chol = par + d, *g = par + d + (size_t)d * d;
   ghmix_mix_row_result r;
-  double q = 0, bz = 0;
-  int j, k;
-  for (j = 0; j < d; j++) {
-    double s = x[(size_t)j * n + i] - center[j];
-    for (k = 0; k < j; k++)
-      s -= chol[j + (size_t)k * d] * x[(size_t)k * n + i];
-    s /= chol[j + (size_t)j * d];
-    x[(size_t)j * n + i] = s;
-    q += s * s;
-    bz += s * g[j];
-  }
-  r.loglik = r.e_inv_y = r.e_y = r.e_log_y = NAN;
-  ghmix_mix_row(c, q, bz, &r);
-  out[i] = give_log ? r.loglik : exp(r.loglik);
-  if (ncol == 4) {
-    out[n + i] = r.e_inv_y;
-    out[2 * n + i] = r.e_y;
-    out[3 * n + i] = (c->what & GHMIX_ESTEP_LOGY) ? r.e_log_y : (double)NAN;
-  }
+  ghmix_mix_terms terms; /* not summed here */
+  double q, bz;
+  ghmix_mix_solve_row(d, par, x + i, n, x + i, n, &q, &bz);
+  ghmix_mix_row_step(c, q, bz, NULL, NULL, &r, &terms);
+  if (ncol == 4)
+    ghmix_mix_row_store(c, &r, i, n, out);
+  else
+    out[i] = r.loglik;
+  if (!give_log)
+    out[i] = exp(out[i]);
 }
 
 #endif

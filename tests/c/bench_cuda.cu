@@ -352,13 +352,39 @@ static void bench_gig_solve(int quick) {
 
 /* ----------------------------------------------------------- E-step */
 
+/* The one-component model of the given parameters, completed. */
+static void bench_model(int d, const double *center, const double *chol,
+                        const double *g, double p, double a, double b,
+                        double gsg, double logdet, int what,
+                        ghmix_mix_component *comp, ghmix_mix_model *m) {
+  ghmix_error err;
+  comp->center = center;
+  comp->chol = chol;
+  comp->g = g;
+  comp->p = p;
+  comp->a = a;
+  comp->b = b;
+  comp->gsg = gsg;
+  comp->logdet = logdet;
+  comp->log_prop = 0;
+  m->shape.d = d;
+  m->shape.components = 1;
+  m->shape.cov = GHMIX_COV_FULL;
+  m->shape.factors = 0;
+  m->shape.what = what;
+  m->comp = comp;
+  m->weights = NULL;
+  if (ghmix_mix_model_complete(m, &err) != GHMIX_OK)
+    printf("error: %s\n", err.message);
+}
+
 static void bench_estep(int quick) {
   const int d = 10;
   const size_t sizes[3] = {100000, 1000000, 10000000};
   const int nsizes = quick ? 2 : 3;
   size_t nmax = sizes[nsizes - 1], i;
   std::vector<double> x, center(d), chol((size_t)d * d, 0.0), g(d);
-  std::vector<double> stats(GHMIX_MIX_NSTATS(d));
+  std::vector<double> stats(ghmix_mix_plan(1, d).nstats);
   double gsg = 0, logdet = 0;
   ghmix_error err;
   int j;
@@ -391,14 +417,11 @@ static void bench_estep(int quick) {
     printf("%6s %12s %14s %12s %10s %16s\n", "family", "n", "ms/iteration",
            "rows/s", "launches", "serial CPU ms");
     for (int f = 0; f < 2; f++) {
-      ghmix_mix_params par;
+      ghmix_mix_component comp;
+      ghmix_mix_model par;
       double cpu_ns;
-      par.d = d;
-      par.center = center.data();
-      par.chol = chol.data();
-      par.g = g.data();
-      ghmix_mix_const_init(d, fams[f].p, fams[f].a, fams[f].b, gsg, logdet,
-                           fams[f].what, &par.c);
+      bench_model(d, center.data(), chol.data(), g.data(), fams[f].p, fams[f].a,
+                  fams[f].b, gsg, logdet, fams[f].what, &comp, &par);
       {
         /* serial CPU loop over the same per-row code, 20000 rows */
         size_t m = 20000;
@@ -415,7 +438,7 @@ static void bench_estep(int quick) {
             q += z[j] * z[j];
             bz += z[j] * g[j];
           }
-          ghmix_mix_row(&par.c, q, bz, &r);
+          ghmix_mix_row(&comp.c, q, bz, &r);
           sink += r.loglik;
         }
         cpu_ns = (now_s() - t0) / (double)m * 1e9;
@@ -475,7 +498,8 @@ static void bench_rows(int quick) {
   size_t nmax = sizes[nsizes - 1], i;
   std::vector<double> x, center(d), chol((size_t)d * d, 0.0), g(d);
   double gsg = 0, logdet = 0;
-  ghmix_mix_params par;
+  ghmix_mix_component comp;
+  ghmix_mix_model par;
   ghmix_error err;
   int j;
 
@@ -497,12 +521,8 @@ static void bench_rows(int quick) {
       x[i + (size_t)j * nmax] =
           center[j] + sqrt(w) * (2 * hash_u01(12 + j, i) - 1) * 1.7;
   }
-  par.d = d;
-  par.center = center.data();
-  par.chol = chol.data();
-  par.g = g.data();
-  ghmix_mix_const_init(d, -1.2, 0.9, 1.3, gsg, logdet,
-                       GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY, &par.c);
+  bench_model(d, center.data(), chol.data(), g.data(), -1.2, 0.9, 1.3, gsg,
+              logdet, GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY, &comp, &par);
   printf("%28s %12s %12s %14s\n", "", "n", "ms", "rows/s");
   for (int k = 0; k < nsizes; k++) {
     size_t n = sizes[k];
@@ -533,7 +553,7 @@ static void bench_rows(int quick) {
         [&] {
           CK(cudaMemcpy(dx, dx0, n * d * sizeof(double),
                         cudaMemcpyDeviceToDevice));
-          mix_rows_kernel<<<blocks, GHMIX_CUDA_BLOCK>>>(n, d, dx, dpar, par.c,
+          mix_rows_kernel<<<blocks, GHMIX_CUDA_BLOCK>>>(n, d, dx, dpar, comp.c,
                                                         1, 4, dout);
         },
         5);
@@ -541,7 +561,7 @@ static void bench_rows(int quick) {
            (double)n, (t_all - t_copy) * 1e3, (double)n / (t_all - t_copy));
     for (int r = 0; r < 4; r++) {
       double t0 = now_s();
-      if (ghmix_cuda_mix_rows(x.data(), n, nmax, &par, 1, 4, out.data(), 0,
+      if (ghmix_cuda_mix_rows(x.data(), n, nmax, d, &par, 1, 4, out.data(), 0,
                               &err) != GHMIX_OK)
         printf("error: %s\n", err.message);
       if (r > 0)

@@ -159,11 +159,12 @@ extern "C" void ghmix_cuda_mix_data_free(void *handle) {
 
 /* The two kernels of src/cuda/kernels.cu, one thread at a time. */
 extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
-                                             const ghmix_mix_params *par,
+                                             const ghmix_mix_model *model,
                                              double *stats, double *rows,
                                              int *launches, ghmix_error *err) {
   mock_mix *h = (mock_mix *)handle;
   ghmix_mix_layout l;
+  ghmix_status st;
   double *pbuf, *partial, *tile, acc[128];
   size_t ntiles, tl, s, k;
   int b, t, d;
@@ -171,20 +172,16 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
   if (launches != NULL)
     *launches = 0;
   d = h->d;
-  if (par->d != d)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "the parameters have d = %d, the data d = %d",
-                           par->d, d);
+  if ((st = ghmix_mix_model_check(model, d, err)) != GHMIX_OK)
+    return st;
   l = ghmix_mix_plan(h->n, d);
   if (h->n == 0) {
     for (k = 0; k < l.nstats; k++)
       stats[k] = 0;
     return GHMIX_OK;
   }
-  pbuf = (double *)malloc((2 * (size_t)d + (size_t)d * d) * sizeof(double));
-  memcpy(pbuf, par->center, (size_t)d * sizeof(double));
-  memcpy(pbuf + d, par->chol, (size_t)d * d * sizeof(double));
-  memcpy(pbuf + d + (size_t)d * d, par->g, (size_t)d * sizeof(double));
+  pbuf = (double *)malloc(ghmix_mix_par_len(d) * sizeof(double));
+  ghmix_mix_par_pack(&model->comp[0], d, pbuf);
   partial = (double *)malloc(l.nloc * (size_t)l.blocks * sizeof(double));
   for (k = 0; k < l.nloc * (size_t)l.blocks; k++) /* garbage, as on a GPU */
     partial[k] = 1e300;
@@ -196,7 +193,7 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
         tile[k] = NAN; /* stale shared memory */
       for (t = 0; t < l.tile; t++)
         ghmix_mix_tile_row(t, l.tile, tl * (size_t)l.tile + (size_t)t, h->n, d,
-                           h->x, pbuf, &par->c, rows, tile);
+                           h->x, pbuf, &model->comp[0].c, rows, tile);
       for (t = 0; t < l.tile; t++)
         ghmix_mix_tile_sums(t, l.tile, d, l.blocks, b, tl == (size_t)b, tile,
                             partial);
@@ -249,12 +246,11 @@ ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
 /* The row kernel of src/cuda/kernels.cu, one thread at a time, on a copy
  * of x as on the device. */
 extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
-                                            size_t ldx,
-                                            const ghmix_mix_params *par,
+                                            size_t ldx, int d,
+                                            const ghmix_mix_model *model,
                                             int give_log, int ncol, double *out,
                                             int device, ghmix_error *err) {
   ghmix_status st = mock_device(device, err);
-  const int d = par->d;
   double *xd, *pbuf;
   size_t i;
   int j;
@@ -263,20 +259,21 @@ extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
   if (d < 1 || ldx < n || (ncol != 1 && ncol != 4))
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
                            "bad arguments for the CUDA row kernel");
+  if ((st = ghmix_mix_model_check(model, d, err)) != GHMIX_OK)
+    return st;
   if (n == 0)
     return GHMIX_OK;
   if ((st = mock_alloc(8.0 * (double)n * (d + ncol), "the density rows",
                        err)) != GHMIX_OK)
     return st;
   xd = (double *)malloc(n * (size_t)d * sizeof(double));
-  pbuf = (double *)malloc((2 * (size_t)d + (size_t)d * d) * sizeof(double));
+  pbuf = (double *)malloc(ghmix_mix_par_len(d) * sizeof(double));
   for (j = 0; j < d; j++)
     memcpy(xd + (size_t)j * n, x + (size_t)j * ldx, n * sizeof(double));
-  memcpy(pbuf, par->center, (size_t)d * sizeof(double));
-  memcpy(pbuf + d, par->chol, (size_t)d * d * sizeof(double));
-  memcpy(pbuf + d + (size_t)d * d, par->g, (size_t)d * sizeof(double));
+  ghmix_mix_par_pack(&model->comp[0], d, pbuf);
   for (i = 0; i < n; i++)
-    ghmix_mix_rows_one(i, n, d, xd, pbuf, &par->c, give_log, ncol, out);
+    ghmix_mix_rows_one(i, n, d, xd, pbuf, &model->comp[0].c, give_log, ncol,
+                       out);
   free(xd);
   free(pbuf);
   return GHMIX_OK;

@@ -894,16 +894,17 @@ static void test_gig_solve(size_t n) {
 typedef struct {
   int d;
   double *center, *chol, *g;
-  ghmix_mix_params par;
+  ghmix_mix_component comp;
+  ghmix_mix_model model;
 } mix_setup;
 
 /* Random parameters: L lower triangular, well conditioned; g = L^-1 gamma;
- * (p, a, b) by family. */
+ * (p, a, b) by family; the model completed. */
 static int mix_setup_init(mix_setup *s, int d, double p, double a, double b,
                           int what) {
-  int i, j, k;
+  int i, j;
   double *gamma = (double *)xmalloc((size_t)d * sizeof(double));
-  double gsg = 0, logdet = 0;
+  ghmix_error err;
   s->d = d;
   s->center = (double *)xmalloc((size_t)d * sizeof(double));
   s->chol = (double *)xmalloc((size_t)d * d * sizeof(double));
@@ -915,20 +916,23 @@ static int mix_setup_init(mix_setup *s, int d, double p, double a, double b,
       s->chol[i + (size_t)j * d] =
           i < j ? 0.0 : (i == j ? unif(0.5, 1.5) : unif(-0.3, 0.3) / sqrt(d));
   }
-  for (i = 0; i < d; i++) { /* forward substitution L g = gamma */
-    double v = gamma[i];
-    for (k = 0; k < i; k++)
-      v -= s->chol[i + (size_t)k * d] * s->g[k];
-    s->g[i] = v / s->chol[i + (size_t)i * d];
-    gsg += s->g[i] * s->g[i];
-    logdet += 2 * log(s->chol[i + (size_t)i * d]);
-  }
+  ghmix_mix_chol_consts(d, s->chol, gamma, s->g, &s->comp.gsg, &s->comp.logdet);
   free(gamma);
-  s->par.d = d;
-  s->par.center = s->center;
-  s->par.chol = s->chol;
-  s->par.g = s->g;
-  return ghmix_mix_const_init(d, p, a, b, gsg, logdet, what, &s->par.c);
+  s->comp.center = s->center;
+  s->comp.chol = s->chol;
+  s->comp.g = s->g;
+  s->comp.p = p;
+  s->comp.a = a;
+  s->comp.b = b;
+  s->comp.log_prop = 0;
+  s->model.shape.d = d;
+  s->model.shape.components = 1;
+  s->model.shape.cov = GHMIX_COV_FULL;
+  s->model.shape.factors = 0;
+  s->model.shape.what = what;
+  s->model.comp = &s->comp;
+  s->model.weights = NULL;
+  return ghmix_mix_model_complete(&s->model, &err) == GHMIX_OK;
 }
 
 static void mix_setup_free(mix_setup *s) {
@@ -937,14 +941,35 @@ static void mix_setup_free(mix_setup *s) {
   free(s->g);
 }
 
+/* Statistics of the one-component full model of dimension d, and where
+ * block id starts among them. */
+static size_t mix_nstats(int d) {
+  ghmix_estep_shape sh = {d, 1, GHMIX_COV_FULL, 0, GHMIX_ESTEP_MOMENTS};
+  return ghmix_estep_nstats(&sh);
+}
+
+static size_t mix_at(int d, ghmix_stat_id id) {
+  ghmix_estep_shape sh = {d, 1, GHMIX_COV_FULL, 0, GHMIX_ESTEP_MOMENTS};
+  return ghmix_estep_stat(&sh, 0, id).offset;
+}
+
+/* 1 for the statistics that count rows (compared exactly). */
+static int mix_is_count(int d, size_t k) {
+  return k == mix_at(d, GHMIX_STAT_ROWS) || k == mix_at(d, GHMIX_STAT_WEIGHT) ||
+         k == mix_at(d, GHMIX_STAT_BAD) || k == mix_at(d, GHMIX_STAT_TAU);
+}
+
 /* The statistics by a plain serial loop (long double sums), and the sums of
  * the absolute values of the terms (the scale of each statistic's rounding
- * error), and the rows. */
+ * error), and the rows; the blocks written out one by one. */
 static void mix_reference(const double *x, size_t n, size_t ldx,
                           const mix_setup *s, double *stats, double *scale,
                           double *rows) {
   const int d = s->d;
-  const size_t ns = GHMIX_MIX_NSTATS(d);
+  const int logy = (s->comp.c.what & GHMIX_ESTEP_LOGY) != 0;
+  const size_t ns = mix_nstats(d), at_u = mix_at(d, GHMIX_STAT_U);
+  const size_t at_wu = mix_at(d, GHMIX_STAT_INV_Y_U);
+  const size_t at_wuu = mix_at(d, GHMIX_STAT_INV_Y_UU);
   long double *acc = (long double *)xmalloc(ns * sizeof(long double));
   double *u = (double *)xmalloc((size_t)d * sizeof(double));
   double *z = (double *)xmalloc((size_t)d * sizeof(double));
@@ -969,37 +994,36 @@ static void mix_reference(const double *x, size_t n, size_t ldx,
       bz += z[j] * s->g[j];
     }
     r.loglik = r.e_inv_y = r.e_y = r.e_log_y = NAN;
-    ghmix_mix_row(&s->par.c, q, bz, &r);
+    ghmix_mix_row(&s->comp.c, q, bz, &r);
     ok = isfinite(r.loglik) && isfinite(r.e_inv_y) && isfinite(r.e_y) &&
          r.e_inv_y > 0;
     rows[i] = r.loglik;
     rows[n + i] = r.e_inv_y;
     rows[2 * n + i] = r.e_y;
-    rows[3 * n + i] =
-        (s->par.c.what & GHMIX_ESTEP_LOGY) ? r.e_log_y : (double)NAN;
+    rows[3 * n + i] = logy ? r.e_log_y : (double)NAN;
     if (!ok) {
-      acc[5] += 1;
+      acc[mix_at(d, GHMIX_STAT_BAD)] += 1;
       continue;
     }
     {
-      double t[5];
-      t[0] = 1;
-      t[1] = r.loglik;
-      t[2] = r.e_inv_y;
-      t[3] = r.e_y;
-      t[4] = (s->par.c.what & GHMIX_ESTEP_LOGY) ? r.e_log_y : 0.0;
-      for (k = 0; k < 5; k++) {
-        acc[k] += t[k];
-        scale[k] += fabs(t[k]);
+      const ghmix_stat_id ids[7] = {GHMIX_STAT_ROWS,  GHMIX_STAT_WEIGHT,
+                                    GHMIX_STAT_TAU,   GHMIX_STAT_LOGLIK,
+                                    GHMIX_STAT_INV_Y, GHMIX_STAT_Y,
+                                    GHMIX_STAT_LOG_Y};
+      const double t[7] = {
+          1, 1, 1, r.loglik, r.e_inv_y, r.e_y, logy ? r.e_log_y : 0.0};
+      for (k = 0; k < 7; k++) {
+        acc[mix_at(d, ids[k])] += t[k];
+        scale[mix_at(d, ids[k])] += fabs(t[k]);
       }
     }
     for (j = 0; j < d; j++) {
-      acc[6 + j] += u[j];
-      scale[6 + j] += fabs(u[j]);
-      acc[6 + d + j] += (long double)r.e_inv_y * u[j];
-      scale[6 + d + j] += fabs(r.e_inv_y * u[j]);
+      acc[at_u + j] += u[j];
+      scale[at_u + j] += fabs(u[j]);
+      acc[at_wu + j] += (long double)r.e_inv_y * u[j];
+      scale[at_wu + j] += fabs(r.e_inv_y * u[j]);
       for (l = 0; l < d; l++) {
-        size_t o = 6 + 2 * (size_t)d + (size_t)j + (size_t)l * d;
+        size_t o = at_wuu + (size_t)j + (size_t)l * d;
         acc[o] += (long double)r.e_inv_y * u[j] * u[l];
         scale[o] += fabs(r.e_inv_y * u[j] * u[l]);
       }
@@ -1016,7 +1040,7 @@ static void mix_reference(const double *x, size_t n, size_t ldx,
 static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
                           double p, double a, double b, int what) {
   mix_setup s;
-  const size_t ns = GHMIX_MIX_NSTATS(d);
+  const size_t ns = mix_nstats(d);
   double *x = (double *)xmalloc(ldx * (size_t)d * sizeof(double));
   double *ref = (double *)xmalloc(ns * sizeof(double));
   double *scale = (double *)xmalloc(ns * sizeof(double));
@@ -1054,7 +1078,7 @@ static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
   }
 
   mix_reference(x, n, ldx, &s, ref, scale, rref);
-  n_bad = (size_t)ref[5];
+  n_bad = (size_t)ref[mix_at(d, GHMIX_STAT_BAD)];
   st = ghmix_cuda_mix_data_create(x, n, ldx, d, 0, &h, &err);
   check(st == GHMIX_OK && h != NULL, "E-step %s: data on the device (%s)",
         label, err.message);
@@ -1064,7 +1088,7 @@ static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
   }
   poison(st1, ns);
   poison(rows1, 4 * n);
-  st = ghmix_cuda_mix_estep(h, &s.par, st1, rows1, &launches, &err);
+  st = ghmix_cuda_mix_estep(h, &s.model, st1, rows1, &launches, &err);
   check(st == GHMIX_OK && launches == 2,
         "E-step %s: status %d (%s), %d launches", label, (int)st, err.message,
         launches);
@@ -1072,7 +1096,7 @@ static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
         "E-step %s: every statistic and row written", label);
   for (k = 0; k < ns; k++) {
     double e;
-    if (k == 0 || k == 5) {
+    if (mix_is_count(d, k)) {
       e = st1[k] == ref[k] ? 0 : INFINITY;
     } else {
       e = fabs(st1[k] - ref[k]) / fmax(scale[k], DBL_MIN);
@@ -1104,12 +1128,12 @@ static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
 
   /* determinism: again, without and with rows */
   poison(st2, ns);
-  st = ghmix_cuda_mix_estep(h, &s.par, st2, NULL, &launches2, &err);
+  st = ghmix_cuda_mix_estep(h, &s.model, st2, NULL, &launches2, &err);
   check(st == GHMIX_OK && memcmp(st1, st2, ns * sizeof(double)) == 0,
         "E-step %s: a second run (no rows) is bit-identical", label);
   poison(st2, ns);
   poison(rows2, 4 * n);
-  st = ghmix_cuda_mix_estep(h, &s.par, st2, rows2, NULL, &err);
+  st = ghmix_cuda_mix_estep(h, &s.model, st2, rows2, NULL, &err);
   check(st == GHMIX_OK && memcmp(st1, st2, ns * sizeof(double)) == 0 &&
             memcmp(rows1, rows2, 4 * n * sizeof(double)) == 0,
         "E-step %s: a third run (rows) is bit-identical", label);
@@ -1119,11 +1143,11 @@ static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
     mix_setup s2;
     double *st3 = (double *)xmalloc(ns * sizeof(double));
     if (mix_setup_init(&s2, d, -1.3, 0.7, 2.1, what)) {
-      st = ghmix_cuda_mix_estep(h, &s2.par, st3, NULL, NULL, &err);
+      st = ghmix_cuda_mix_estep(h, &s2.model, st3, NULL, NULL, &err);
       poison(st2, ns);
       st = st != GHMIX_OK
                ? st
-               : ghmix_cuda_mix_estep(h, &s.par, st2, NULL, NULL, &err);
+               : ghmix_cuda_mix_estep(h, &s.model, st2, NULL, NULL, &err);
       check(st == GHMIX_OK && memcmp(st1, st2, ns * sizeof(double)) == 0,
             "E-step %s: the handle is reusable with other parameters", label);
       mix_setup_free(&s2);
@@ -1432,7 +1456,7 @@ static void test_gh1(size_t n) {
 static void test_rows_case(const char *label, int d, size_t n, size_t ldx,
                            double p, double a, double b, int what) {
   mix_setup s;
-  const size_t ns = GHMIX_MIX_NSTATS(d);
+  const size_t ns = mix_nstats(d);
   double *x = (double *)xmalloc(ldx * (size_t)d * sizeof(double));
   double *x0 = (double *)xmalloc(ldx * (size_t)d * sizeof(double));
   double *ref = (double *)xmalloc(ns * sizeof(double));
@@ -1474,10 +1498,8 @@ static void test_rows_case(const char *label, int d, size_t n, size_t ldx,
   memcpy(x0, x, ldx * (size_t)d * sizeof(double));
   mix_reference(x, n, ldx, &s, ref, scale, rref);
   /* Q and B as the reference forms them, for the CPU density driver */
-  for (j = 0; j < d; j++) {
-    gsg += s.g[j] * s.g[j];
-    logdet += 2 * log(s.chol[j + (size_t)j * d]);
-  }
+  gsg = s.comp.gsg;
+  logdet = s.comp.logdet;
   for (i = 0; i < n; i++) {
     double qq = 0, bb = 0;
     for (j = 0; j < d; j++) {
@@ -1499,9 +1521,9 @@ static void test_rows_case(const char *label, int d, size_t n, size_t ldx,
   poison(rows, 4 * n);
   poison(g_l, n);
   poison(g_f, n);
-  st = ghmix_cuda_mix_rows(x, n, ldx, &s.par, 1, 4, rows, 0, &err);
-  st2 = ghmix_cuda_mix_rows(x, n, ldx, &s.par, 1, 1, g_l, 0, &err);
-  st3 = ghmix_cuda_mix_rows(x, n, ldx, &s.par, 0, 1, g_f, 0, &err);
+  st = ghmix_cuda_mix_rows(x, n, ldx, d, &s.model, 1, 4, rows, 0, &err);
+  st2 = ghmix_cuda_mix_rows(x, n, ldx, d, &s.model, 1, 1, g_l, 0, &err);
+  st3 = ghmix_cuda_mix_rows(x, n, ldx, d, &s.model, 0, 1, g_f, 0, &err);
   check(st == GHMIX_OK && st2 == GHMIX_OK && st3 == GHMIX_OK &&
             count_poison(rows, 4 * n) + count_poison(g_l, n) +
                     count_poison(g_f, n) ==
@@ -1533,7 +1555,7 @@ static void test_rows_case(const char *label, int d, size_t n, size_t ldx,
         "over max(1, |log f|)), %lu differ in kind",
         label, cf.max_err, (unsigned long)cf.n_class);
   poison(rows2, 4 * n);
-  st = ghmix_cuda_mix_rows(x, n, ldx, &s.par, 1, 4, rows2, 0, &err);
+  st = ghmix_cuda_mix_rows(x, n, ldx, d, &s.model, 1, 4, rows2, 0, &err);
   check(st == GHMIX_OK && memcmp(rows, rows2, 4 * n * sizeof(double)) == 0,
         "rows %s: a second run is bit-identical", label);
   mix_setup_free(&s);
@@ -1632,47 +1654,74 @@ static void test_errors(void) {
         "errors: ldx < n is GHMIX_ERR_DOMAIN");
   /* E-step: parameters of another d, an empty data set */
   if (mix_setup_init(&s, 3, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS)) {
-    double xs[6] = {1, 2, 3, 4, 5, 6}, stats[GHMIX_MIX_NSTATS(3)];
+    double xs[6] = {1, 2, 3, 4, 5, 6}, stats[64];
+    const size_t ns = mix_nstats(3);
+    size_t k;
+    int zeros = 1;
     st = ghmix_cuda_mix_data_create(xs, 3, 3, 2, 0, &h, &err);
     if (st == GHMIX_OK)
-      st = ghmix_cuda_mix_estep(h, &s.par, stats, NULL, &launches, &err);
+      st = ghmix_cuda_mix_estep(h, &s.model, stats, NULL, &launches, &err);
     check(st == GHMIX_ERR_DOMAIN && launches == 0,
           "errors: E-step with parameters of another d is GHMIX_ERR_DOMAIN");
     ghmix_cuda_mix_data_free(h);
     st = ghmix_cuda_mix_data_create(xs, 0, 0, 3, 0, &h, &err);
-    poison(stats, GHMIX_MIX_NSTATS(3));
+    poison(stats, ns);
     if (st == GHMIX_OK)
-      st = ghmix_cuda_mix_estep(h, &s.par, stats, NULL, &launches, &err);
-    check(st == GHMIX_OK && count_poison(stats, GHMIX_MIX_NSTATS(3)) == 0 &&
-              stats[0] == 0 && stats[6] == 0,
+      st = ghmix_cuda_mix_estep(h, &s.model, stats, NULL, &launches, &err);
+    for (k = 0; k < ns; k++)
+      zeros = zeros && stats[k] == 0;
+    check(st == GHMIX_OK && count_poison(stats, ns) == 0 && zeros,
           "errors: E-step on 0 rows gives zeros");
     ghmix_cuda_mix_data_free(h);
+    /* shapes of the contract that the kernels do not implement yet, and a
+     * model that was not completed */
+    {
+      ghmix_mix_component two[2];
+      ghmix_mix_model m2 = s.model;
+      two[0] = two[1] = s.comp;
+      m2.comp = two;
+      m2.shape.components = 2;
+      st = ghmix_cuda_mix_data_create(xs, 2, 2, 3, 0, &h, &err);
+      if (st == GHMIX_OK && ghmix_mix_model_complete(&m2, &err) == GHMIX_OK)
+        st = ghmix_cuda_mix_estep(h, &m2, stats, NULL, &launches, &err);
+      check(st == GHMIX_ERR_DOMAIN && strstr(err.message, "not implemented"),
+            "errors: E-step of 2 components is GHMIX_ERR_DOMAIN, not "
+            "implemented yet (\"%s\")",
+            err.message);
+      m2 = s.model;
+      m2.complete = 0;
+      st = ghmix_cuda_mix_estep(h, &m2, stats, NULL, &launches, &err);
+      check(st == GHMIX_ERR_DOMAIN,
+            "errors: E-step of a model not completed is GHMIX_ERR_DOMAIN");
+      ghmix_cuda_mix_data_free(h);
+    }
     mix_setup_free(&s);
   }
   ghmix_cuda_mix_data_free(NULL);
   /* the row kernel: bad shapes, n = 0, too large, bad device */
   if (mix_setup_init(&s, 3, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS)) {
     double xs[6] = {1, 2, 3, 4, 5, 6}, rows[8];
-    ghmix_mix_params bad = s.par;
-    st = ghmix_cuda_mix_rows(xs, 2, 2, &s.par, 1, 2, rows, 0, &err);
+    st = ghmix_cuda_mix_rows(xs, 2, 2, 3, &s.model, 1, 2, rows, 0, &err);
     check(st == GHMIX_ERR_DOMAIN, "errors: rows with ncol = 2 is "
                                   "GHMIX_ERR_DOMAIN");
-    st = ghmix_cuda_mix_rows(xs, 2, 1, &s.par, 1, 1, rows, 0, &err);
+    st = ghmix_cuda_mix_rows(xs, 2, 1, 3, &s.model, 1, 1, rows, 0, &err);
     check(st == GHMIX_ERR_DOMAIN, "errors: rows with ldx < n is "
                                   "GHMIX_ERR_DOMAIN");
-    bad.d = 0;
-    st = ghmix_cuda_mix_rows(xs, 2, 2, &bad, 1, 1, rows, 0, &err);
+    st = ghmix_cuda_mix_rows(xs, 2, 2, 0, &s.model, 1, 1, rows, 0, &err);
     check(st == GHMIX_ERR_DOMAIN, "errors: rows with d = 0 is "
                                   "GHMIX_ERR_DOMAIN");
-    st = ghmix_cuda_mix_rows(xs, 2, 2, &s.par, 1, 1, rows, count, &err);
+    st = ghmix_cuda_mix_rows(xs, 2, 2, 2, &s.model, 1, 1, rows, 0, &err);
+    check(st == GHMIX_ERR_DOMAIN, "errors: rows with a model of another d is "
+                                  "GHMIX_ERR_DOMAIN");
+    st = ghmix_cuda_mix_rows(xs, 2, 2, 3, &s.model, 1, 1, rows, count, &err);
     check(st == GHMIX_ERR_DOMAIN && strstr(err.message, "does not exist"),
           "errors: rows on device = count is GHMIX_ERR_DOMAIN");
     poison(rows, 8);
-    st = ghmix_cuda_mix_rows(xs, 0, 0, &s.par, 1, 4, rows, 0, &err);
+    st = ghmix_cuda_mix_rows(xs, 0, 0, 3, &s.model, 1, 4, rows, 0, &err);
     check(st == GHMIX_OK && count_poison(rows, 8) == 8,
           "errors: rows with n = 0 is GHMIX_OK and writes nothing");
-    st = ghmix_cuda_mix_rows(big, (size_t)1 << 36, (size_t)1 << 36, &s.par, 1,
-                             4, big, 0, &err);
+    st = ghmix_cuda_mix_rows(big, (size_t)1 << 36, (size_t)1 << 36, 3, &s.model,
+                             1, 4, big, 0, &err);
     check(st == GHMIX_ERR_CUDA && message_bytes(err.message) > 1e12,
           "errors: rows too large is GHMIX_ERR_CUDA naming its bytes "
           "(\"%s\")",
@@ -1718,7 +1767,7 @@ static void test_no_leaks(void) {
   double *o2 = (double *)xmalloc(n * sizeof(double));
   double *xm = (double *)xmalloc(m * d * sizeof(double));
   double *rows = (double *)xmalloc(4 * m * sizeof(double));
-  double stats[GHMIX_MIX_NSTATS(4)], nu = 1.5, mem0 = 0, mem1 = 0;
+  double stats[64], nu = 1.5, mem0 = 0, mem1 = 0;
   double eta[3] = {0, 1.5, 1.6};
   solve_out so;
   ghmix_gig_solve_control ctrl;
@@ -1752,10 +1801,10 @@ static void test_no_leaks(void) {
     failures +=
         ghmix_cuda_mix_data_create(xm, m, m, (int)d, 0, &h, &err) != GHMIX_OK;
     failures +=
-        ghmix_cuda_mix_estep(h, &s.par, stats, rows, NULL, &err) != GHMIX_OK;
+        ghmix_cuda_mix_estep(h, &s.model, stats, rows, NULL, &err) != GHMIX_OK;
     ghmix_cuda_mix_data_free(h);
-    failures +=
-        ghmix_cuda_mix_rows(xm, m, m, &s.par, 1, 4, rows, 0, &err) != GHMIX_OK;
+    failures += ghmix_cuda_mix_rows(xm, m, m, (int)d, &s.model, 1, 4, rows, 0,
+                                    &err) != GHMIX_OK;
     {
       const double *in[GHMIX_GH1_NARGS] = {x,     x + 1, x + 2, x + 3,
                                            x + 4, x + 5, x + 6};
@@ -1770,8 +1819,8 @@ static void test_no_leaks(void) {
                                                0, &err) != GHMIX_ERR_CUDA;
     }
     failures +=
-        ghmix_cuda_mix_rows(xm, (size_t)1 << 36, (size_t)1 << 36, &s.par, 1, 4,
-                            rows, 0, &err) != GHMIX_ERR_CUDA;
+        ghmix_cuda_mix_rows(xm, (size_t)1 << 36, (size_t)1 << 36, (int)d,
+                            &s.model, 1, 4, rows, 0, &err) != GHMIX_ERR_CUDA;
     /* failures that must not leak */
     failures +=
         ghmix_cuda_bessel_logk_batch((size_t)1 << 40, x, 1, &nu, 1, o1, NULL,

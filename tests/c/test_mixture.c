@@ -1,0 +1,432 @@
+/* Tests of one row of the E-step (src/core/mixture.h: ghmix_mix_row_step,
+ * its terms and acceptance, the row output), the model's set-up and the
+ * drivers' shape check, the M-step of the mixing distributions
+ * (src/core/mstep.h), and the CPU driver (src/cpu/mixture_cpu.h) against a
+ * serial loop with long-double sums, every statistic placed by
+ * ghmix_estep_stat: within 1e-12 of the sum of |terms| (counts exact), on
+ * the exact and the tabulated Bessel paths and the BLAS path (d > 48), the
+ * same bits on 1 and 2 threads.  Each check is one test case.  Ends with
+ * "N passed, M failed". */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/core/gig_solve.h"
+#include "../../src/core/mixture.h"
+#include "../../src/core/mstep.h"
+#include "../../src/cpu/mixture_cpu.h"
+
+static int passed = 0, failed = 0;
+
+static void check(int ok, const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  if (!ok) {
+    printf("FAIL ");
+    vprintf(fmt, args);
+    printf("\n");
+  }
+  va_end(args);
+  if (ok)
+    passed++;
+  else
+    failed++;
+}
+
+static double rel(double got, double want) {
+  return fabs(got - want) / fmax(fabs(want), DBL_MIN);
+}
+
+/* ------------------------------------------------------------ one row */
+
+static void const_of(int d, double p, double a, double b, int what,
+                     ghmix_mix_const *c) {
+  if (!ghmix_mix_const_init(d, p, a, b, 0.4, 0.3, what, c))
+    check(0, "constants of (%g, %g, %g)", p, a, b);
+}
+
+static void test_row_step(void) {
+  const int both = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
+  ghmix_mix_const c;
+  ghmix_mix_row_result r, r0;
+  ghmix_mix_row_arg_t arg;
+  ghmix_bessel_result k;
+  ghmix_mix_terms t, t2;
+  double rows[4];
+  int ok, j, zero = 1;
+
+  const_of(3, -0.7, 1.3, 0.8, both, &c);
+  ok = ghmix_mix_row_step(&c, 1.2, 0.3, NULL, NULL, &r, &t);
+  ghmix_mix_row(&c, 1.2, 0.3, &r0);
+  check(ok && memcmp(&r, &r0, sizeof r) == 0,
+        "row: accepted, the result of ghmix_mix_row");
+  check(t.v[GHMIX_TERM_ROWS] == 1 && t.v[GHMIX_TERM_BAD] == 0 &&
+            t.v[GHMIX_TERM_LOGLIK] == r.loglik &&
+            t.v[GHMIX_TERM_INV_Y] == r.e_inv_y && t.v[GHMIX_TERM_Y] == r.e_y &&
+            t.v[GHMIX_TERM_LOG_Y] == r.e_log_y,
+        "row: the terms of an accepted row are its results");
+  /* K_q given: the same bits as evaluated inside */
+  check(ghmix_mix_row_arg(&c, 1.2, &arg), "row: the Bessel argument");
+  ghmix_bessel_eval(arg.x, c.q, ghmix_mix_row_bessel_what(&c), &k);
+  ghmix_mix_row_step(&c, 1.2, 0.3, &arg, &k, &r0, &t2);
+  check(memcmp(&r, &r0, sizeof r) == 0 && memcmp(&t, &t2, sizeof t) == 0,
+        "row: with K_q given, the same result and terms");
+  ghmix_mix_row_store(&c, &r, 0, 1, rows);
+  check(rows[0] == r.loglik && rows[1] == r.e_inv_y && rows[2] == r.e_y &&
+            rows[3] == r.e_log_y,
+        "row: the stored output row");
+
+  /* without E log Y: no term, NaN in the output */
+  const_of(3, -0.5, 1.3, 0.8, GHMIX_ESTEP_MOMENTS, &c);
+  ok = ghmix_mix_row_step(&c, 1.2, 0.3, NULL, NULL, &r, &t);
+  ghmix_mix_row_store(&c, &r, 0, 1, rows);
+  check(ok && t.v[GHMIX_TERM_LOG_Y] == 0 && isnan(rows[3]),
+        "row: without GHMIX_ESTEP_LOGY, E log Y is 0 in the sums, NaN out");
+
+  /* NaN: plain NaN everywhere, counted as bad, nothing else */
+  ok = ghmix_mix_row_step(&c, NAN, 0.3, NULL, NULL, &r, &t);
+  for (j = 0; j < GHMIX_TERM_COUNT; j++)
+    if (j != GHMIX_TERM_BAD && t.v[j] != 0)
+      zero = 0;
+  check(!ok && t.v[GHMIX_TERM_BAD] == 1 && zero && isnan(r.loglik) &&
+            isnan(r.e_inv_y) && isnan(r.e_y) && isnan(r.e_log_y),
+        "row: NaN Q gives NaN results, counted as bad only");
+  ok = ghmix_mix_row_step(&c, 1.0, NAN, NULL, NULL, &r, &t);
+  check(!ok && t.v[GHMIX_TERM_BAD] == 1 && isnan(r.loglik),
+        "row: NaN B likewise");
+
+  /* the variance-gamma singularity: b = 0, x = mu, q = p - d/2 <= 0 */
+  const_of(4, 1.2, 2.0, 0.0, both, &c);
+  ok = ghmix_mix_row_step(&c, 0.0, 0.0, NULL, NULL, &r, &t);
+  check(!ok && r.loglik == INFINITY && t.v[GHMIX_TERM_BAD] == 1 &&
+            t.v[GHMIX_TERM_LOGLIK] == 0 && t.v[GHMIX_TERM_ROWS] == 0,
+        "row: the VG singularity is +Inf, left out of the sums");
+  /* the limits (gamma, inverse gamma) take the closed forms */
+  ok = ghmix_mix_row_step(&c, 0.5, 0.1, NULL, NULL, &r, &t);
+  check(ok && isfinite(r.loglik) && t.v[GHMIX_TERM_ROWS] == 1,
+        "row: a VG row away from the centre is accepted");
+  const_of(10, -3.0, 0.0, 4.0, both, &c);
+  ok = ghmix_mix_row_step(&c, 2.0, 0.1, NULL, NULL, &r, &t);
+  check(ok && isfinite(r.e_log_y), "row: a skew-t row is accepted");
+
+  check(ghmix_mix_term_of(GHMIX_STAT_ROWS) == GHMIX_TERM_ROWS &&
+            ghmix_mix_term_of(GHMIX_STAT_WEIGHT) == GHMIX_TERM_ROWS &&
+            ghmix_mix_term_of(GHMIX_STAT_TAU) == GHMIX_TERM_ROWS &&
+            ghmix_mix_term_of(GHMIX_STAT_BAD) == GHMIX_TERM_BAD &&
+            ghmix_mix_term_of(GHMIX_STAT_LOGLIK) == GHMIX_TERM_LOGLIK &&
+            ghmix_mix_term_of(GHMIX_STAT_INV_Y) == GHMIX_TERM_INV_Y &&
+            ghmix_mix_term_of(GHMIX_STAT_Y) == GHMIX_TERM_Y &&
+            ghmix_mix_term_of(GHMIX_STAT_LOG_Y) == GHMIX_TERM_LOG_Y,
+        "row: each scalar statistic sums its term");
+}
+
+/* ---------------------------------------------------------- the model */
+
+typedef struct {
+  int d;
+  double *center, *chol, *g;
+  ghmix_mix_component comp;
+  ghmix_mix_model model;
+} setup;
+
+static double unif(double lo, double hi) {
+  return lo + (hi - lo) * ((double)rand() + 0.5) / ((double)RAND_MAX + 1.0);
+}
+
+static int setup_init(setup *s, int d, double p, double a, double b, int what) {
+  double *gamma = malloc(sizeof(double) * (size_t)d);
+  ghmix_error err;
+  int i, j;
+  s->d = d;
+  s->center = malloc(sizeof(double) * (size_t)d);
+  s->chol = malloc(sizeof(double) * (size_t)d * d);
+  s->g = malloc(sizeof(double) * (size_t)d);
+  for (j = 0; j < d; j++) {
+    s->center[j] = unif(-1, 1);
+    gamma[j] = unif(-0.5, 0.5);
+    for (i = 0; i < d; i++)
+      s->chol[i + (size_t)j * d] =
+          i < j ? 0.0 : (i == j ? unif(0.5, 1.5) : unif(-0.3, 0.3) / sqrt(d));
+  }
+  ghmix_mix_chol_consts(d, s->chol, gamma, s->g, &s->comp.gsg, &s->comp.logdet);
+  free(gamma);
+  s->comp.center = s->center;
+  s->comp.chol = s->chol;
+  s->comp.g = s->g;
+  s->comp.p = p;
+  s->comp.a = a;
+  s->comp.b = b;
+  s->comp.log_prop = 0;
+  s->model.shape.d = d;
+  s->model.shape.components = 1;
+  s->model.shape.cov = GHMIX_COV_FULL;
+  s->model.shape.factors = 0;
+  s->model.shape.what = what;
+  s->model.comp = &s->comp;
+  s->model.weights = NULL;
+  return ghmix_mix_model_complete(&s->model, &err) == GHMIX_OK;
+}
+
+static void setup_free(setup *s) {
+  free(s->center);
+  free(s->chol);
+  free(s->g);
+}
+
+static void test_model(void) {
+  const double chol[4] = {2, 1, 0, 3}, gamma[2] = {4, 5};
+  double g[2], gsg, logdet;
+  ghmix_mix_component two[2];
+  ghmix_mix_model m;
+  ghmix_error err;
+  setup s;
+
+  ghmix_mix_chol_consts(2, chol, gamma, g, &gsg, &logdet);
+  check(g[0] == 2 && g[1] == 1 && gsg == 5 && rel(logdet, 2 * log(6.0)) < 4e-16,
+        "model: g = L^-1 gamma, |g|^2 and log det Sigma");
+
+  if (!setup_init(&s, 3, -0.5, 1.0, 1.0, GHMIX_ESTEP_MOMENTS)) {
+    check(0, "model: a valid model completes");
+    return;
+  }
+  check(s.model.complete == 1 &&
+            ghmix_mix_model_check(&s.model, 3, &err) == GHMIX_OK,
+        "model: completed, and the drivers accept it");
+  check(ghmix_mix_model_check(&s.model, 2, &err) == GHMIX_ERR_DOMAIN,
+        "model: data of another d are refused");
+  m = s.model;
+  m.complete = 0;
+  check(ghmix_mix_model_check(&m, 3, &err) == GHMIX_ERR_DOMAIN,
+        "model: a model not completed is refused");
+  m = s.model;
+  m.shape.d = 0;
+  check(ghmix_mix_model_complete(&m, &err) == GHMIX_ERR_DOMAIN && !m.complete,
+        "model: d = 0 does not complete");
+  m = s.model;
+  m.shape.what |= GHMIX_ESTEP_WEIGHTS;
+  check(ghmix_mix_model_complete(&m, &err) == GHMIX_ERR_DOMAIN,
+        "model: the weights flag without weights does not complete");
+  two[0] = two[1] = s.comp;
+  two[1].a = -1;
+  m = s.model;
+  m.comp = two;
+  m.shape.components = 2;
+  check(ghmix_mix_model_complete(&m, &err) == GHMIX_ERR_DOMAIN &&
+            err.index == 1 && !m.complete,
+        "model: an invalid GIG in component 2 (\"%s\")", err.message);
+  two[1].a = 1;
+  check(ghmix_mix_model_complete(&m, &err) == GHMIX_OK &&
+            ghmix_mix_model_check(&m, 3, &err) == GHMIX_ERR_DOMAIN &&
+            strstr(err.message, "not implemented yet") != NULL,
+        "model: 2 components complete but are not implemented yet (\"%s\")",
+        err.message);
+  m = s.model;
+  m.shape.cov = GHMIX_COV_FACTOR;
+  m.shape.factors = 1;
+  check(ghmix_mix_model_complete(&m, &err) == GHMIX_OK &&
+            ghmix_mix_model_check(&m, 3, &err) == GHMIX_ERR_DOMAIN &&
+            strstr(err.message, "factor") != NULL,
+        "model: a factor covariance is not implemented yet (\"%s\")",
+        err.message);
+  setup_free(&s);
+}
+
+/* ----------------------------------------------------------- M-step */
+
+/* eta of GIG(p, a, b) back to (p, a, b) through the family's M-step. */
+static void mstep_case(const char *label, int family, double p, double a,
+                       double b, double tol) {
+  double eta[3], start[3] = {p * 1.1 - 0.1, a * 0.9, b * 1.2};
+  ghmix_mstep_mixing m;
+  int ok;
+  ghmix_gig_expectation(p, a, b, eta);
+  ok = ghmix_mstep_mixing_solve(family, eta, start, &m);
+  check(ok && m.converged && rel(m.p, p) < tol &&
+            (a == 0 ? m.a == 0 : rel(m.a, a) < tol) &&
+            (b == 0 ? m.b == 0 : rel(m.b, b) < tol),
+        "M-step %s: (%.17g, %.17g, %.17g) for (%g, %g, %g)", label, m.p, m.a,
+        m.b, p, a, b);
+}
+
+static void test_mstep(void) {
+  ghmix_mstep_mixing m;
+  double eta[3] = {0, 1.5, 1.6}, start[3] = {0, 1, 1};
+  mstep_case("NIG", GHMIX_FAMILY_NIG, -0.5, 1.3, 0.7, 1e-13);
+  mstep_case("VG", GHMIX_FAMILY_VG, 2.5, 1.5, 0, 1e-12);
+  mstep_case("skew-t", GHMIX_FAMILY_SKEWT, -3.0, 0, 2.0, 1e-12);
+  mstep_case("GH", GHMIX_FAMILY_GH, 1.2, 2.0, 0.7, 1e-10);
+  check(!ghmix_mstep_mixing_solve(GHMIX_FAMILY_COUNT, eta, start, &m),
+        "M-step: an unknown family is refused");
+}
+
+/* ------------------------------------------------------- the CPU driver */
+
+/* The statistics by a serial loop over the rows (long double), with the
+ * sums of |terms| in scale. */
+static void reference(const double *x, size_t n, const setup *s, double *st,
+                      double *scale) {
+  const int d = s->d;
+  const ghmix_estep_shape *sh = &s->model.shape;
+  const size_t ns = ghmix_estep_nstats(sh);
+  const size_t at_u = ghmix_estep_stat(sh, 0, GHMIX_STAT_U).offset;
+  const size_t at_wu = ghmix_estep_stat(sh, 0, GHMIX_STAT_INV_Y_U).offset;
+  const size_t at_wuu = ghmix_estep_stat(sh, 0, GHMIX_STAT_INV_Y_UU).offset;
+  long double *acc = calloc(ns, sizeof(long double));
+  double *u = malloc(sizeof(double) * (size_t)d);
+  double *z = malloc(sizeof(double) * (size_t)d);
+  size_t i, k;
+  int j, l, id;
+  for (k = 0; k < ns; k++)
+    scale[k] = 0;
+  for (i = 0; i < n; i++) {
+    double q = 0, bz = 0;
+    ghmix_mix_row_result r;
+    ghmix_mix_terms t;
+    for (j = 0; j < d; j++) {
+      double v;
+      u[j] = x[i + (size_t)j * n] - s->center[j];
+      v = u[j];
+      for (l = 0; l < j; l++)
+        v -= s->chol[j + (size_t)l * d] * z[l];
+      z[j] = v / s->chol[j + (size_t)j * d];
+      q += z[j] * z[j];
+      bz += z[j] * s->g[j];
+    }
+    ghmix_mix_row_step(&s->comp.c, q, bz, NULL, NULL, &r, &t);
+    for (id = 0; id < GHMIX_STAT_NSCALAR; id++) {
+      double v = t.v[ghmix_mix_term_of((ghmix_stat_id)id)];
+      k = ghmix_estep_stat(sh, 0, (ghmix_stat_id)id).offset;
+      acc[k] += v;
+      scale[k] += fabs(v);
+    }
+    if (t.v[GHMIX_TERM_ROWS] == 0)
+      continue;
+    for (j = 0; j < d; j++) {
+      acc[at_u + j] += u[j];
+      scale[at_u + j] += fabs(u[j]);
+      acc[at_wu + j] += (long double)r.e_inv_y * u[j];
+      scale[at_wu + j] += fabs(r.e_inv_y * u[j]);
+      for (l = 0; l < d; l++) {
+        k = at_wuu + (size_t)j + (size_t)l * d;
+        acc[k] += (long double)r.e_inv_y * u[j] * u[l];
+        scale[k] += fabs(r.e_inv_y * u[j] * u[l]);
+      }
+    }
+  }
+  for (k = 0; k < ns; k++)
+    st[k] = (double)acc[k];
+  free(acc);
+  free(u);
+  free(z);
+}
+
+static int is_count(const ghmix_estep_shape *sh, size_t k) {
+  return k == ghmix_estep_stat(sh, 0, GHMIX_STAT_ROWS).offset ||
+         k == ghmix_estep_stat(sh, 0, GHMIX_STAT_WEIGHT).offset ||
+         k == ghmix_estep_stat(sh, 0, GHMIX_STAT_BAD).offset ||
+         k == ghmix_estep_stat(sh, 0, GHMIX_STAT_TAU).offset;
+}
+
+static void driver_case(const char *label, int d, size_t n, double p, double a,
+                        double b, int what) {
+  setup s;
+  double *x, *ref, *scale, *st1, *st2, *rows;
+  double worst = 0;
+  size_t ns, k, i, wk = 0;
+  ghmix_status rc1, rc2;
+  ghmix_error err;
+  int j;
+  if (!setup_init(&s, d, p, a, b, what)) {
+    check(0, "driver %s: the model", label);
+    return;
+  }
+  ns = ghmix_estep_nstats(&s.model.shape);
+  x = malloc(sizeof(double) * n * (size_t)d);
+  ref = malloc(sizeof(double) * ns);
+  scale = malloc(sizeof(double) * ns);
+  st1 = malloc(sizeof(double) * ns);
+  st2 = malloc(sizeof(double) * ns);
+  rows = malloc(sizeof(double) * 4 * n);
+  for (i = 0; i < n; i++) {
+    double w = exp(unif(-2, 2));
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * n] = s.center[j] + sqrt(w) * unif(-2, 2) + 0.3 * w;
+  }
+  for (i = 5; i < n; i += 611)
+    x[i] = NAN;
+  reference(x, n, &s, ref, scale);
+  rc1 = ghmix_mix_estep_cpu(x, n, n, d, &s.model, st1, rows, 1, &err);
+  rc2 = ghmix_mix_estep_cpu(x, n, n, d, &s.model, st2, NULL, 2, &err);
+  for (k = 0; k < ns; k++) {
+    double e = is_count(&s.model.shape, k)
+                   ? (st1[k] == ref[k] ? 0 : INFINITY)
+                   : fabs(st1[k] - ref[k]) / fmax(scale[k], DBL_MIN);
+    if (!(e <= worst)) {
+      worst = isnan(e) ? INFINITY : e;
+      wk = k;
+    }
+  }
+  check(rc1 == GHMIX_OK && rc2 == GHMIX_OK && worst <= 1e-12,
+        "driver %s (d = %d, n = %lu): statistics within %.3g of the sum of "
+        "|terms| (worst %lu: %.17g vs %.17g)",
+        label, d, (unsigned long)n, worst, (unsigned long)wk, st1[wk], ref[wk]);
+  check(memcmp(st1, st2, sizeof(double) * ns) == 0,
+        "driver %s: 1 and 2 threads give the same bits", label);
+  check(ref[ghmix_estep_stat(&s.model.shape, 0, GHMIX_STAT_BAD).offset] ==
+                (double)((n - 5 + 610) / 611) &&
+            isnan(rows[5]) && isfinite(rows[n - 1]),
+        "driver %s: the NaN rows are counted bad and give NaN rows", label);
+  free(x);
+  free(ref);
+  free(scale);
+  free(st1);
+  free(st2);
+  free(rows);
+  setup_free(&s);
+}
+
+static void test_driver(void) {
+  const int both = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
+  double stats[16], x[4] = {1, 2, 3, 4};
+  ghmix_mix_component two[2];
+  ghmix_mix_model m;
+  ghmix_error err;
+  setup s;
+  driver_case("GH, exact", 3, 1000, -0.7, 1.3, 0.8, both);
+  driver_case("GH, tabulated K", 4, 20011, -0.7, 1.3, 0.8, both);
+  driver_case("NIG, tabulated K", 10, 9000, -0.5, 1.1, 1.7,
+              GHMIX_ESTEP_MOMENTS);
+  driver_case("NIG d = 1 (closed form)", 1, 6000, -0.5, 1.1, 1.7,
+              GHMIX_ESTEP_MOMENTS);
+  driver_case("skew-t", 5, 5000, -3.0, 0.0, 4.0, both);
+  driver_case("GH, BLAS (d = 60)", 60, 3000, 1.5, 1.0, 1.0, both);
+  if (setup_init(&s, 2, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS)) {
+    two[0] = two[1] = s.comp;
+    m = s.model;
+    m.comp = two;
+    m.shape.components = 2;
+    ghmix_mix_model_complete(&m, &err);
+    check(ghmix_mix_estep_cpu(x, 2, 2, 2, &m, stats, NULL, 1, &err) ==
+                  GHMIX_ERR_DOMAIN &&
+              strstr(err.message, "not implemented yet") != NULL,
+          "driver: 2 components are GHMIX_ERR_DOMAIN, not implemented yet");
+    check(ghmix_mix_estep_cpu(x, 2, 2, 1, &s.model, stats, NULL, 1, &err) ==
+              GHMIX_ERR_DOMAIN,
+          "driver: data of another d are GHMIX_ERR_DOMAIN");
+    setup_free(&s);
+  }
+}
+
+int main(void) {
+  srand(17);
+  test_row_step();
+  test_model();
+  test_mstep();
+  test_driver();
+  printf("test_mixture: %d passed, %d failed\n", passed, failed);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
