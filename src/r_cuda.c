@@ -170,24 +170,18 @@ SEXP ffi_cuda_mix_data_free(SEXP handle) {
  * "launches", the kernel launches of the call. */
 SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
                         SEXP consts, SEXP what, SEXP rows) {
-  int n, d, launches = 0, want_rows = ghmix_r_flag(rows, "rows");
+  int n, d, launches = 0;
   void *h = mix_data_get(handle, &n, &d);
-  ghmix_mix_component comp;
-  ghmix_mix_model model;
+  ghmix_r_estep e;
   ghmix_error err;
-  double *row_out;
-  SEXP stats;
-  ghmix_r_mix_model(center, chol, g, consts, what, d, &comp, &model);
-  stats = PROTECT(ghmix_r_mix_stats(&model, n, want_rows, &row_out));
-  if (ghmix_cuda_mix_estep(h, &model, REAL(stats), row_out, &launches, &err) !=
-      GHMIX_OK)
+  SEXP l, stats = PROTECT(ghmix_r_estep_prepare(center, chol, g, consts, what,
+                                                rows, d, n, &e));
+  if (ghmix_cuda_mix_estep(h, &e.model, REAL(stats), e.row_out, &launches,
+                           &err) != GHMIX_OK)
     ghmix_r_stop(&err);
-  {
-    SEXP l = PROTECT(Rf_ScalarInteger(launches));
-    Rf_setAttrib(stats, Rf_install("launches"), l);
-    UNPROTECT(1);
-  }
-  UNPROTECT(1);
+  l = PROTECT(Rf_ScalarInteger(launches));
+  Rf_setAttrib(stats, Rf_install("launches"), l);
+  UNPROTECT(2);
   return stats;
 }
 

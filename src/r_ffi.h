@@ -33,14 +33,22 @@ R_xlen_t ghmix_r_gh1_args(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p,
 /* r_mixture.c: the one-component E-step model of the .Call arguments
  * (center, chol = L, g = L^-1 gamma, consts = c(p, a, b, gsg, logdet) as
  * ffi_mix_consts gives them, what = GHMIX_ESTEP_* flags), completed, for
- * data of dimension d (an invalid parameter set is a classed R error); and
- * the statistics vector of the model's layout for n rows, with attribute
- * "rows" (an n x 4 matrix, *row_out its data) when rows is nonzero. */
+ * data of dimension d (an invalid parameter set is a classed R error). */
 void ghmix_r_mix_model(SEXP center, SEXP chol, SEXP g, SEXP consts, SEXP what,
                        int d, ghmix_mix_component *comp,
                        ghmix_mix_model *model);
-SEXP ghmix_r_mix_stats(const ghmix_mix_model *model, R_xlen_t n, int rows,
-                       double **row_out);
+
+/* The same for an E-step of n rows: the model in *e and the statistics
+ * vector of its layout (returned unprotected), with attribute "rows" (an
+ * n x 4 matrix, e->row_out its data; NULL without) when rows is TRUE. */
+typedef struct {
+  ghmix_mix_component comp;
+  ghmix_mix_model model; /* model.comp is &comp: do not copy */
+  double *row_out;
+} ghmix_r_estep;
+SEXP ghmix_r_estep_prepare(SEXP center, SEXP chol, SEXP g, SEXP consts,
+                           SEXP what, SEXP rows, int d, R_xlen_t n,
+                           ghmix_r_estep *e);
 
 /* r_bessel.c */
 SEXP ffi_log_besselK(SEXP x, SEXP nu, SEXP gradient, SEXP threads);

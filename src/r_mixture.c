@@ -62,15 +62,18 @@ void ghmix_r_mix_model(SEXP center, SEXP chol, SEXP g, SEXP consts, SEXP what,
     ghmix_r_stop(&err);
 }
 
-SEXP ghmix_r_mix_stats(const ghmix_mix_model *model, R_xlen_t n, int rows,
-                       double **row_out) {
-  SEXP stats = PROTECT(
-      Rf_allocVector(REALSXP, (R_xlen_t)ghmix_estep_nstats(&model->shape)));
-  *row_out = NULL;
-  if (rows) {
-    SEXP r = PROTECT(Rf_allocMatrix(REALSXP, (int)n, 4));
+SEXP ghmix_r_estep_prepare(SEXP center, SEXP chol, SEXP g, SEXP consts,
+                           SEXP what, SEXP rows, int d, R_xlen_t n,
+                           ghmix_r_estep *e) {
+  SEXP stats, r;
+  ghmix_r_mix_model(center, chol, g, consts, what, d, &e->comp, &e->model);
+  stats = PROTECT(
+      Rf_allocVector(REALSXP, (R_xlen_t)ghmix_estep_nstats(&e->model.shape)));
+  e->row_out = NULL;
+  if (ghmix_r_flag(rows, "rows")) {
+    r = PROTECT(Rf_allocMatrix(REALSXP, (int)n, 4));
     Rf_setAttrib(stats, Rf_install("rows"), r);
-    *row_out = REAL(r);
+    e->row_out = REAL(r);
     UNPROTECT(1);
   }
   UNPROTECT(1);
@@ -82,16 +85,12 @@ SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
   const double *xp = ghmix_r_double_matrix(x, -1, -1, "x");
   int d = Rf_ncols(x), nthreads = ghmix_r_threads(threads);
   R_xlen_t n = Rf_nrows(x);
-  ghmix_mix_component comp;
-  ghmix_mix_model model;
+  ghmix_r_estep e;
   ghmix_error err;
-  double *row_out;
-  SEXP stats;
-  ghmix_r_mix_model(center, chol, g, consts, what, d, &comp, &model);
-  stats = PROTECT(
-      ghmix_r_mix_stats(&model, n, ghmix_r_flag(rows, "rows"), &row_out));
-  if (ghmix_mix_estep_cpu(xp, (size_t)n, (size_t)n, d, &model, REAL(stats),
-                          row_out, nthreads, &err) != GHMIX_OK)
+  SEXP stats = PROTECT(
+      ghmix_r_estep_prepare(center, chol, g, consts, what, rows, d, n, &e));
+  if (ghmix_mix_estep_cpu(xp, (size_t)n, (size_t)n, d, &e.model, REAL(stats),
+                          e.row_out, nthreads, &err) != GHMIX_OK)
     ghmix_r_stop(&err);
   UNPROTECT(1);
   return stats;

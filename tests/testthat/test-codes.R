@@ -58,3 +58,34 @@ test_that("the E-step layout tiles the statistics in the documented order", {
   expect_error(ghmix:::estep_layout(3, 1, "factor", 3), "internal error")
   expect_error(ghmix:::estep_layout(0, 1, "full", 0), "internal error")
 })
+
+test_that("the E-step statistics decode by the layout's names", {
+  set.seed(3)
+  x <- matrix(rnorm(300), 100, 3)
+  par <- list(mu = c(0.1, 0, -0.1), gamma = c(0.2, 0, -0.1),
+              sigma = diag(3) + 0.2, p = -1.2, a = 1.3, b = 0.8)
+  chol_l <- .Call(ffi_chol_lower, par$sigma)
+  k <- .Call(ffi_mix_consts, chol_l, par$gamma, c(par$p, par$a, par$b))
+  expect_named(k, c("g", "consts"))
+  expect_equal(k$g, forwardsolve(chol_l, par$gamma))
+  expect_named(k$consts, c("p", "a", "b", "gsg", "logdet"))
+  what <- ghmix:::mix_what("gh")
+  raw <- .Call(ffi_mix_estep, x, par$mu, chol_l, k$g, k$consts, what, TRUE,
+               1L)
+  lay <- ghmix:::estep_layout(3)
+  expect_length(raw, lay$nstats)
+  expect_named(lay$blocks$inv_y_uu,
+               c("start", "length", "nrow", "ncol", "component"))
+  st <- ghmix:::unpack_stats(raw, lay)
+  rows <- st$rows
+  u <- sweep(x, 2, par$mu)
+  expect_identical(c(st$n, st$tau, st$n_bad), c(100, 100, 0))
+  expect_equal(st$loglik, sum(rows[, 1]))
+  expect_equal(c(st$s_inv, st$s_y, st$s_log), colSums(rows[, 2:4]))
+  expect_equal(st$sx, colSums(u))
+  expect_equal(st$sxw, colSums(rows[, 2] * u))
+  expect_equal(st$sxx, crossprod(u * sqrt(rows[, 2])))
+  sub <- .Call(ffi_mix_subordinator, ghmix_code("family", "nig"),
+               c(0, 1.5, 1.6), c(-0.5, 1, 1))
+  expect_named(sub, c("p", "a", "b", "converged", "note"))
+})
