@@ -49,3 +49,7 @@ estep_layout_full <- function(d) {
   }
   hit
 }
+
+# The columns of the E-step's per-row output (src/core/mixture.h): their
+# 1-based positions, named loglik, inv_y, y, log_y.
+estep_row_columns <- function() the$codes$estep_row + 1L

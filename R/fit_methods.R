@@ -311,25 +311,27 @@ fit_rows <- function(object, x, type, backend, device, threads, call) {
   backend <- check_backend(backend, call, device)
   n <- nrow(x)
   ok <- rowSums(!is.finite(x)) == 0L
-  res <- matrix(NA_real_, n, 4L)
+  col <- estep_row_columns()
+  res <- matrix(NA_real_, n, length(col))
   if (any(ok)) {
     res[ok, ] <- fit_rows_compute(object$parameters, x[ok, , drop = FALSE],
                                   backend, device, threads)
   }
   rn <- rownames(x)
   switch(type,
-    density = stats::setNames(exp(res[, 1L]), rn),
-    log_density = stats::setNames(res[, 1L], rn),
+    density = stats::setNames(exp(res[, col[["loglik"]]]), rn),
+    log_density = stats::setNames(res[, col[["loglik"]]], rn),
     moments = {
-      out <- res[, c(3L, 2L, 4L), drop = FALSE]
+      out <- res[, col[c("y", "inv_y", "log_y")], drop = FALSE]
       dimnames(out) <- list(rn, c("E[Y|x]", "E[1/Y|x]", "E[log Y|x]"))
       out
     }
   )
 }
 
-# The n x 4 rows (log f, E[1/Y|x], E[Y|x], E[log Y|x]) at the finite rows
-# of x: the E-step's rows on the CPU, the row kernel (one launch) on a GPU.
+# The E-step's per-row output (columns as estep_row_columns() says: log f,
+# E[1/Y|x], E[Y|x], E[log Y|x]) at the finite rows of x: the E-step's rows
+# on the CPU, the row kernel (one launch) on a GPU.
 fit_rows_compute <- function(par, x, backend, device, threads) {
   if (backend == "cuda") {
     chol_l <- .Call(ffi_chol_lower, par$sigma)

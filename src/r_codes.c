@@ -5,6 +5,7 @@
 
 #include "core/estep.h"
 #include "core/gig_solve.h"
+#include "core/mixture.h"
 #include "cpu/gig_solve_cpu.h"
 #include "r_ffi.h"
 
@@ -38,6 +39,10 @@ SEXP ffi_codes(void) {
   static const code_entry estep[] = {{"moments", GHMIX_ESTEP_MOMENTS},
                                      {"logy", GHMIX_ESTEP_LOGY},
                                      {"weights", GHMIX_ESTEP_WEIGHTS}};
+  static const code_entry estep_row[] = {{"loglik", GHMIX_ROW_LOGLIK},
+                                         {"inv_y", GHMIX_ROW_INV_Y},
+                                         {"y", GHMIX_ROW_Y},
+                                         {"log_y", GHMIX_ROW_LOG_Y}};
   static const code_entry gig_note[] = {
       {"interior", GHMIX_GIG_INTERIOR},
       {"gamma", GHMIX_GIG_GAMMA},
@@ -52,15 +57,17 @@ SEXP ffi_codes(void) {
       {"lower", GHMIX_GIG_INF_LOWER}};
   static const code_entry gig_moment[] = {
       {"raw", GHMIX_GIG_MOMENT_RAW}, {"variance", GHMIX_GIG_MOMENT_VARIANCE}};
-  static const char *groups[] = {
-      "family", "cov", "estep", "gig_note", "gig_infeasible", "gig_moment", ""};
+  static const char *groups[] = {"family",     "cov",      "estep",
+                                 "estep_row",  "gig_note", "gig_infeasible",
+                                 "gig_moment", ""};
   SEXP out = PROTECT(Rf_mkNamed(VECSXP, groups));
   SET_VECTOR_ELT(out, 0, CODE_GROUP(family));
   SET_VECTOR_ELT(out, 1, CODE_GROUP(cov));
   SET_VECTOR_ELT(out, 2, CODE_GROUP(estep));
-  SET_VECTOR_ELT(out, 3, CODE_GROUP(gig_note));
-  SET_VECTOR_ELT(out, 4, CODE_GROUP(gig_infeasible));
-  SET_VECTOR_ELT(out, 5, CODE_GROUP(gig_moment));
+  SET_VECTOR_ELT(out, 3, CODE_GROUP(estep_row));
+  SET_VECTOR_ELT(out, 4, CODE_GROUP(gig_note));
+  SET_VECTOR_ELT(out, 5, CODE_GROUP(gig_infeasible));
+  SET_VECTOR_ELT(out, 6, CODE_GROUP(gig_moment));
   UNPROTECT(1);
   return out;
 }

@@ -226,10 +226,11 @@ SEXP ffi_cuda_mix_rows(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
   ghmix_error err;
   SEXP out;
   ghmix_r_mix_model(center, chol, g, consts, what, d, &comp, &model);
-  out = PROTECT(want_mom ? Rf_allocMatrix(REALSXP, n, 4)
+  out = PROTECT(want_mom ? Rf_allocMatrix(REALSXP, n, GHMIX_ROW_COUNT)
                          : Rf_allocVector(REALSXP, n));
   if (ghmix_cuda_mix_rows(xp, (size_t)n, (size_t)n, d, &model, lg,
-                          want_mom ? 4 : 1, REAL(out), dev, &err) != GHMIX_OK)
+                          want_mom ? GHMIX_ROW_COUNT : 1, REAL(out), dev,
+                          &err) != GHMIX_OK)
     ghmix_r_stop(&err);
   UNPROTECT(1);
   return out;

@@ -71,7 +71,7 @@ SEXP ghmix_r_estep_prepare(SEXP center, SEXP chol, SEXP g, SEXP consts,
       Rf_allocVector(REALSXP, (R_xlen_t)ghmix_estep_nstats(&e->model.shape)));
   e->row_out = NULL;
   if (ghmix_r_flag(rows, "rows")) {
-    r = PROTECT(Rf_allocMatrix(REALSXP, (int)n, 4));
+    r = PROTECT(Rf_allocMatrix(REALSXP, (int)n, GHMIX_ROW_COUNT));
     Rf_setAttrib(stats, Rf_install("rows"), r);
     e->row_out = REAL(r);
     UNPROTECT(1);

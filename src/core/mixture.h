@@ -169,15 +169,25 @@ GHMIX_INLINE void ghmix_mix_terms_add(ghmix_mix_terms *acc,
   acc->v[GHMIX_TERM_LOG_Y] += t->v[GHMIX_TERM_LOG_Y];
 }
 
-/* Row i of the E-step's per-row output (n x 4, column-major): log f,
- * E[1/Y|x], E[Y|x], E[log Y|x] (NaN without GHMIX_ESTEP_LOGY). */
+/* The columns of the E-step's per-row output (n x GHMIX_ROW_COUNT,
+ * column-major); the values are the codes R reads (ffi_codes). */
+enum {
+  GHMIX_ROW_LOGLIK = 0, /* log f(x) */
+  GHMIX_ROW_INV_Y,      /* E[1/Y|x] */
+  GHMIX_ROW_Y,          /* E[Y|x] */
+  GHMIX_ROW_LOG_Y,      /* E[log Y|x] (NaN without GHMIX_ESTEP_LOGY) */
+  GHMIX_ROW_COUNT
+};
+
+/* Row i of that output. */
 GHMIX_INLINE void ghmix_mix_row_store(const ghmix_mix_const *c,
                                       const ghmix_mix_row_result *r, size_t i,
                                       size_t n, double *rows) {
-  rows[i] = r->loglik;
-  rows[n + i] = r->e_inv_y;
-  rows[2 * n + i] = r->e_y;
-  rows[3 * n + i] = (c->what & GHMIX_ESTEP_LOGY) ? r->e_log_y : (double)NAN;
+  rows[GHMIX_ROW_LOGLIK * n + i] = r->loglik;
+  rows[GHMIX_ROW_INV_Y * n + i] = r->e_inv_y;
+  rows[GHMIX_ROW_Y * n + i] = r->e_y;
+  rows[GHMIX_ROW_LOG_Y * n + i] =
+      (c->what & GHMIX_ESTEP_LOGY) ? r->e_log_y : (double)NAN;
 }
 
 /* ------------------------------------------------------------------------

@@ -719,7 +719,7 @@ extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
   if ((st = guard.enter(device, err)) != GHMIX_OK)
     return st;
   if (d < 1 || ldx < n || (size_t)d > (size_t)1 << 20 ||
-      (ncol != 1 && ncol != 4))
+      (ncol != 1 && ncol != GHMIX_ROW_COUNT))
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
                            "bad arguments for the CUDA row kernel: d = %d, "
                            "n = %.0f, ldx = %.0f, ncol = %d",
@@ -886,7 +886,7 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
     return GHMIX_OK;
   }
   if (rows != NULL && h->rows == NULL) {
-    size_t bytes = 4 * h->n * sizeof(double);
+    size_t bytes = GHMIX_ROW_COUNT * h->n * sizeof(double);
     e = cudaMalloc(&h->rows, bytes);
     if (e != cudaSuccess) {
       h->rows = NULL;
@@ -924,7 +924,8 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
   if ((st = finish_launch("E-step", err)) != GHMIX_OK ||
       (st = copy_out(stats, h->stats, l->nstats * sizeof(double),
                      "the E-step statistics", err)) != GHMIX_OK ||
-      (st = copy_out(rows, h->rows, rows ? 4 * h->n * sizeof(double) : 0,
+      (st = copy_out(rows, h->rows,
+                     rows ? GHMIX_ROW_COUNT * h->n * sizeof(double) : 0,
                      "the E-step rows", err)) != GHMIX_OK)
     return st;
   return GHMIX_OK;

@@ -256,7 +256,7 @@ GHMIX_INLINE void ghmix_mix_rows_one(size_t i, size_t n, int d, double *x,
   double q, bz;
   ghmix_mix_solve_row(d, par, x + i, n, x + i, n, &q, &bz);
   ghmix_mix_row_step(c, q, bz, NULL, NULL, &r, &terms);
-  if (ncol == 4)
+  if (ncol == GHMIX_ROW_COUNT)
     ghmix_mix_row_store(c, &r, i, n, out);
   else
     out[i] = r.loglik;

@@ -4,7 +4,8 @@ test_that("codes are distinct integers in every group", {
   codes <- ghmix:::the$codes
   expect_setequal(
     names(codes),
-    c("family", "cov", "estep", "gig_note", "gig_infeasible", "gig_moment")
+    c("family", "cov", "estep", "estep_row", "gig_note", "gig_infeasible",
+      "gig_moment")
   )
   for (group in codes) {
     expect_type(group, "integer")
@@ -77,14 +78,19 @@ test_that("the E-step statistics decode by the layout's names", {
   expect_named(lay$blocks$inv_y_uu,
                c("start", "length", "nrow", "ncol", "component"))
   st <- ghmix:::unpack_stats(raw, lay)
+  col <- ghmix:::estep_row_columns()
+  expect_named(col, c("loglik", "inv_y", "y", "log_y"))
   rows <- st$rows
+  expect_identical(ncol(rows), length(col))
+  w <- rows[, col[["inv_y"]]]
   u <- sweep(x, 2, par$mu)
   expect_identical(c(st$n, st$tau, st$n_bad), c(100, 100, 0))
-  expect_equal(st$loglik, sum(rows[, 1]))
-  expect_equal(c(st$s_inv, st$s_y, st$s_log), colSums(rows[, 2:4]))
+  expect_equal(st$loglik, sum(rows[, col[["loglik"]]]))
+  expect_equal(c(st$s_inv, st$s_y, st$s_log),
+               unname(colSums(rows[, col[c("inv_y", "y", "log_y")]])))
   expect_equal(st$sx, colSums(u))
-  expect_equal(st$sxw, colSums(rows[, 2] * u))
-  expect_equal(st$sxx, crossprod(u * sqrt(rows[, 2])))
+  expect_equal(st$sxw, colSums(w * u))
+  expect_equal(st$sxx, crossprod(u * sqrt(w)))
   sub <- .Call(ffi_mix_subordinator, ghmix_code("family", "nig"),
                c(0, 1.5, 1.6), c(-0.5, 1, 1))
   expect_named(sub, c("p", "a", "b", "converged", "note"))
