@@ -255,8 +255,8 @@ static void mix_block_range(const mix_job *job, size_t lo, size_t hi, int slot,
   }
 }
 
-/* The buffers of `threads` threads; 0 (nothing left allocated) when an
- * allocation fails. */
+/* The buffers of `threads` threads; 0 when an allocation fails (what was
+ * allocated is freed by mix_job_free). */
 static int mix_work_alloc(mix_job *job, int threads) {
   const size_t rows = job->block, per = rows * (2 * (size_t)job->d + 5);
   int t;
@@ -396,7 +396,7 @@ static int mix_threads(const mix_job *job, int threads) {
  * an allocation fails (nothing left allocated then). */
 static int mix_job_init(mix_job *job, const double *x, size_t n, size_t ldx,
                         const ghmix_mix_model *model, double *rows,
-                        int *threads, int tabled) {
+                        int *threads, int want_table) {
   job->x = x;
   job->n = n;
   job->ldx = ldx;
@@ -414,28 +414,28 @@ static int mix_job_init(mix_job *job, const double *x, size_t n, size_t ldx,
   job->slot_stats = calloc((size_t)job->nslots * job->nstats, sizeof(double));
   job->slot_terms =
       calloc((size_t)job->nslots * GHMIX_TERM_COUNT, sizeof(double));
-  if (tabled)
+  if (want_table)
     job->qmin = malloc(sizeof(double) * 2 * (size_t)job->nslots);
   if (job->slot_stats == NULL || job->slot_terms == NULL ||
-      (tabled && job->qmin == NULL) || !mix_work_alloc(job, *threads)) {
+      (want_table && job->qmin == NULL) || !mix_work_alloc(job, *threads)) {
     mix_job_free(job, *threads);
     return 0;
   }
-  if (tabled)
+  if (want_table)
     job->qmax = job->qmin + job->nslots;
   return 1;
 }
 
 /* The rounds of the E-step (after the range pass and the table, where
  * they pay); 0, or 1 when interrupted. */
-static int mix_run(mix_job *job, int threads, int tabled, size_t *done) {
+static int mix_run(mix_job *job, int threads, int want_table, size_t *done) {
   ghmix_bessel_table tab;
   int built = 0, blas_threads, stopped;
   /* several threads calling BLAS (large d) must not each start a pool */
   blas_threads =
       threads > 1 && job->d > MIX_SMALL_D ? ghmix_blas_threads_single() : 0;
   stopped = 0;
-  if (tabled) {
+  if (want_table) {
     built = mix_table_prepare(job, threads, done, &tab);
     stopped = built < 0;
     if (built > 0)
@@ -455,7 +455,7 @@ ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx, int d,
                                  double *rows, int threads, ghmix_error *err) {
   mix_job job = {0};
   size_t k, done = 0;
-  int slot, tabled;
+  int slot, want_table;
   ghmix_status st = ghmix_mix_model_check(model, d, err);
   if (st != GHMIX_OK)
     return st;
@@ -463,11 +463,11 @@ ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx, int d,
   memset(stats, 0, sizeof(double) * ghmix_estep_nstats(&model->shape));
   if (n == 0)
     return GHMIX_OK;
-  tabled = mix_table_pays(&model->comp[0].c, n);
-  if (!mix_job_init(&job, x, n, ldx, model, rows, &threads, tabled))
+  want_table = mix_table_pays(&model->comp[0].c, n);
+  if (!mix_job_init(&job, x, n, ldx, model, rows, &threads, want_table))
     return ghmix_error_set(err, GHMIX_ERR_NOMEM, -1,
                            "cannot allocate the E-step work buffers");
-  if (mix_run(&job, threads, tabled, &done)) {
+  if (mix_run(&job, threads, want_table, &done)) {
     mix_job_free(&job, threads);
     return ghmix_interrupted(err, done * (size_t)job.nslots, n);
   }
