@@ -146,9 +146,7 @@ mix_warn_ties <- function(ties, family, call) {
     nrow(ties$points), plural(seq_len(nrow(ties$points))),
     mix_family(family)$label
   )
-  warning(structure(
-    class = c("ghmix_warning_ties", "ghmix_warning", "warning", "condition"),
-    list(message = msg, call = call, n_repeated = ties$n_repeated)
-  ))
+  ghmix_warn(msg, class = "ghmix_warning_ties",
+             n_repeated = ties$n_repeated, call = call)
   invisible(TRUE)
 }

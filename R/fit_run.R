@@ -177,16 +177,13 @@ mix_result <- function(em, ctx, x, dropped, gauge, backend, threads, call,
   par <- em$point$par
   fam <- ctx$family
   if (gauge == "mean" && !is.finite(gig_mean_value(par$p, par$a, par$b))) {
-    warning(structure(
-      class = c("ghmix_warning_gauge", "ghmix_warning", "warning", "condition"),
-      list(
-        message = paste(
-          "E[Y] is infinite for the fitted mixing distribution;",
-          'parameters are reported in gauge = "det".'
-        ),
-        call = call
-      )
-    ))
+    ghmix_warn(
+      paste(
+        "E[Y] is infinite for the fitted mixing distribution;",
+        'parameters are reported in gauge = "det".'
+      ),
+      class = "ghmix_warning_gauge", call = call
+    )
     gauge <- "det"
   }
   par <- set_gauge(par, gauge)
@@ -209,15 +206,11 @@ mix_result <- function(em, ctx, x, dropped, gauge, backend, threads, call,
     control = ctx$control, backend = backend, threads = threads, call = call
   )
   if (!fit$converged) {
-    warning(structure(
-      class = c("ghmix_warning_convergence", "ghmix_warning", "warning",
-                "condition"),
-      list(
-        message = sprintf("%s fit did not converge: %s.",
-                          mix_family(fam)$label, fit$message),
-        call = call
-      )
-    ))
+    ghmix_warn(
+      sprintf("%s fit did not converge: %s.", mix_family(fam)$label,
+              fit$message),
+      class = "ghmix_warning_convergence", call = call
+    )
   }
   class(fit) <- c(paste0("ghmix_fit_", fam), "ghmix_fit")
   fit

@@ -110,10 +110,7 @@ vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
 }
 
 warn_vcov <- function(message) {
-  warning(structure(
-    class = c("ghmix_warning_vcov", "ghmix_warning", "warning", "condition"),
-    list(message = message, call = NULL)
-  ))
+  ghmix_warn(message, class = "ghmix_warning_vcov")
 }
 
 # Packing --------------------------------------------------------------------
