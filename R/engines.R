@@ -9,8 +9,10 @@
 #             futures of the current plan at each E-step);
 #   n, d      the rows and columns it holds;
 #   shape     the model it computes the statistics of (engine_shape():
-#             components, covariance kind, factors), as estep_layout()
-#             takes it;
+#             components, covariance kind, factors; by default one
+#             component with a full covariance), as estep_layout() takes
+#             it (row weights, when they come, are data an engine
+#             holds, with the "weights" E-step flag in `what`);
 #   estep     a function of (center, chol_l, g, consts, what, rows) that
 #             returns the E-step statistics of all its rows at the
 #             parameters given (the vector laid out as src/core/estep.h
@@ -18,7 +20,7 @@
 #             per-row results as its attribute "rows", in memory only);
 #   free      a function without arguments that releases what the engine
 #             holds (device memory, the workers' chunks);
-# and, for chunked kinds, also
+# and, filled for chunked kinds (in memory: workers 1, the others NULL),
 #   workers   the processes that compute (1 for "stream");
 #   clock     an environment of counters: seconds of work and reading,
 #             bytes sent and received (in all, and those of the set-up),
@@ -29,45 +31,59 @@
 # Chunked engines add the statistics of their chunks in chunk order, so
 # their numbers do not depend on where the chunks were computed.
 
-engine_kinds <- c("cpu", "cuda", "stream", "cluster", "future")
+# The kinds of engine, and whether each holds chunks.
+engine_kinds <- c(cpu = FALSE, cuda = FALSE, stream = TRUE, cluster = TRUE,
+                  future = TRUE)
 
-engine_chunked <- c("stream", "cluster", "future")
-
-# The arguments every estep() takes, in this order.
+# The arguments every estep() takes, in this order (a test checks each
+# engine's; the constructor, run for every chunk at every out-of-core
+# E-step, checks only what the data decide).
 engine_estep_args <- c("center", "chol_l", "g", "consts", "what", "rows")
 
-new_engine <- function(kind, n, d, estep, free = function() invisible(NULL),
-                       shape = engine_shape(), workers = 1L, clock = NULL,
-                       data = NULL, summary = NULL) {
-  engine_check(kind %in% engine_kinds, "kind")
-  engine_check(
-    is.numeric(n) && length(n) == 1L && isTRUE(n >= 0 && n == round(n)),
-    "n"
-  )
-  engine_check(is_count(d), "d")
-  engine_check(
-    is.function(estep) && identical(names(formals(estep)), engine_estep_args),
-    "estep"
-  )
-  engine_check(is.function(free) && length(formals(free)) == 0L, "free")
-  engine_check(engine_shape_valid(shape, d), "shape")
-  chunked <- kind %in% engine_chunked
-  engine_check(!chunked || (is_count(workers) && is.environment(clock) &&
-                              inherits(data, "ghmix_data") &&
-                              is.list(summary)),
-               "workers, clock, data or summary")
-  structure(
-    list(kind = kind, n = n, d = as.integer(d), shape = shape, estep = estep,
-         free = free, workers = as.integer(workers), clock = clock,
-         data = data, summary = summary),
-    class = "ghmix_engine"
-  )
+new_engine <- function(kind, n, d, estep, free = engine_holds_nothing,
+                       shape = NULL, workers = 1L, clock = NULL, data = NULL,
+                       summary = NULL) {
+  chunked <- engine_kind_chunked(kind)
+  if (!engine_sizes_valid(n, d)) engine_fail("n, d")
+  if (!is.function(estep) || !is.function(free)) engine_fail("estep, free")
+  if (is.null(shape)) {
+    shape <- engine_shape_full
+  } else if (!engine_shape_valid(shape, d)) {
+    engine_fail("shape")
+  }
+  if (chunked && !engine_chunks_valid(workers, clock, data, summary)) {
+    engine_fail("workers, clock, data, summary")
+  }
+  engine <- list(kind = kind, n = n, d = d, shape = shape, estep = estep,
+                 free = free, workers = workers, clock = clock, data = data,
+                 summary = summary)
+  class(engine) <- "ghmix_engine"
+  engine
 }
 
-engine_check <- function(ok, what) {
-  if (!isTRUE(ok)) {
-    stop(sprintf("internal error: invalid engine (%s)", what), call. = FALSE)
-  }
+# Whether an engine of this kind holds chunks; an error for an unknown kind.
+engine_kind_chunked <- function(kind) {
+  chunked <- engine_kinds[as.character(kind)]
+  if (length(chunked) != 1L || is.na(chunked)) engine_fail("kind")
+  chunked
+}
+
+# n >= 0 rows and d >= 1 columns, whole numbers.
+engine_sizes_valid <- function(n, d) {
+  sizes <- c(n, d)
+  is.numeric(sizes) && length(sizes) == 2L &&
+    all(is.finite(sizes) & sizes >= c(0, 1) & sizes == round(sizes))
+}
+
+engine_chunks_valid <- function(workers, clock, data, summary) {
+  is_count(workers) && is.environment(clock) &&
+    inherits(data, "ghmix_data") && is.list(summary)
+}
+
+engine_holds_nothing <- function() invisible(NULL)
+
+engine_fail <- function(what) {
+  stop(sprintf("internal error: invalid engine (%s)", what), call. = FALSE)
 }
 
 # The model an engine computes the statistics of: G components, the kind
@@ -77,6 +93,9 @@ engine_shape <- function(components = 1L, cov = "full", factors = 0L) {
   list(components = as.integer(components), cov = cov,
        factors = as.integer(factors))
 }
+
+# One component with a full covariance: the shape of every engine for now.
+engine_shape_full <- engine_shape()
 
 engine_shape_valid <- function(shape, d) {
   if (!is.list(shape) || !isTRUE(shape$cov %in% names(the$codes$cov))) {
@@ -188,7 +207,11 @@ chunk_gather <- function(res, groups, idx, check, clock) {
 
 # The E-step statistics of the chunks (a list, in chunk order) summed in
 # that order, whatever computed them.
-chunk_sum <- function(stats) Reduce(`+`, stats)
+chunk_sum <- function(stats) {
+  tot <- stats[[1L]]
+  for (s in stats[-1L]) tot <- tot + s
+  tot
+}
 
 chunk_clock <- function() {
   clock <- new.env(parent = emptyenv())

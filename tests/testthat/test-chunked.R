@@ -293,10 +293,12 @@ test_that("every engine comes from new_engine(), with its kind, n and d", {
   expect_s3_class(mem, "ghmix_engine")
   expect_identical(mem$kind, "cpu")
   expect_identical(c(mem$n, mem$d), dim(xr))
+  expect_named(formals(mem$estep), ghmix:::engine_estep_args)
   opts <- ghmix:::chunk_options("cpu", 1L, 0L, NULL, NULL)
   eng <- ghmix:::chunk_engine(ghmix_data(ch), opts, na_rm = FALSE)
   on.exit(eng$free(), add = TRUE)
   expect_identical(eng$kind, "stream")
+  expect_named(formals(eng$estep), ghmix:::engine_estep_args)
   expect_identical(c(eng$n, eng$d), dim(xr))
   expect_identical(dim(eng$data), dim(xr))
   expect_identical(eng$summary$n, 300)
@@ -308,12 +310,16 @@ test_that("every engine comes from new_engine(), with its kind, n and d", {
   expect_identical(eng$clock$esteps, 1L)
   new_engine <- ghmix:::new_engine
   expect_error(new_engine("gpu", 10, 2, mem$estep), "engine \\(kind\\)")
-  expect_error(new_engine("cpu", -1, 2, mem$estep), "engine \\(n\\)")
-  expect_error(new_engine("cpu", 10, 2, function(x) x), "engine \\(estep\\)")
+  expect_error(new_engine("cpu", -1, 2, mem$estep), "engine \\(n, d\\)")
+  expect_error(new_engine("cpu", 10, 2, NULL), "engine \\(estep")
   expect_error(new_engine("stream", 10, 2, mem$estep), "engine \\(workers")
   expect_error(
     new_engine("cpu", 10, 2, mem$estep,
                shape = ghmix:::engine_shape(cov = "factor", factors = 2L)),
     "engine \\(shape\\)"
   )
+  expect_true(ghmix:::engine_shape_valid(ghmix:::engine_shape_full, 1L))
+  factor2 <- ghmix:::engine_shape(cov = "factor", factors = 1L)
+  expect_identical(new_engine("cpu", 10, 2, mem$estep, shape = factor2)$shape,
+                   factor2)
 })
