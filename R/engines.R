@@ -43,36 +43,25 @@ engine_estep_args <- c("center", "chol_l", "g", "consts", "what", "rows")
 new_engine <- function(kind, n, d, estep, free = engine_holds_nothing,
                        shape = NULL, workers = 1L, clock = NULL, data = NULL,
                        summary = NULL) {
-  chunked <- engine_kind_chunked(kind)
-  if (!engine_sizes_valid(n, d)) engine_fail("n, d")
-  if (!is.function(estep) || !is.function(free)) engine_fail("estep, free")
+  chunked <- engine_kinds[as.character(kind)]
+  sizes <- c(n, d)
+  ok <- c(length(chunked) == 1L, is.numeric(sizes), length(sizes) == 2L,
+          is.function(estep), is.function(free))
+  if (!all(ok) || is.na(chunked) ||
+        !all(is.finite(sizes) & sizes >= c(0, 1) & sizes == round(sizes))) {
+    engine_fail("kind, n, d, estep or free")
+  }
   if (is.null(shape)) {
     shape <- engine_shape_full
   } else if (!engine_shape_valid(shape, d)) {
     engine_fail("shape")
   }
   if (chunked && !engine_chunks_valid(workers, clock, data, summary)) {
-    engine_fail("workers, clock, data, summary")
+    engine_fail("workers, clock, data or summary")
   }
-  engine <- list(kind = kind, n = n, d = d, shape = shape, estep = estep,
-                 free = free, workers = workers, clock = clock, data = data,
-                 summary = summary)
-  class(engine) <- "ghmix_engine"
-  engine
-}
-
-# Whether an engine of this kind holds chunks; an error for an unknown kind.
-engine_kind_chunked <- function(kind) {
-  chunked <- engine_kinds[as.character(kind)]
-  if (length(chunked) != 1L || is.na(chunked)) engine_fail("kind")
-  chunked
-}
-
-# n >= 0 rows and d >= 1 columns, whole numbers.
-engine_sizes_valid <- function(n, d) {
-  sizes <- c(n, d)
-  is.numeric(sizes) && length(sizes) == 2L &&
-    all(is.finite(sizes) & sizes >= c(0, 1) & sizes == round(sizes))
+  # no class: `$` on a classed list looks for a method at every access
+  list(kind = kind, n = n, d = d, shape = shape, estep = estep, free = free,
+       workers = workers, clock = clock, data = data, summary = summary)
 }
 
 engine_chunks_valid <- function(workers, clock, data, summary) {

@@ -290,7 +290,8 @@ test_that("every engine comes from new_engine(), with its kind, n and d", {
   ch <- chunked_split(x, 3L)
   xr <- chunked_rows(ch)
   mem <- ghmix:::mix_engine_cpu(xr, 1L)
-  expect_s3_class(mem, "ghmix_engine")
+  expect_named(mem, c("kind", "n", "d", "shape", "estep", "free", "workers",
+                      "clock", "data", "summary"))
   expect_identical(mem$kind, "cpu")
   expect_identical(c(mem$n, mem$d), dim(xr))
   expect_named(formals(mem$estep), ghmix:::engine_estep_args)
@@ -309,9 +310,11 @@ test_that("every engine comes from new_engine(), with its kind, n and d", {
                ghmix:::mix_estep(mem, par, what)$loglik, tolerance = 1e-12)
   expect_identical(eng$clock$esteps, 1L)
   new_engine <- ghmix:::new_engine
-  expect_error(new_engine("gpu", 10, 2, mem$estep), "engine \\(kind\\)")
-  expect_error(new_engine("cpu", -1, 2, mem$estep), "engine \\(n, d\\)")
-  expect_error(new_engine("cpu", 10, 2, NULL), "engine \\(estep")
+  bad <- "invalid engine \\(kind, n, d, estep or free\\)"
+  expect_error(new_engine("gpu", 10, 2, mem$estep), bad)
+  expect_error(new_engine("cpu", -1, 2, mem$estep), bad)
+  expect_error(new_engine("cpu", 10, 1.5, mem$estep), bad)
+  expect_error(new_engine("cpu", 10, 2, NULL), bad)
   expect_error(new_engine("stream", 10, 2, mem$estep), "engine \\(workers")
   expect_error(
     new_engine("cpu", 10, 2, mem$estep,
