@@ -247,7 +247,7 @@ stream_open <- function(data, opts, na_rm) {
     clock$esteps <- clock$esteps + 1L
     chunk_sum(stats)
   }
-  list(parts = parts, estep = estep, free = function() invisible(NULL),
+  list(parts = parts, estep = estep, free = engine_holds_nothing,
        workers = 1L, clock = clock)
 }
 
