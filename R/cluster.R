@@ -1,52 +1,9 @@
-# Distributed E-steps: a `parallel` cluster whose workers keep their chunks
-# resident, and the `future` framework whose workers read their chunks at
-# each E-step.  Workers return the statistics of each chunk separately; the
-# master adds them in chunk order (chunk_sum()), so results do not depend on
-# the number of workers or on their timing.
+# The transport of distributed E-steps (the engines are in R/engines.R, the
+# tasks the workers run in R/workers.R): the calls to and answers from the
+# workers of a `parallel` cluster, the futures of a future plan, and the
+# classed errors that name the worker or chunk that failed.
 
 # A `parallel` cluster ---------------------------------------------------------
-
-cluster_engine <- function(data, opts, na_rm) {
-  cl <- opts$cluster
-  clock <- chunk_clock()
-  link <- cluster_link(cl, clock)
-  cluster_prepare(link)
-  groups <- parallel::splitIndices(length(data$chunks), length(cl))
-  active <- which(lengths(groups) > 0L)
-  link$chunks <- groups
-  key <- cluster_key()
-  task_opts <- opts[c("backend", "threads", "device")]
-  setup <- link$round(active, worker_setup, lapply(groups, function(g) {
-    list(key, data$chunks[g], g, na_rm, task_opts)
-  }))
-  chunk_clock_setup(clock)
-  parts <- vector("list", length(data$chunks))
-  for (i in active) {
-    link$check(setup[[i]], i)
-    parts[groups[[i]]] <- setup[[i]]$summaries
-  }
-  engine <- list(mode = "cluster", workers = length(active), summary = parts,
-                 clock = clock, nodes = link$nodes)
-  engine$estep <- function(center, chol_l, g, consts, what, rows) {
-    args <- list(key, list(center = center, chol_l = chol_l, g = g,
-                           consts = consts, what = what))
-    res <- link$round(active, worker_call_estep, rep(list(args), length(cl)))
-    stats <- matrix(0, chunk_nstats(length(center)), length(data$chunks))
-    work <- 0
-    for (i in active) {
-      link$check(res[[i]], i)
-      stats[, groups[[i]]] <- res[[i]]$stats
-      work <- max(work, res[[i]]$compute)
-    }
-    clock$work <- clock$work + work
-    clock$esteps <- clock$esteps + 1L
-    chunk_sum(stats)
-  }
-  engine$free <- function() link$close(active, key)
-  engine
-}
-
-chunk_nstats <- function(d) estep_layout_full(d)$nstats
 
 the_keys <- new.env(parent = emptyenv())
 
@@ -186,123 +143,7 @@ cluster_close <- function(link, cl, idx, key, recv_result) {
   invisible(NULL)
 }
 
-# On the workers -------------------------------------------------------------
-
-the_worker <- new.env(parent = emptyenv())
-
-# Read, check and summarise the worker's chunks, and keep them (as E-step
-# engines) under key for the whole fit.
-worker_setup <- function(key, chunks, ids, na_rm, opts) {
-  engines <- vector("list", length(chunks))
-  summaries <- vector("list", length(chunks))
-  for (k in seq_along(chunks)) {
-    res <- tryCatch({
-      scan <- chunk_scan(chunk_read(chunks[[k]]), na_rm)
-      if (na_rm || length(scan$summary$bad) == 0L) {
-        engines[[k]] <- chunk_local_engine(scan$x, opts)
-      }
-      summaries[[k]] <- scan$summary
-      size <- length(scan$x)
-      scan <- NULL
-      chunk_gc(size)
-      NULL
-    }, error = function(e) chunk_task_error(e, ids[k]))
-    if (!is.null(res)) {
-      worker_release(engines)
-      return(res)
-    }
-  }
-  the_worker[[key]] <- list(engines = engines, ids = ids)
-  list(ok = TRUE, summaries = summaries)
-}
-
-worker_estep <- function(key, args) {
-  held <- the_worker[[key]]
-  if (is.null(held)) {
-    return(list(ok = FALSE, chunk = NA_integer_, message = paste(
-      "the worker holds no chunks for this fit (was it restarted?)"
-    )))
-  }
-  t0 <- proc.time()[[3]]
-  stats <- matrix(0, chunk_nstats(length(args$center)), length(held$ids))
-  for (k in seq_along(held$ids)) {
-    res <- tryCatch({
-      stats[, k] <- chunk_estep(NULL, args, NULL, held$engines[[k]])
-      NULL
-    }, error = function(e) chunk_task_error(e, held$ids[k]))
-    if (!is.null(res)) {
-      return(res)
-    }
-  }
-  list(ok = TRUE, stats = stats, compute = proc.time()[[3]] - t0)
-}
-
-# What is sent at each E-step: a small function that calls the worker's own
-# copy of worker_estep() (a closure travels with its byte code).
-worker_call_estep <- function(key, args) worker_estep(key, args)
-
-worker_free <- function(key) {
-  held <- the_worker[[key]]
-  if (!is.null(held)) {
-    worker_release(held$engines)
-    rm(list = key, envir = the_worker)
-  }
-  invisible(gc(verbose = FALSE))
-  TRUE
-}
-
-worker_release <- function(engines) {
-  for (e in engines) {
-    if (!is.null(e)) try(e$free(), silent = TRUE)
-  }
-}
-
 # The future framework ---------------------------------------------------------
-
-# One future per group of contiguous chunks (as many groups as the plan has
-# workers) at each E-step; the workers read their chunks each time.
-future_engine <- function(data, opts, na_rm) {
-  chunks <- data$chunks
-  workers <- future::nbrOfWorkers()
-  groups <- parallel::splitIndices(length(chunks),
-                                   min(length(chunks), workers))
-  clock <- chunk_clock()
-  runner <- future_runner(groups, clock)
-  res <- runner$run(chunk_task_summary, function(g) {
-    list(chunks[g], g, na_rm)
-  })
-  chunk_clock_setup(clock)
-  parts <- vector("list", length(chunks))
-  for (j in seq_along(groups)) {
-    chunk_check_result(res[[j]], runner$where(j))
-    parts[groups[[j]]] <- res[[j]]$summaries
-  }
-  bad <- lapply(parts, function(p) p$bad)
-  rows <- vapply(parts, function(p) if (is.null(p$n)) NA_real_ else p$n,
-                 0)
-  task_opts <- opts[c("backend", "threads", "device")]
-  engine <- list(mode = "future", workers = length(groups), summary = parts,
-                 clock = clock, free = runner$drain)
-  engine$estep <- function(center, chol_l, g, consts, what, rows_out) {
-    args <- list(center = center, chol_l = chol_l, g = g, consts = consts,
-                 what = what)
-    res <- runner$run(chunk_task_estep, function(gr) {
-      list(chunks[gr], bad[gr], rows[gr], gr, args, task_opts)
-    })
-    stats <- matrix(0, chunk_nstats(length(center)), length(chunks))
-    work <- 0
-    for (j in seq_along(groups)) {
-      chunk_check_result(res[[j]], runner$where(j))
-      stats[, groups[[j]]] <- res[[j]]$stats
-      work <- max(work, res[[j]]$compute)
-      clock$read <- clock$read + res[[j]]$read
-    }
-    clock$work <- clock$work + work
-    clock$esteps <- clock$esteps + 1L
-    chunk_sum(stats)
-  }
-  engine
-}
 
 future_runner <- function(groups, clock) {
   runner <- new.env(parent = emptyenv())
@@ -352,4 +193,46 @@ future_collect <- function(f) {
   tryCatch(future::value(f), error = function(e) {
     structure(list(message = conditionMessage(e)), class = "ghmix_lost")
   })
+}
+
+# Failures ---------------------------------------------------------------------
+
+chunk_where_local <- function() {
+  list(worker = 0L, host = Sys.info()[["nodename"]], pid = Sys.getpid())
+}
+
+# Turn a task's failure into the classed error (where: the worker).
+chunk_check_result <- function(res, where, chunk = NA_integer_) {
+  if (isTRUE(res$ok)) {
+    return(invisible(res))
+  }
+  if (!is.null(res$chunk)) chunk <- res$chunk
+  if (is.na(chunk)) {
+    chunk_fail("ghmix_error_cluster", where, chunk, sprintf(
+      "%s %d%s failed: %s", if (is.null(where$kind)) "worker" else "future",
+      where$worker, cluster_node_label(where),
+      res$message
+    ))
+  }
+  chunk_fail(
+    "ghmix_error_chunk", where, chunk,
+    sprintf("chunk %d could not be read or used%s: %s", chunk,
+            chunk_worker_label(where), res$message)
+  )
+}
+
+chunk_worker_label <- function(where) {
+  if (is.null(where$worker) || identical(where$worker, 0L)) {
+    return("")
+  }
+  sprintf(" %s %d%s", if (is.null(where$kind)) "on worker" else where$kind,
+          where$worker, cluster_node_label(where))
+}
+
+chunk_fail <- function(class, where, chunk, message) {
+  ghmix_abort(
+    paste0(toupper(substring(message, 1L, 1L)), substring(message, 2L)),
+    class = class, worker = where$worker, host = where$host,
+    pid = where$pid, chunk = chunk
+  )
 }

@@ -5,17 +5,10 @@
 mix_data <- function(x, na.rm, call) { # nolint
   check_flag(na.rm, "na.rm", call)
   x <- mix_as_matrix(x, call)
-  bad <- which(rowSums(!is.finite(x)) > 0L)
+  bad <- na_rows(x)
   if (length(bad) > 0L && !na.rm) {
-    abort_argument(
-      sprintf(
-        paste(
-          "`x` has %d row%s with NA, NaN or infinite values (row%s %s);",
-          "use `na.rm = TRUE` to drop them."
-        ),
-        length(bad), plural(bad), plural(bad), row_list(bad)
-      ),
-      call
+    abort_na_rows(
+      length(bad), sprintf("row%s %s", plural(bad), row_list(bad)), call
     )
   }
   if (length(bad) > 0L) {
@@ -23,6 +16,23 @@ mix_data <- function(x, na.rm, call) { # nolint
   }
   mix_check_shape(x, call)
   list(x = x, dropped = bad)
+}
+
+# The rows of x with an NA, NaN or infinite value.
+na_rows <- function(x) which(rowSums(!is.finite(x)) > 0L)
+
+# where: which rows, e.g. "rows 3, 8".
+abort_na_rows <- function(n_bad, where, call) {
+  abort_argument(
+    sprintf(
+      paste(
+        "`x` has %d row%s with NA, NaN or infinite values (%s);",
+        "use `na.rm = TRUE` to drop them."
+      ),
+      n_bad, plural(seq_len(n_bad)), where
+    ),
+    call
+  )
 }
 
 mix_as_matrix <- function(x, call) {
@@ -63,8 +73,16 @@ mix_as_matrix <- function(x, call) {
 }
 
 mix_check_shape <- function(x, call) {
-  n <- nrow(x)
-  d <- ncol(x)
+  check_rows(nrow(x), ncol(x), call)
+  rng <- apply(x, 2L, range)
+  check_columns(rng[1L, ], rng[2L, ], colnames(x), function() stats::cor(x),
+                call)
+  invisible(x)
+}
+
+# The checks of the shape of the data (a matrix, or chunks from their
+# summary): n complete rows of d columns.
+check_rows <- function(n, d, call) {
   if (d < 1L) {
     abort_argument("`x` has no columns.", call)
   }
@@ -80,19 +98,23 @@ mix_check_shape <- function(x, call) {
       call
     )
   }
-  spread <- apply(x, 2L, function(col) diff(range(col)))
-  const <- which(spread == 0)
+}
+
+# lo, hi: the columns' ranges; cor: a function that gives their correlation
+# matrix (called only for d > 1).
+check_columns <- function(lo, hi, names, cor, call) {
+  const <- which(hi == lo)
   if (length(const) > 0L) {
     abort_argument(
       sprintf(
         "`x` has constant column%s: %s.", plural(const),
-        paste0("`", colnames(x)[const], "`", collapse = ", ")
+        paste0("`", names[const], "`", collapse = ", ")
       ),
       call
     )
   }
-  if (d > 1L) {
-    ev <- eigen(stats::cor(x), symmetric = TRUE, only.values = TRUE)$values
+  if (length(lo) > 1L) {
+    ev <- eigen(cor(), symmetric = TRUE, only.values = TRUE)$values
     if (min(ev) <= 1e-10 * max(ev)) {
       abort_argument(
         paste(
@@ -103,7 +125,6 @@ mix_check_shape <- function(x, call) {
       )
     }
   }
-  invisible(x)
 }
 
 plural <- function(x) if (length(x) == 1L) "" else "s"
@@ -146,9 +167,7 @@ mix_warn_ties <- function(ties, family, call) {
     nrow(ties$points), plural(seq_len(nrow(ties$points))),
     mix_family(family)$label
   )
-  warning(structure(
-    class = c("ghmix_warning_ties", "ghmix_warning", "warning", "condition"),
-    list(message = msg, call = call, n_repeated = ties$n_repeated)
-  ))
+  ghmix_warn(msg, class = "ghmix_warning_ties",
+             n_repeated = ties$n_repeated, call = call)
   invisible(TRUE)
 }

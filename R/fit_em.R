@@ -2,31 +2,6 @@
 # Scand. J. Statist. 35, 335-353) guarded so that the log-likelihood of the
 # accepted parameters never decreases.
 
-# An engine computes E-step statistics of the data it holds (see
-# src/cpu/mixture_cpu.h); free() releases what it holds.
-mix_engine_cpu <- function(x, threads) {
-  list(
-    n = nrow(x), d = ncol(x),
-    estep = function(center, chol_l, g, consts, what, rows) {
-      .Call(ffi_mix_estep, x, center, chol_l, g, consts, what, rows, threads)
-    },
-    free = function() invisible(NULL)
-  )
-}
-
-# The data are copied to the GPU once; each E-step is one fused kernel and
-# a fixed-order reduction (2 launches), and copies back only the statistics.
-mix_engine_cuda <- function(x, device) {
-  handle <- .Call(ffi_cuda_mix_data_create, x, device)
-  list(
-    n = nrow(x), d = ncol(x),
-    estep = function(center, chol_l, g, consts, what, rows) {
-      .Call(ffi_cuda_mix_estep, handle, center, chol_l, g, consts, what, rows)
-    },
-    free = function() invisible(.Call(ffi_cuda_mix_data_free, handle))
-  )
-}
-
 # One evaluation: parameters normalised (standardised det gauge), their
 # vector theta, and the E-step statistics at them (NULL if unusable).  Run
 # some 40 times in a small fit, so kept to a few vectorised operations.
@@ -106,12 +81,7 @@ mix_em <- function(par0, ctx) {
     step_max <- nxt$step_max
     trace <- mix_trace_add(trace, iter + 1L, nxt$pt$loglik, nxt$kind,
                            nxt$alpha)
-    if (!is.null(ctx$progress)) ctx$progress(iter, nxt) # chunked fits
-    if (ctl$trace) {
-      message(sprintf(
-        "iter %4d  loglik %.10g  (%s)", iter, nxt$pt$loglik, nxt$kind
-      ))
-    }
+    if (!is.null(ctx$progress)) ctx$progress(iter, nxt) # the trace line
     sing <- mix_singular(nxt$pt, ctx)
     if (!is.null(sing)) {
       # keep the last point before the singularity: the runaway one is no fit

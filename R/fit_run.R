@@ -1,61 +1,108 @@
-# From the user's call to a fit object.
+# From the user's call to a fit object, by one path for every kind of data
+# and engine: the arguments (fit_args()), the data source (fit_source():
+# a matrix, or chunks) with its summary and engine, the start (the fitted
+# NIG for GH), the EM, the result.  What is particular to chunks comes in
+# through the source's hooks (R/chunked.R).
 
 mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
                     backend, threads, device, call, cluster = NULL) {
-  if (!is.null(cluster) || inherits(x, "ghmix_data")) {
-    # chunked data or a cluster: R/chunked.R
-    return(chunk_fit(x, family, symmetric, start, control, gauge, na.rm,
-                     backend, threads, device, cluster, call))
-  }
   t_start <- proc.time()[[3]]
-  device <- check_device(device, call)
-  backend <- check_backend(backend, call, device)
-  threads <- check_threads(threads, call = call)
+  args <- fit_args(symmetric, control, gauge, na.rm, backend, threads,
+                   device, cluster, call)
+  # where the fit is, for the errors of chunked engines (chunk_abort())
+  state <- new.env(parent = emptyenv())
+  state$stage <- "setup"
+  state$iter <- 0L
+  withCallingHandlers(
+    fit_run(x, family, start, args, call, state, t_start),
+    ghmix_error_chunk = function(e) chunk_abort(e, state, call),
+    ghmix_error_cluster = function(e) chunk_abort(e, state, call)
+  )
+}
+
+# The arguments of a fit, checked once whatever the data and the engine.
+fit_args <- function(symmetric, control, gauge, na_rm, backend, threads,
+                     device, cluster, call) {
+  opts <- chunk_options(backend, threads, device, cluster, call)
   check_flag(symmetric, "symmetric", call)
+  check_flag(na_rm, "na.rm", call)
   if (!inherits(control, "ghmix_control")) {
     abort_argument("`control` must be made by ghmix_control().", call)
   }
-  gauge <- check_gauge(gauge, call)
-  data <- mix_data(x, na.rm, call)
-  x <- data$x
-  ties <- mix_ties(x)
-  mix_warn_ties(ties, family, call)
-  engine <- mix_engine(x, backend, threads, device)
-  on.exit(engine$free())
+  c(opts, list(symmetric = symmetric, na_rm = na_rm, control = control,
+               gauge = check_gauge(gauge, call)))
+}
+
+fit_run <- function(x, family, start, args, call, state, t_start) {
+  src <- fit_source(x, args, call)
+  on.exit(src$engine$free())
+  mix_warn_ties(src$ties, family, call)
   if (is.null(start) && family == "gh") {
     # the fitted NIG as start: GH nests it, so the GH fit ends at least as
     # high
-    start <- mix_run(x, engine, "nig", symmetric, NULL, control, call,
-                     ties)$point$par
+    start <- fit_stage(src, "nig", NULL, args, call, state,
+                       "NIG start")$em$point$par
   }
-  ctx <- mix_context(x, engine, family, symmetric, control, call, ties)
-  em <- mix_em(mix_start(x, start, family, symmetric, call), ctx)
-  mix_result(em, ctx, x, data$dropped, gauge, backend, threads, call, t_start)
+  run <- fit_stage(src, family, start, args, call, state, "fit")
+  fit <- mix_result(run$em, run$ctx, src, args, call, t_start)
+  src$finish(fit, src$engine)
 }
 
-mix_context <- function(x, engine, family, symmetric, control, call, ties,
-                        std = NULL) {
-  ctx <- new.env(parent = emptyenv())
-  ctx$engine <- engine
-  ctx$family <- family
-  ctx$symmetric <- symmetric
-  ctx$what <- mix_what(family)
-  ctx$control <- control
-  ctx$call <- call
-  ctx$ties <- ties
-  ctx$std <- if (is.null(std)) {
-    list(center = colMeans(x), scale = apply(x, 2L, stats::sd))
-  } else {
-    std[c("center", "scale")]
+# The data of a fit, wherever they are: the rows kept (a matrix or the
+# ghmix_data description), those dropped by na.rm, the ties, the moments the
+# iteration is standardised by and starts from (std: center, scale, cov),
+# the engine, and the hooks progress(ctx, state, stage, trace) (NULL or
+# mix_em()'s ctx$progress) and finish(fit, engine).
+fit_source <- function(x, args, call) {
+  if (!is.null(args$cluster) || inherits(x, "ghmix_data")) {
+    return(chunk_source(x, args, call))
   }
+  data <- mix_data(x, args$na_rm, call)
+  x <- data$x
+  list(
+    stored = x, dropped = data$dropped, ties = mix_ties(x),
+    std = list(center = colMeans(x), scale = apply(x, 2L, stats::sd),
+               cov = stats::cov(x)),
+    engine = mix_engine(x, args$backend, args$threads, args$device),
+    progress = mix_trace_progress, finish = function(fit, engine) fit
+  )
+}
+
+# One EM run from start (NULL: the default start of the family).
+fit_stage <- function(src, family, start, args, call, state, stage) {
+  ctx <- mix_context(src, family, args, call)
+  par0 <- mix_start(src$stored, start, family, args$symmetric, call, src$std)
+  state$stage <- stage
+  state$iter <- 0L
+  state$par <- par0
+  ctx$progress <- src$progress(ctx, state, stage, args$control$trace)
+  list(em = mix_em(par0, ctx), ctx = ctx)
+}
+
+# The trace line of an in-memory fit (the progress hook of its source).
+mix_trace_progress <- function(ctx, state, stage, trace) {
+  if (!trace) {
+    return(NULL)
+  }
+  function(iter, nxt) {
+    message(sprintf(
+      "iter %4d  loglik %.10g  (%s)", iter, nxt$pt$loglik, nxt$kind
+    ))
+  }
+}
+
+mix_context <- function(src, family, args, call) {
+  ctx <- new.env(parent = emptyenv())
+  ctx$engine <- src$engine
+  ctx$family <- family
+  ctx$symmetric <- args$symmetric
+  ctx$what <- mix_what(family)
+  ctx$control <- args$control
+  ctx$call <- call
+  ctx$ties <- src$ties
+  ctx$std <- src$std[c("center", "scale")]
   ctx$clock <- list(estep = 0, mstep = 0, esteps = 0L, launches = 0L)
   ctx
-}
-
-mix_run <- function(x, engine, family, symmetric, start, control, call,
-                    ties) {
-  ctx <- mix_context(x, engine, family, symmetric, control, call, ties)
-  mix_em(mix_start(x, start, family, symmetric, call), ctx)
 }
 
 check_gauge <- function(gauge, call) {
@@ -69,16 +116,8 @@ check_gauge <- function(gauge, call) {
   gauge
 }
 
-mix_engine <- function(x, backend, threads, device) {
-  if (backend == "cuda") {
-    return(mix_engine_cuda(x, device))
-  }
-  mix_engine_cpu(x, threads)
-}
-
 # Starting values in the x units, any gauge.
-mix_start <- function(x, start, family, symmetric, call,
-                      center = colMeans(x), cov = stats::cov(x)) {
+mix_start <- function(x, start, family, symmetric, call, std) {
   d <- ncol(x)
   sub <- switch(family,
     gh = list(p = -0.5, a = 1, b = 1),
@@ -87,7 +126,7 @@ mix_start <- function(x, start, family, symmetric, call,
     skewt = list(p = -3, a = 0, b = 4)
   )
   par <- c(
-    list(mu = center, gamma = rep(0, d), sigma = cov), sub
+    list(mu = std$center, gamma = rep(0, d), sigma = std$cov), sub
   )
   if (!is.null(start)) {
     par <- mix_start_from(start, par, family, symmetric, d, call)
@@ -172,21 +211,19 @@ mix_singular <- function(pt, ctx) {
   )
 }
 
-mix_result <- function(em, ctx, x, dropped, gauge, backend, threads, call,
-                       t_start) {
+mix_result <- function(em, ctx, src, args, call, t_start) {
   par <- em$point$par
   fam <- ctx$family
+  x <- src$stored
+  gauge <- args$gauge
   if (gauge == "mean" && !is.finite(gig_mean_value(par$p, par$a, par$b))) {
-    warning(structure(
-      class = c("ghmix_warning_gauge", "ghmix_warning", "warning", "condition"),
-      list(
-        message = paste(
-          "E[Y] is infinite for the fitted mixing distribution;",
-          'parameters are reported in gauge = "det".'
-        ),
-        call = call
-      )
-    ))
+    ghmix_warn(
+      paste(
+        "E[Y] is infinite for the fitted mixing distribution;",
+        'parameters are reported in gauge = "det".'
+      ),
+      class = "ghmix_warning_gauge", call = call
+    )
     gauge <- "det"
   }
   par <- set_gauge(par, gauge)
@@ -205,19 +242,16 @@ mix_result <- function(em, ctx, x, dropped, gauge, backend, threads, call,
       mstep = ctx$clock$mstep, esteps = ctx$clock$esteps,
       launches = ctx$clock$launches
     ),
-    ties = ctx$ties$n_repeated, na_action = dropped, data = x,
-    control = ctx$control, backend = backend, threads = threads, call = call
+    ties = ctx$ties$n_repeated, na_action = src$dropped, data = x,
+    control = ctx$control, backend = args$backend, threads = args$threads,
+    call = call
   )
   if (!fit$converged) {
-    warning(structure(
-      class = c("ghmix_warning_convergence", "ghmix_warning", "warning",
-                "condition"),
-      list(
-        message = sprintf("%s fit did not converge: %s.",
-                          mix_family(fam)$label, fit$message),
-        call = call
-      )
-    ))
+    ghmix_warn(
+      sprintf("%s fit did not converge: %s.", mix_family(fam)$label,
+              fit$message),
+      class = "ghmix_warning_convergence", call = call
+    )
   }
   class(fit) <- c(paste0("ghmix_fit_", fam), "ghmix_fit")
   fit

@@ -110,10 +110,7 @@ vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
 }
 
 warn_vcov <- function(message) {
-  warning(structure(
-    class = c("ghmix_warning_vcov", "ghmix_warning", "warning", "condition"),
-    list(message = message, call = NULL)
-  ))
+  ghmix_warn(message, class = "ghmix_warning_vcov")
 }
 
 # Packing --------------------------------------------------------------------
@@ -262,7 +259,20 @@ fit_score_at <- function(engine, par, family, symmetric) {
 # Observed information: minus the central-difference Jacobian of the score,
 # symmetrised.  NULL where a shifted point is not a valid parameter set.
 fit_information <- function(engine, par, family, symmetric, steps) {
-  theta <- fit_pack(par, family, symmetric)
+  score_at <- function(th) {
+    fit_score_at(engine, fit_unpack(th, par, family, symmetric), family,
+                 symmetric)
+  }
+  jac <- central_jacobian(score_at, fit_pack(par, family, symmetric), steps)
+  if (is.null(jac)) {
+    return(NULL)
+  }
+  -(jac + t(jac)) / 2
+}
+
+# The Jacobian of fun (a vector as long as theta) at theta by central
+# differences with the steps given; NULL where fun gives NULL.
+central_jacobian <- function(fun, theta, steps) {
   k <- length(theta)
   jac <- matrix(NA_real_, k, k)
   for (i in seq_len(k)) {
@@ -270,16 +280,14 @@ fit_information <- function(engine, par, family, symmetric, steps) {
     dn <- theta
     up[i] <- up[i] + steps[i]
     dn[i] <- dn[i] - steps[i]
-    g_up <- fit_score_at(engine, fit_unpack(up, par, family, symmetric),
-                         family, symmetric)
-    g_dn <- fit_score_at(engine, fit_unpack(dn, par, family, symmetric),
-                         family, symmetric)
-    if (is.null(g_up) || is.null(g_dn)) {
+    f_up <- fun(up)
+    f_dn <- fun(dn)
+    if (is.null(f_up) || is.null(f_dn)) {
       return(NULL)
     }
-    jac[, i] <- (g_up - g_dn) / (2 * steps[i])
+    jac[, i] <- (f_up - f_dn) / (2 * steps[i])
   }
-  -(jac + t(jac)) / 2
+  jac
 }
 
 # (J + c v v')^-1, computed in the coordinates theta / steps, where the
@@ -301,18 +309,9 @@ fit_gauge_inverse <- function(info, orbit, steps) {
 
 # Jacobian of theta -> set_gauge(theta, gauge), by central differences.
 fit_gauge_jacobian <- function(theta, par, family, symmetric, gauge, steps) {
-  k <- length(theta)
   norm_at <- function(th) {
     fit_pack(set_gauge(fit_unpack(th, par, family, symmetric), gauge),
              family, symmetric)
   }
-  jac <- matrix(NA_real_, k, k)
-  for (i in seq_len(k)) {
-    up <- theta
-    dn <- theta
-    up[i] <- up[i] + steps[i]
-    dn[i] <- dn[i] - steps[i]
-    jac[, i] <- (norm_at(up) - norm_at(dn)) / (2 * steps[i])
-  }
-  jac
+  central_jacobian(norm_at, theta, steps)
 }

@@ -284,3 +284,45 @@ test_that("an interrupted E-step is drained and the chunks released", {
   expect_identical(chunked_held(cl), c(0L, 0L))
   expect_identical(unlist(parallel::clusterCall(cl, sqrt, 49)), c(7, 7))
 })
+
+test_that("every engine comes from new_engine(), with its kind, n and d", {
+  x <- chunked_sim(300L)
+  ch <- chunked_split(x, 3L)
+  xr <- chunked_rows(ch)
+  mem <- ghmix:::mix_engine_cpu(xr, 1L)
+  expect_named(mem, c("kind", "n", "d", "shape", "estep", "free", "workers",
+                      "clock", "data", "summary"))
+  expect_identical(mem$kind, "cpu")
+  expect_identical(c(mem$n, mem$d), dim(xr))
+  expect_named(formals(mem$estep), ghmix:::engine_estep_args)
+  opts <- ghmix:::chunk_options("cpu", 1L, 0L, NULL, NULL)
+  eng <- ghmix:::chunk_engine(ghmix_data(ch), opts, na_rm = FALSE)
+  on.exit(eng$free(), add = TRUE)
+  expect_identical(eng$kind, "stream")
+  expect_named(formals(eng$estep), ghmix:::engine_estep_args)
+  expect_identical(c(eng$n, eng$d), dim(xr))
+  expect_identical(dim(eng$data), dim(xr))
+  expect_identical(eng$summary$n, 300)
+  # the chunks' statistics, added in chunk order, are those of the rows
+  par <- sim_params(3L, "nig", 11L)
+  what <- ghmix:::mix_what("nig")
+  expect_equal(ghmix:::mix_estep(eng, par, what)$loglik,
+               ghmix:::mix_estep(mem, par, what)$loglik, tolerance = 1e-12)
+  expect_identical(eng$clock$esteps, 1L)
+  new_engine <- ghmix:::new_engine
+  bad <- "invalid engine \\(kind, n, d, estep or free\\)"
+  expect_error(new_engine("gpu", 10, 2, mem$estep), bad)
+  expect_error(new_engine("cpu", -1, 2, mem$estep), bad)
+  expect_error(new_engine("cpu", 10, 1.5, mem$estep), bad)
+  expect_error(new_engine("cpu", 10, 2, NULL), bad)
+  expect_error(new_engine("stream", 10, 2, mem$estep), "engine \\(workers")
+  expect_error(
+    new_engine("cpu", 10, 2, mem$estep,
+               shape = ghmix:::engine_shape(cov = "factor", factors = 2L)),
+    "engine \\(shape\\)"
+  )
+  expect_true(ghmix:::engine_shape_valid(ghmix:::engine_shape_full, 1L))
+  factor2 <- ghmix:::engine_shape(cov = "factor", factors = 1L)
+  expect_identical(new_engine("cpu", 10, 2, mem$estep, shape = factor2)$shape,
+                   factor2)
+})

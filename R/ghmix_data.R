@@ -1,0 +1,237 @@
+# Chunked data: a description of data held in pieces (matrices, files, or
+# functions that return a piece), read where it is used.  The one-pass
+# summary of the chunks is in R/chunk_summary.R, the engines that stream
+# them here or spread them over a cluster in R/engines.R; both only ever add
+# E-step statistics of chunks, in chunk order.
+
+#' Describe data held in chunks, for out-of-core and distributed fits
+#'
+#' `ghmix_data()` describes a data set that is split into chunks of rows, so
+#' that [fit_nig()] and the other fitters can use it in place of a matrix
+#' without ever gathering it in one place. Each chunk is read where it is
+#' used: by the fitting process itself (out of core: one chunk at a time,
+#' with memory bounded by the largest chunk) or by the workers of a
+#' cluster (see the `cluster` argument of [fit_nig()] and
+#' `vignette("distributed", package = "ghmix")`).
+#'
+#' A chunk is any of:
+#' * a numeric matrix, data frame of numeric columns, or numeric vector
+#'   (\eqn{d = 1});
+#' * the path of a file: `.rds` (a matrix, data frame or vector saved with
+#'   [saveRDS()]) or `.csv` (headerless, comma-separated numbers; `.csv.gz`
+#'   too), one chunk per file. Paths are not checked here: on a cluster they
+#'   are read by the workers, so they must be valid there (a shared file
+#'   system, or the same files on each host);
+#' * a function without arguments that returns a chunk (for example, one that
+#'   queries a database). It may be called several times (see Details), so it
+#'   must return the same rows each time; it is sent to the workers with its
+#'   enclosing environment, so keep that small.
+#'
+#' All chunks must have the same number of columns. Column names come from
+#' `names`, else from the first chunk, else `x1`, `x2`, ...
+#'
+#' @section How often chunks are read: With a `parallel` cluster each worker
+#'   reads its chunks once and keeps them in memory for the whole fit; only
+#'   parameters (out) and E-step statistics (back) cross the network at each
+#'   iteration. Out of core (no cluster) and with a future plan (whose
+#'   workers keep no state from one future to the next) every chunk is read
+#'   again at each E-step, so file- or function-backed chunks are the ones to
+#'   use there: matrix chunks would be sent to the future workers at every
+#'   E-step. A fit reads every chunk once more before it starts, for a
+#'   one-pass summary: the number of rows, rows with missing values, column
+#'   means, the covariance (from cross-products about each chunk's mean,
+#'   merged in chunk order), column ranges and repeated rows.
+#'
+#' @section Repeated rows: Ties (rows that repeat another row, see the ties
+#'   section of [fit_gh()]) are detected within each chunk (by a hash of the
+#'   rows, then an exact comparison of the candidates). A point that occurs
+#'   once in each of several chunks but never twice in one chunk is not
+#'   counted; if the fit runs into the singularity at such a point, the
+#'   E-step still reports it (rows with an infinite density) and the fit
+#'   stops with `converged = FALSE`.
+#'
+#' @param x A list of chunks, or a character vector of file paths (see
+#'   Details).
+#' @param names Column names, or `NULL` to take them from the first chunk.
+#' @return An object of class `"ghmix_data"`. After a fit, the fit's `data`
+#'   element is this description with the number of rows (`n`), of columns
+#'   (`d`), the rows of each chunk, and the rows dropped by `na.rm` filled
+#'   in; `nrow()`, `ncol()` and `colnames()` work on it.
+#' @family fitting
+#' @export
+#' @examples
+#' r <- diff(log(EuStockMarkets))
+#' dir <- tempfile()
+#' dir.create(dir)
+#' files <- file.path(dir, sprintf("part%d.rds", 1:3))
+#' rows <- split(seq_len(nrow(r)), rep(1:3, length.out = nrow(r)))
+#' for (i in 1:3) saveRDS(r[rows[[i]], ], files[i])
+#' chunks <- ghmix_data(files)
+#' chunks
+#' fit <- fit_nig(chunks)
+#' all.equal(fit$loglik, fit_nig(r)$loglik)
+#' unlink(dir, recursive = TRUE)
+ghmix_data <- function(x, names = NULL) {
+  call <- sys.call()
+  if (is.character(x)) {
+    x <- as.list(x)
+  }
+  if (!is.list(x) || is.data.frame(x) || length(x) == 0L) {
+    abort_argument(
+      paste(
+        "`x` must be a non-empty list of chunks (matrices, files or",
+        "functions) or a character vector of file paths."
+      ),
+      call
+    )
+  }
+  kind <- vapply(seq_along(x), function(i) chunk_kind(x[[i]], i, call), "")
+  chunk_check_names(names, call)
+  structure(
+    list(chunks = unname(x), kind = kind, names = names, n = NA_integer_,
+         d = if (is.null(names)) NA_integer_ else length(names)),
+    class = "ghmix_data"
+  )
+}
+
+chunk_check_names <- function(names, call) {
+  if (!is.null(names) &&
+        (!is.character(names) || anyNA(names) || length(names) == 0L)) {
+    abort_argument("`names` must be a character vector or NULL.", call)
+  }
+}
+
+chunk_kind <- function(chunk, i, call) {
+  if (is.function(chunk)) {
+    return("function")
+  }
+  if (is_path(chunk)) {
+    return(chunk_kind_file(chunk, i, call))
+  }
+  if (is_numeric_chunk(chunk)) {
+    return("matrix")
+  }
+  abort_argument(
+    sprintf(
+      paste(
+        "Chunk %d of `x` must be a numeric matrix, data frame or vector,",
+        "a file path or a function, not %s."
+      ),
+      i, type_name(chunk)
+    ),
+    call
+  )
+}
+
+is_path <- function(x) is.character(x) && length(x) == 1L && !is.na(x)
+
+is_numeric_chunk <- function(x) {
+  (is.numeric(x) && !is.factor(x)) || is.data.frame(x)
+}
+
+chunk_kind_file <- function(chunk, i, call) {
+  if (is.na(chunk_file_type(chunk))) {
+    abort_argument(
+      sprintf(
+        "Chunk %d of `x` (\"%s\") must be a .rds or .csv file.", i, chunk
+      ),
+      call
+    )
+  }
+  "file"
+}
+
+chunk_file_type <- function(path) {
+  if (grepl("\\.rds$", path, ignore.case = TRUE)) {
+    return("rds")
+  }
+  if (grepl("\\.csv(\\.gz)?$", path, ignore.case = TRUE)) {
+    return("csv")
+  }
+  NA_character_
+}
+
+#' @export
+print.ghmix_data <- function(x, ...) {
+  kinds <- table(factor(x$kind, c("matrix", "file", "function")))
+  kinds <- kinds[kinds > 0L]
+  cat(sprintf(
+    "<ghmix_data> %d chunk%s (%s)\n", length(x$chunks), plural(x$chunks),
+    paste(sprintf("%d %s", kinds, names(kinds)), collapse = ", ")
+  ))
+  if (!is.na(x$n)) {
+    cat(sprintf("%d rows, %d columns: %s\n", x$n, x$d,
+                paste(utils::head(x$names, 8L), collapse = ", ")))
+  }
+  invisible(x)
+}
+
+#' @export
+dim.ghmix_data <- function(x) {
+  if (is.na(x$n)) NULL else c(x$n, x$d)
+}
+
+#' @export
+dimnames.ghmix_data <- function(x) {
+  if (is.null(x$names)) NULL else list(NULL, x$names)
+}
+
+# Reading chunks (wherever they are used) ------------------------------------
+
+# The numeric matrix of one chunk; bad: its rows to drop (known from the
+# summary), or NULL.
+chunk_read <- function(chunk, bad = NULL) {
+  x <- if (is.function(chunk)) {
+    chunk()
+  } else if (is.character(chunk)) {
+    chunk_read_file(chunk)
+  } else {
+    chunk
+  }
+  x <- chunk_matrix(x)
+  if (length(bad) > 0L) {
+    x <- x[-bad, , drop = FALSE]
+  }
+  x
+}
+
+chunk_read_file <- function(path) {
+  if (!file.exists(path)) {
+    stop(sprintf("file \"%s\" does not exist", path), call. = FALSE)
+  }
+  if (chunk_file_type(path) == "rds") {
+    return(readRDS(path))
+  }
+  first <- readLines(path, n = 1L, warn = FALSE)
+  d <- length(strsplit(first, ",", fixed = TRUE)[[1L]])
+  v <- scan(path, what = double(), sep = ",", quiet = TRUE)
+  if (d == 0L || length(v) %% d != 0L) {
+    stop(sprintf("file \"%s\" is not a table of %d numeric columns", path, d),
+         call. = FALSE)
+  }
+  matrix(v, ncol = d, byrow = TRUE)
+}
+
+# A double matrix without copying one that already is.
+chunk_matrix <- function(x) {
+  if (is.matrix(x) && is.double(x) && is.null(attr(x, "class")) &&
+        is.null(attr(x, "tsp"))) {
+    return(x)
+  }
+  mix_as_matrix(x, NULL)
+}
+
+# A matrix fitted on a cluster: one chunk of contiguous rows per worker.
+chunk_split <- function(x, cluster) {
+  k <- if (inherits(cluster, "cluster")) {
+    length(cluster)
+  } else if (identical(cluster, "future")) {
+    min(future::nbrOfWorkers(), 64L)
+  } else {
+    1L
+  }
+  k <- max(1L, min(k, nrow(x) %/% 2L))
+  idx <- parallel::splitIndices(nrow(x), k)
+  ghmix_data(lapply(idx, function(i) x[i, , drop = FALSE]),
+             names = colnames(x))
+}

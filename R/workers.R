@@ -1,0 +1,172 @@
+# Tasks that run where the chunks are read: this process (out of core), a
+# cluster worker or a future.
+#
+# They never signal: a failure is returned as list(ok = FALSE, chunk, message)
+# so that the caller can name the chunk and keep the cluster usable.  The
+# E-step statistics of the chunks come back as a list of vectors, one per
+# chunk, which the caller adds in chunk order (chunk_sum()).
+
+chunk_task_summary <- function(chunks, ids, na_rm) {
+  out <- vector("list", length(chunks))
+  for (k in seq_along(chunks)) {
+    res <- tryCatch(
+      chunk_summary_one(chunks[[k]], na_rm),
+      error = function(e) chunk_task_error(e, ids[k])
+    )
+    if (identical(res$ok, FALSE)) {
+      return(res)
+    }
+    out[[k]] <- res
+  }
+  list(ok = TRUE, summaries = out)
+}
+
+chunk_summary_one <- function(chunk, na_rm) {
+  x <- chunk_read(chunk)
+  size <- length(x)
+  out <- chunk_scan(x, na_rm)$summary
+  x <- NULL
+  chunk_gc(size)
+  out
+}
+
+# Release a large chunk now rather than when R's collector gets round to
+# it: otherwise several chunks' garbage can pile up before a collection, and
+# a process that streams chunks holds several at once.
+chunk_gc <- function(size) {
+  if (size * 8 >= 2^24) gc(verbose = FALSE)
+  invisible()
+}
+
+# args: estep_args().  rows: the rows each chunk had in the summary (a
+# check that it still reads the same).
+chunk_task_estep <- function(chunks, bad, rows, ids, args, opts) {
+  stats <- vector("list", length(chunks))
+  t_read <- 0
+  t_work <- 0
+  for (k in seq_along(chunks)) {
+    res <- tryCatch(
+      chunk_estep_one(chunks[[k]], bad[[k]], rows[[k]], args, opts),
+      error = function(e) chunk_task_error(e, ids[k])
+    )
+    if (identical(res$ok, FALSE)) {
+      return(res)
+    }
+    stats[[k]] <- res$stats
+    t_read <- t_read + res$read
+    t_work <- t_work + res$compute
+  }
+  list(ok = TRUE, stats = stats, read = t_read, compute = t_work)
+}
+
+chunk_estep_one <- function(chunk, bad, rows, args, opts) {
+  t0 <- proc.time()[[3]]
+  x <- chunk_read(chunk, bad)
+  if (nrow(x) != rows) {
+    stop(sprintf(
+      "it has %d rows now but had %d when the fit started", nrow(x), rows
+    ), call. = FALSE)
+  }
+  t1 <- proc.time()[[3]]
+  stats <- chunk_estep(x, args, opts)
+  t2 <- proc.time()[[3]]
+  size <- length(x)
+  x <- NULL
+  chunk_gc(size)
+  list(stats = stats, read = t1 - t0, compute = t2 - t1)
+}
+
+# The statistics of one chunk in memory (opts: backend, threads, device).
+chunk_estep <- function(x, args, opts, engine = NULL) {
+  if (is.null(engine)) {
+    engine <- chunk_local_engine(x, opts)
+    on.exit(engine$free())
+  }
+  as.vector(engine$estep(args$center, args$chol_l, args$g, args$consts,
+                         args$what, FALSE))
+}
+
+# The in-memory engine of a chunk where it is read: the threads capped by
+# this machine's processors, and the GPU checked here.
+chunk_local_engine <- function(x, opts) {
+  threads <- min(opts$threads, max_threads())
+  if (opts$backend == "cuda") {
+    check_backend("cuda", NULL, opts$device)
+  }
+  mix_engine(x, opts$backend, threads, opts$device)
+}
+
+chunk_task_error <- function(e, id) {
+  list(ok = FALSE, chunk = id, message = conditionMessage(e))
+}
+
+# On the workers of a `parallel` cluster ----------------------------------
+
+the_worker <- new.env(parent = emptyenv())
+
+# Read, check and summarise the worker's chunks, and keep them (as E-step
+# engines) under key for the whole fit.
+worker_setup <- function(key, chunks, ids, na_rm, opts) {
+  engines <- vector("list", length(chunks))
+  summaries <- vector("list", length(chunks))
+  for (k in seq_along(chunks)) {
+    res <- tryCatch({
+      scan <- chunk_scan(chunk_read(chunks[[k]]), na_rm)
+      if (na_rm || length(scan$summary$bad) == 0L) {
+        engines[[k]] <- chunk_local_engine(scan$x, opts)
+      }
+      summaries[[k]] <- scan$summary
+      size <- length(scan$x)
+      scan <- NULL
+      chunk_gc(size)
+      NULL
+    }, error = function(e) chunk_task_error(e, ids[k]))
+    if (!is.null(res)) {
+      worker_release(engines)
+      return(res)
+    }
+  }
+  the_worker[[key]] <- list(engines = engines, ids = ids)
+  list(ok = TRUE, summaries = summaries)
+}
+
+worker_estep <- function(key, args) {
+  held <- the_worker[[key]]
+  if (is.null(held)) {
+    return(list(ok = FALSE, chunk = NA_integer_, message = paste(
+      "the worker holds no chunks for this fit (was it restarted?)"
+    )))
+  }
+  t0 <- proc.time()[[3]]
+  stats <- vector("list", length(held$ids))
+  for (k in seq_along(held$ids)) {
+    res <- tryCatch({
+      stats[[k]] <- chunk_estep(NULL, args, NULL, held$engines[[k]])
+      NULL
+    }, error = function(e) chunk_task_error(e, held$ids[k]))
+    if (!is.null(res)) {
+      return(res)
+    }
+  }
+  list(ok = TRUE, stats = stats, compute = proc.time()[[3]] - t0)
+}
+
+# What is sent at each E-step: a small function that calls the worker's own
+# copy of worker_estep() (a closure travels with its byte code).
+worker_call_estep <- function(key, args) worker_estep(key, args)
+
+worker_free <- function(key) {
+  held <- the_worker[[key]]
+  if (!is.null(held)) {
+    worker_release(held$engines)
+    rm(list = key, envir = the_worker)
+  }
+  invisible(gc(verbose = FALSE))
+  TRUE
+}
+
+worker_release <- function(engines) {
+  for (e in engines) {
+    if (!is.null(e)) try(e$free(), silent = TRUE)
+  }
+}
