@@ -43,6 +43,32 @@ ext_rows <- function(item, what = NULL, d = 1L) {
   r
 }
 
+# dgh, pgh (log tails) and qgh at univariate fixture rows r.
+ext_logpdf <- function(r) {
+  dgh(r$x, r$mu, r$gamma, r$sigma, r$p, r$a, r$b, log = TRUE)
+}
+
+ext_logtail <- function(r) {
+  mapply(function(x, mu, g, s, p, a, b, lower) {
+    pgh(x, mu, g, s, p, a, b, lower.tail = lower == 1, log.p = TRUE)
+  }, r$x, r$mu, r$gamma, r$sigma, r$p, r$a, r$b, r$lower)
+}
+
+ext_quantile <- function(r) {
+  mapply(function(v, mu, g, s, p, a, b, lower, log_p) {
+    qgh(v, mu, g, s, p, a, b, lower.tail = lower == 1, log.p = log_p == 1)
+  }, r$x, r$mu, r$gamma, r$sigma, r$p, r$a, r$b, r$lower, r$log_p)
+}
+
+# The logpdf rows of r to 1e-13, its logtail rows to tail_tol (relative to
+# max(floor, |ref|)).
+expect_ext_law <- function(r, tail_tol, floor = 1) {
+  lf <- r[r$what == "logpdf", ]
+  expect_ext(ext_logpdf(lf), lf$value, 1e-13, ext_labels(lf))
+  tl <- r[r$what == "logtail", ]
+  expect_ext(ext_logtail(tl), tl$value, tail_tol, ext_labels(tl), floor)
+}
+
 # |got - ref| / max(floor, |ref|), 0 where equal (infinities included)
 ext_err <- function(got, ref, floor = 1) {
   out <- abs(got - ref) / pmax(floor, abs(ref))
@@ -133,18 +159,11 @@ test_that("item 1: max_iter and tol are checked; the trace grows as needed", {
 
 test_that("item 2: pgh's far tails (|x| = 1e101 .. 1e300) match mpmath", {
   r <- ext_rows(2L)
-  tl <- r[r$what == "logtail", ]
-  expect_equal(nrow(tl), 60L)
-  got <- mapply(function(x, mu, g, s, p, a, b, lower) {
-    pgh(x, mu, g, s, p, a, b, lower.tail = lower == 1, log.p = TRUE)
-  }, tl$x, tl$mu, tl$gamma, tl$sigma, tl$p, tl$a, tl$b, tl$lower)
-  # the inner tails are log1p(-tiny): exactly -0 in doubles for the
-  # exponential tails, ~ -1e-200 for the power tails (relative there)
-  expect_ext(got, tl$value, 1e-13, ext_labels(tl), floor = 1e-300)
-  # dgh is right there already (the control of this test)
-  lf <- r[r$what == "logpdf", ]
-  expect_ext(dgh(lf$x, lf$mu, lf$gamma, lf$sigma, lf$p, lf$a, lf$b,
-                 log = TRUE), lf$value, 1e-13, ext_labels(lf))
+  expect_equal(sum(r$what == "logtail"), 60L)
+  # (dgh is right there already: the control of this test) the inner tails
+  # are log1p(-tiny): exactly -0 in doubles for the exponential tails,
+  # ~ -1e-200 for the power tails (relative there)
+  expect_ext_law(r, 1e-13, floor = 1e-300)
   # the example of the issue (log P = -1e101 - O(log 1e101))
   expect_equal(pgh(-1e101, log.p = TRUE), -1e101, tolerance = 1e-13)
 })
@@ -152,10 +171,7 @@ test_that("item 2: pgh's far tails (|x| = 1e101 .. 1e300) match mpmath", {
 test_that("item 3: qgh at log-probabilities down to -1e300 (NIG, VG)", {
   q <- ext_rows(3L, "quantile")
   expect_equal(nrow(q), 28L)
-  got <- mapply(function(lp, mu, g, s, p, a, b, lower) {
-    qgh(lp, mu, g, s, p, a, b, lower.tail = lower == 1, log.p = TRUE)
-  }, q$x, q$mu, q$gamma, q$sigma, q$p, q$a, q$b, q$lower)
-  expect_ext(got, q$value, 1e-13, ext_labels(q))
+  expect_ext(ext_quantile(q), q$value, 1e-13, ext_labels(q))
   # the issue's failure: 0 for most log-probabilities below -3e21
   lp <- -10^seq(21.5, 30, by = 0.25)
   x <- qgh(lp, log.p = TRUE)
@@ -165,21 +181,11 @@ test_that("item 3: qgh at log-probabilities down to -1e300 (NIG, VG)", {
 
 test_that("item 4: near-normal and Student-like laws keep their digits", {
   r <- ext_rows(4L)
-  lf <- r[r$what == "logpdf", ]
-  expect_ext(dgh(lf$x, lf$mu, lf$gamma, lf$sigma, lf$p, lf$a, lf$b,
-                 log = TRUE), lf$value, 1e-13, ext_labels(lf))
-  tl <- r[r$what == "logtail", ]
-  got <- mapply(function(x, mu, g, s, p, a, b, lower) {
-    pgh(x, mu, g, s, p, a, b, lower.tail = lower == 1, log.p = TRUE)
-  }, tl$x, tl$mu, tl$gamma, tl$sigma, tl$p, tl$a, tl$b, tl$lower)
   # (tails and quantiles of O(1) from the quadrature: 1e-12, as in
   # test-gh-dist.R)
-  expect_ext(got, tl$value, 1e-12, ext_labels(tl))
+  expect_ext_law(r, 1e-12)
   q <- r[r$what == "quantile", ]
-  got <- mapply(function(pr, mu, g, s, p, a, b, lower) {
-    qgh(pr, mu, g, s, p, a, b, lower.tail = lower == 1)
-  }, q$x, q$mu, q$gamma, q$sigma, q$p, q$a, q$b, q$lower)
-  expect_ext(got, q$value, 1e-12, ext_labels(q))
+  expect_ext(ext_quantile(q), q$value, 1e-12, ext_labels(q))
   # closed forms: for sqrt(ab) >= 1e16 the NIG (E Y = 1) is N(0, 1) to
   # within 1e-16; the GH set (p = 1.5, mu 0.2, gamma 0.5, sigma 1.3) is
   # N(0.2 + 0.5, 1.3^2) to that accuracy (E Y = 1 + O(1/w))
@@ -242,14 +248,7 @@ test_that("item 4: the E-step at large sqrt(ab) (fits that drift there)", {
 
 test_that("item 5: large gamma (1e6 .. 1e300): dgh and pgh at x = 1", {
   r <- ext_rows(5L)
-  lf <- r[r$what == "logpdf", ]
-  expect_ext(dgh(lf$x, lf$mu, lf$gamma, lf$sigma, lf$p, lf$a, lf$b,
-                 log = TRUE), lf$value, 1e-13, ext_labels(lf))
-  tl <- r[r$what == "logtail", ]
-  got <- mapply(function(x, mu, g, s, p, a, b, lower) {
-    pgh(x, mu, g, s, p, a, b, lower.tail = lower == 1, log.p = TRUE)
-  }, tl$x, tl$mu, tl$gamma, tl$sigma, tl$p, tl$a, tl$b, tl$lower)
-  expect_ext(got, tl$value, 1e-13, ext_labels(tl), floor = 1e-300)
+  expect_ext_law(r, 1e-13, floor = 1e-300)
   # the issue's examples: not NaN
   expect_identical(pgh(1, gamma = 1e8), 0)
   expect_identical(pgh(1, gamma = 1e8, lower.tail = FALSE), 1)
