@@ -285,8 +285,9 @@ test_that("item 7: d/dnu log K_nu(x) for tiny nu is relative to nu", {
              floor = 0)
 })
 
-# A fit object of `x`'s dimension with its parameters replaced by those of
-# the fixture's row i (predict() reads only the parameters and the data).
+# A NIG fit of simulated data of dimension d, its parameters replaced by
+# those of the fixture row `row` (predict() reads only the parameters and
+# the data).
 ext_fit_at <- function(row, d) {
   set.seed(2)
   x <- if (d == 1L) rgh(200) else rgh(200, mu = rep(0, d))
