@@ -396,6 +396,14 @@ has_attributes <- function(want) {
   function(s) identical(s$attributes, want)
 }
 
+# A finite double no larger than `bound` (to rounding).
+is_at_most <- function(bound) {
+  force(bound)
+  function(s) {
+    is_finite_double(s) && all(s$value <= bound + 1e-12 * abs(bound))
+  }
+}
+
 is_finite_double <- function(s) {
   s$type == "double" && s$length > 0L && s$n_na + s$n_nan + s$n_posinf +
     s$n_neginf == 0L
@@ -413,11 +421,13 @@ all_of <- function(...) {
 ref_logk_half <- function(lx) 0.5 * (log(pi / 2) - lx) - exp(lx)
 
 # The GIG(+-1/2, a, b) log density in closed form (K_{1/2} as above), in
-# logs throughout so that a, b, x anywhere in the doubles are exact.
+# logs throughout so that a, b, x anywhere in the doubles are exact; the
+# exponent w - (a x + b/x)/2 as -(sqrt(a x) - sqrt(b/x))^2 / 2, which does
+# not cancel.
 ref_gig_half_logpdf <- function(x, p, a, b) {
   lw <- 0.5 * (log(a) + log(b))
-  (p / 2) * (log(a) - log(b)) - log(2) - ref_logk_half(lw) + (p - 1) * log(x) -
-    ((a / 2) * x + (b / 2) / x)
+  (p / 2) * (log(a) - log(b)) - log(2) - 0.5 * log(pi / 2) + 0.5 * lw +
+    (p - 1) * log(x) - 0.5 * (sqrt(a * x) - sqrt(b / x))^2
 }
 
 # log(K_1(z) e^z) from log z: base R's besselK() in between, K_1(z) ~ 1/z
