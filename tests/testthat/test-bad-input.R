@@ -458,6 +458,17 @@ bad_case("qgig(c(-Inf, 0), log.p = TRUE) = c(0, Inf)",
 bad_case("qgig(1e-3, log.p = TRUE): NaN with a warning",
          quote(qgig(1e-3, 0.5, 2, 3, log.p = TRUE)),
          check_value(is_all_nan, warning = "^NaNs produced$"))
+# far quantiles: log P(Y <= y) ~ -b / (2y), log P(Y > y) ~ -a y / 2, to
+# relative O(log(y) y) and O(log(y) / y)
+for (lp in list(-1e150, -1e300)) {
+  bad_case(sprintf("qgig(%s, log.p = TRUE) ~ b / (2 |L|)", bad_label(lp)),
+           bquote(qgig(.(lp), 0.5, 2, 3, log.p = TRUE)),
+           check_value(is_close(1.5 / -lp, 1e-9)))
+  bad_case(sprintf("qgig(%s, lower.tail = FALSE, log.p = TRUE) ~ |L|",
+                   bad_label(lp)),
+           bquote(qgig(.(lp), 0.5, 2, 3, lower.tail = FALSE, log.p = TRUE)),
+           check_value(is_close(-lp, 1e-9)))
+}
 for (lp in list(log(5e-324), -1e5, -1e300)) {
   bad_case(sprintf("qgig(%s, log.p = TRUE) inverts pgig", bad_label(lp)),
            bquote({
