@@ -101,26 +101,23 @@ gh_vec <- list(mu = c(-1, 0, 1), gamma = c(-0.5, 0, 0.5), sigma = v_pos,
 gh_args <- list(mu = 0, gamma = 0.5, sigma = 1, p = -0.5, a = 1, b = 1)
 nig_args <- gh_args[names(gh_args) != "p"]
 nig_vec <- gh_vec[names(gh_vec) != "p"]
-dpq_specs <- c(dpq_specs, list(
-  dgh = list(args = c(list(x = 1), gh_args),
-             vec = c(list(x = c(-1, 0, 1)), gh_vec), flags = "log",
+# The d, p and q specifications of a GH family with these parameters.
+gh_family_specs <- function(args, vec, prefix) {
+  out <- list(
+    d = list(args = c(list(x = 1), args),
+             vec = c(list(x = c(-1, 0, 1)), vec), flags = "log",
              backend = TRUE, device = TRUE),
-  pgh = list(args = c(list(q = 1), gh_args),
-             vec = c(list(q = c(-1, 0, 1)), gh_vec),
+    p = list(args = c(list(q = 1), args),
+             vec = c(list(q = c(-1, 0, 1)), vec),
              flags = c("lower.tail", "log.p")),
-  qgh = list(args = c(list(prob = 0.5), gh_args),
-             vec = c(list(prob = c(0.25, 0.5, 0.75)), gh_vec),
-             flags = c("lower.tail", "log.p")),
-  dnig = list(args = c(list(x = 1), nig_args),
-              vec = c(list(x = c(-1, 0, 1)), nig_vec), flags = "log",
-              backend = TRUE, device = TRUE),
-  pnig = list(args = c(list(q = 1), nig_args),
-              vec = c(list(q = c(-1, 0, 1)), nig_vec),
-              flags = c("lower.tail", "log.p")),
-  qnig = list(args = c(list(prob = 0.5), nig_args),
-              vec = c(list(prob = c(0.25, 0.5, 0.75)), nig_vec),
-              flags = c("lower.tail", "log.p"))
-))
+    q = list(args = c(list(prob = 0.5), args),
+             vec = c(list(prob = c(0.25, 0.5, 0.75)), vec),
+             flags = c("lower.tail", "log.p"))
+  )
+  stats::setNames(out, paste0(names(out), prefix))
+}
+dpq_specs <- c(dpq_specs, gh_family_specs(gh_args, gh_vec, "gh"),
+               gh_family_specs(nig_args, nig_vec, "nig"))
 
 # fun(args) with args[[arg]] replaced by value (NULL kept as an argument).
 call_with <- function(fun, args, arg, value) {
