@@ -10,12 +10,13 @@
 # call runs in a child process with a time limit (helper-bad-input.R).
 #
 # Where today's behaviour is wrong the case states the right behaviour and
-# fails until the fix; /work/notes/badinput-findings.md lists them with their
-# causes. Extreme values are checked against independent references: closed
-# forms (K_{1/2}, DLMF 10.39.2), base R (besselK, dgamma, dnorm, dt) and
-# asymptotic expansions (DLMF 10.40.2), in helper-bad-input.R.
+# fails until the fix (the phase-1 findings of issue 13 give the cause and
+# the fix of each). Extreme values are checked against independent
+# references: closed forms (K_{1/2}, DLMF 10.39.2), base R (besselK,
+# dgamma, dnorm, dt) and asymptotic expansions (DLMF 10.40.2), in
+# helper-bad-input.R.
 #
-# Decisions where base R gives no single answer (see the findings file):
+# Decisions where base R gives no single answer:
 # - d/p/q of the GH family: an invalid parameter is a classed error naming
 #   it, as documented in ?GH (base R would give NaN with a warning); the
 #   switch `gh_invalid` below says which is expected.
