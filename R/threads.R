@@ -12,6 +12,15 @@ the <- new.env(parent = emptyenv())
 #' without OpenMP it is 1. ghmix never changes OpenMP's global settings: the
 #' count is passed to each computation.
 #'
+#' In a process forked from this one ([parallel::mcparallel()],
+#' [parallel::mclapply()], future's `multicore` plan) every ghmix
+#' computation runs on one thread, whatever `threads` says: GNU OpenMP is
+#' not fork-safe, and a forked child that entered a parallel region of
+#' several threads after its parent had run one would hang. Results do not
+#' depend on the thread count, so the child's are those of the parent.
+#' Processes started afresh (PSOCK clusters, `multisession`) use their own
+#' threads.
+#'
 #' @param n `NULL` to get the current value, or a positive whole number of
 #'   threads to set it (values above the maximum are capped).
 #' @return The current number of threads; when setting, the previous value,

@@ -1,6 +1,7 @@
 /* .Call registration only. */
 #include <R_ext/Rdynload.h>
 
+#include "cpu/threads.h"
 #include "r_ffi.h"
 
 /* GIG expectation map (src/r_gig_solve.c) */
@@ -100,4 +101,5 @@ void R_init_ghmix(DllInfo *dll) {
   R_useDynamicSymbols(dll, FALSE);
   R_forceSymbols(dll, TRUE);
   ghmix_set_interrupt_hook(ghmix_r_interrupt_hook);
+  ghmix_threads_init();
 }

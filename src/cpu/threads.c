@@ -4,6 +4,31 @@
 #include <omp.h>
 #endif
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#define GHMIX_HAVE_ATFORK 1
+#endif
+
+/* Set in a child forked from this process.  GNU OpenMP is not fork-safe:
+ * a child forked after a parallel region of several threads hangs in its
+ * first parallel region of more than one thread, so the child runs on one
+ * (as data.table does).  The handler cannot be unregistered: it stays for
+ * the life of the process, as ghmix's library does (it is never unloaded:
+ * no .onUnload calls library.dynam.unload()). */
+static volatile int in_forked_child = 0;
+
+#ifdef GHMIX_HAVE_ATFORK
+static void mark_forked_child(void) { in_forked_child = 1; }
+#endif
+
+void ghmix_threads_init(void) {
+#ifdef GHMIX_HAVE_ATFORK
+  static int registered = 0;
+  if (!registered && pthread_atfork(NULL, NULL, mark_forked_child) == 0)
+    registered = 1;
+#endif
+}
+
 int ghmix_openmp_built(void) {
 #ifdef _OPENMP
   return 1;
@@ -21,6 +46,8 @@ int ghmix_openmp_version(void) {
 }
 
 int ghmix_max_threads(void) {
+  if (in_forked_child)
+    return 1;
 #ifdef _OPENMP
   int n = omp_get_num_procs();
   int limit = omp_get_thread_limit();

@@ -5,6 +5,11 @@
 #ifndef GHMIX_THREADS_H
 #define GHMIX_THREADS_H
 
+/* Registers (once) the fork handler that makes every later computation in
+ * a forked child run on one thread: ghmix_max_threads() is then 1.  Called
+ * when the package is loaded. */
+void ghmix_threads_init(void);
+
 /* 1 when built with OpenMP, else 0. */
 int ghmix_openmp_built(void);
 
@@ -12,7 +17,7 @@ int ghmix_openmp_built(void);
 int ghmix_openmp_version(void);
 
 /* Most threads ghmix will use: min(omp_get_num_procs(),
- * omp_get_thread_limit()); 1 without OpenMP. */
+ * omp_get_thread_limit()); 1 without OpenMP and in a forked child. */
 int ghmix_max_threads(void);
 
 /* Default thread count when the user sets none: ghmix_max_threads() further

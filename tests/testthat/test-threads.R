@@ -83,3 +83,28 @@ test_that("1 and 2 threads give identical results on a small batch", {
     log_besselK(x, 3.5, gradient = TRUE, threads = 2)
   )
 })
+
+test_that("a forked child computes on one thread (OpenMP is not fork-safe)", {
+  skip_on_cran()
+  skip_if_not(.Platform$OS.type == "unix", "needs fork()")
+  skip_if(max_threads() < 2L, "needs 2 threads")
+  set.seed(1)
+  x <- rgh(20000, gamma = 0.3)
+  f2 <- fit_nig(x, threads = 2L) # a 2-thread parallel region here first
+  job <- parallel::mcparallel({
+    c(.Call(ffi_max_threads), fit_nig(x, threads = 2L)$loglik,
+      ghmix_info()$max_threads)
+  })
+  res <- parallel::mccollect(job, wait = FALSE, timeout = 60)
+  if (is.null(res)) {
+    tools::pskill(job$pid, tools::SIGKILL)
+    parallel::mccollect(job)
+  }
+  expect_false(is.null(res), label = "the forked child returned")
+  expect_identical(res[[1L]][c(1L, 3L)], c(1, 1))
+  # one thread gives the same fit, bit for bit
+  expect_identical(res[[1L]][[2L]], f2$loglik)
+  # the parent keeps its threads
+  expect_identical(.Call(ffi_max_threads), max_threads())
+  expect_gte(.Call(ffi_max_threads), 2L)
+})
