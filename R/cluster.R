@@ -18,6 +18,14 @@ cluster_key <- function() {
 # Sends a call to several workers, then collects every answer (so that the
 # cluster stays in step even when one worker fails), and reports the first
 # failure as a classed error naming the worker.
+#
+# It uses parallel's unexported sendCall() and recvResult() (what its
+# clusterCall() is made of), because no exported function can: send to
+# some workers and collect every answer even after one fails (clusterCall()
+# and clusterApply() stop at the first failed answer and leave the others
+# unread, out of step), or collect answers still in flight after an
+# interrupt (cluster_close()).  test-chunked.R checks their formals and a
+# round trip, so that a change in parallel is seen there.
 cluster_link <- function(cl, clock) {
   send_call <- utils::getFromNamespace("sendCall", "parallel")
   recv_result <- utils::getFromNamespace("recvResult", "parallel")
@@ -95,14 +103,15 @@ cluster_node_label <- function(where, chunks = NULL) {
   if (nzchar(bits)) sprintf(" (%s)", bits) else ""
 }
 
-# Every worker must be able to load ghmix: give it the master's library
-# paths first (those that exist there), so that it works for a package
-# installed in a private library (R CMD check, renv).
+# Every worker must load ghmix from the library this session loaded it
+# from (a private library given to library(lib.loc = ), R CMD check, renv):
+# that directory first in the worker's library paths, then the master's,
+# those that exist there (a remote host may have its own).
 cluster_prepare <- function(link) {
-  fun <- function(paths) {
-    .libPaths(c(paths, .libPaths()))
+  fun <- function(lib, paths) {
+    .libPaths(c(lib, paths, .libPaths()))
     ok <- tryCatch({
-      loadNamespace("ghmix")
+      loadNamespace("ghmix", lib.loc = .libPaths())
       TRUE
     }, error = function(e) conditionMessage(e))
     list(ok = isTRUE(ok), message = if (!isTRUE(ok)) ok,
@@ -110,7 +119,8 @@ cluster_prepare <- function(link) {
   }
   environment(fun) <- baseenv()
   n <- length(link$nodes)
-  res <- link$round(seq_len(n), fun, rep(list(list(.libPaths())), n))
+  lib <- dirname(getNamespaceInfo("ghmix", "path"))
+  res <- link$round(seq_len(n), fun, rep(list(list(lib, .libPaths())), n))
   for (i in seq_len(n)) {
     link$nodes[[i]]$host <- res[[i]]$host
     link$nodes[[i]]$pid <- res[[i]]$pid

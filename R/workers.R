@@ -126,7 +126,7 @@ worker_setup <- function(key, chunks, ids, na_rm, opts) {
       return(res)
     }
   }
-  the_worker[[key]] <- list(engines = engines, ids = ids)
+  the_worker[[key]] <- list(engines = engines, ids = ids, esteps = 0L)
   list(ok = TRUE, summaries = summaries)
 }
 
@@ -137,6 +137,9 @@ worker_estep <- function(key, args) {
       "the worker holds no chunks for this fit (was it restarted?)"
     )))
   }
+  held$esteps <- held$esteps + 1L
+  the_worker[[key]] <- held
+  worker_test_exit(held$esteps)
   t0 <- proc.time()[[3]]
   stats <- vector("list", length(held$ids))
   for (k in seq_along(held$ids)) {
@@ -149,6 +152,17 @@ worker_estep <- function(key, args) {
     }
   }
   list(ok = TRUE, stats = stats, compute = proc.time()[[3]] - t0)
+}
+
+# A test hook (test-chunked.R): a worker whose option
+# ghmix.test_exit_at_estep is k exits at once, without answering (as a
+# worker that dies), at its k-th E-step of a fit.
+worker_test_exit <- function(esteps) {
+  at <- getOption("ghmix.test_exit_at_estep")
+  if (!is.null(at) && esteps >= at) {
+    quit(save = "no", status = 1L, runLast = FALSE)
+  }
+  invisible()
 }
 
 # What is sent at each E-step: a small function that calls the worker's own
