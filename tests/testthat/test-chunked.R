@@ -15,14 +15,34 @@ chunked_split <- function(x, k) {
 # Rows in chunk order, as the chunks hold them.
 chunked_rows <- function(chunks) do.call(rbind, chunks)
 
-expect_same_fit <- function(fit, ref, tol = 1e-10) {
-  expect_equal(fit$loglik, ref$loglik, tolerance = tol)
-  expect_equal(fit$parameters, ref$parameters, tolerance = tol,
-               ignore_attr = TRUE)
+# The guarantee of ?fit_nig for a chunked or distributed fit against the
+# in-memory fit of the same rows (which adds the statistics in another
+# order, so that the two can stop at different iterations, and under
+# OpenBLAS do): the same fit to the convergence tolerance, i.e. mean
+# log-likelihoods within a few `tol` and the parameters, standardised as the
+# stopping rule measures them, within a few `param_tol`.
+expect_same_fit <- function(fit, ref, ctl = ref$control, slack = 10) {
+  expect_lte(abs(fit$loglik - ref$loglik) / ref$nobs, slack * ctl$tol)
+  expect_lte(chunked_par_change(fit, ref), slack * ctl$param_tol)
   expect_identical(names(fit$parameters$mu), names(ref$parameters$mu))
   expect_identical(fit$nobs, ref$nobs)
   expect_identical(fit$converged, ref$converged)
   expect_s3_class(fit, class(ref))
+}
+
+# The largest relative change |a - b| / (1 + |b|) between the parameters
+# of two fits standardised by the data's column scales: mu, gamma, Sigma,
+# and the free mixing parameters (p, log a, log b).
+chunked_par_change <- function(fit, ref) {
+  s <- sqrt(diag(ref$parameters$sigma))
+  std <- function(par) {
+    mix <- unlist(par[ghmix:::mix_family(ref$family)$free])
+    mix[names(mix) != "p"] <- log(mix[names(mix) != "p"])
+    c(par$mu / s, par$gamma / s, par$sigma / tcrossprod(s), mix)
+  }
+  a <- std(fit$parameters)
+  b <- std(ref$parameters)
+  max(abs(a - b) / (1 + abs(b)))
 }
 
 # Cleaned up when the calling test ends.
@@ -241,16 +261,12 @@ test_that("a worker killed mid-fit gives a classed error, not a hang", {
   skip_on_cran()
   skip_on_os("windows")
   cl <- chunked_cluster(2L)
-  # enough rows that plain EM takes many seconds to reach its floating-point
-  # fixed point (where even a tolerance of 1e-300 is met): a small data set
-  # can converge before the kill on a fast machine
-  x <- chunked_sim(600000L, d = 2L)
+  x <- chunked_sim(600L, d = 2L)
   ch <- chunked_split(x, 4L)
-  pids <- unlist(parallel::clusterCall(cl, Sys.getpid))
-  ctl <- ghmix_control(max_iter = 100000L, tol = 1e-300, param_tol = 1e-300,
-                       accelerate = FALSE)
-  system2("sh", c("-c", shQuote(sprintf("sleep 1.5; kill -9 %d", pids[2L]))),
-          wait = FALSE)
+  # the test hook of R/workers.R: worker 2 exits at its 4th E-step (the
+  # start's E-step is the first, so after at least one iteration)
+  parallel::clusterCall(cl[2L], options, ghmix.test_exit_at_estep = 4L)
+  ctl <- ghmix_control(max_iter = 1000L, tol = 0, accelerate = FALSE)
   e <- expect_error(
     fit_nig(ghmix_data(ch), cluster = cl, threads = 1L, control = ctl),
     "Worker 2 \\(.*chunks 3, 4\\) failed", class = "ghmix_error_cluster"
@@ -262,6 +278,55 @@ test_that("a worker killed mid-fit gives a classed error, not a hang", {
   expect_named(e$parameters, c("mu", "gamma", "sigma", "p", "a", "b"))
   # the surviving worker was released and still answers
   expect_identical(chunked_held(cl[1L]), 0L)
+})
+
+test_that("parallel's sendCall() and recvResult() behave as ghmix needs", {
+  # R/cluster.R uses these two unexported functions (see its comment and
+  # vignette("distributed")): their arguments, and a round trip
+  skip_on_cran()
+  send <- utils::getFromNamespace("sendCall", "parallel")
+  recv <- utils::getFromNamespace("recvResult", "parallel")
+  expect_identical(names(formals(send)),
+                   c("con", "fun", "args", "return", "tag"))
+  expect_identical(names(formals(recv)), "con")
+  cl <- chunked_cluster(1L)
+  fun <- function(a, b) a * b
+  environment(fun) <- globalenv()
+  send(cl[[1L]], fun, list(6, 7))
+  expect_identical(recv(cl[[1L]]), 42)
+  # an error comes back as a value, leaving the worker in step
+  send(cl[[1L]], function() stop("no"), list())
+  expect_s3_class(recv(cl[[1L]]), "try-error")
+  expect_identical(unlist(parallel::clusterCall(cl, sqrt, 49)), 7)
+})
+
+test_that("PSOCK workers load ghmix from the library the master used", {
+  skip_on_cran()
+  skip_on_os("windows")
+  lib <- dirname(getNamespaceInfo("ghmix", "path"))
+  skip_if_not(file.exists(file.path(lib, "ghmix", "DESCRIPTION")),
+              "ghmix is not loaded from an installed library")
+  # a child R that has the library only through library(lib.loc = ), not
+  # on its library paths; its workers start with that child's environment
+  code <- sprintf(paste(
+    "library(ghmix, lib.loc = %s);",
+    "stopifnot(!%s %%in%% normalizePath(.libPaths()));",
+    "cl <- parallel::makePSOCKcluster(2L);",
+    "set.seed(1); x <- matrix(rgh(400, mu = c(0, 0)), 400);",
+    "f <- fit_nig(x, cluster = cl, threads = 1L);",
+    "where <- parallel::clusterCall(cl, function()",
+    "  getNamespaceInfo('ghmix', 'path'));",
+    "parallel::stopCluster(cl);",
+    "cat('workers', unlist(where) == getNamespaceInfo('ghmix', 'path'),",
+    "  f$distributed$workers, '\\n')"
+  ), deparse(lib), deparse(normalizePath(lib)))
+  out <- suppressWarnings(system2(
+    file.path(R.home("bin"), "Rscript"), c("--vanilla", "-e", shQuote(code)),
+    stdout = TRUE, stderr = TRUE,
+    env = c("R_LIBS=", "R_LIBS_USER=/nonexistent", "R_LIBS_SITE=")
+  ))
+  expect(any(out == "workers TRUE TRUE 2 "),
+         paste(c("child R:", out), collapse = "\n"))
 })
 
 test_that("an interrupted E-step is drained and the chunks released", {
