@@ -29,7 +29,7 @@ ghmix_benchmark_backends <- function(n = 10^(3:6), d = 4L,
                                      backends = c("cpu", "cuda"), reps = 3L,
                                      threads = ghmix_threads(), device = 0L) {
   call <- sys.call()
-  family <- match.arg(family)
+  family <- check_choice(family, c("nig", "gh"), "family", call)
   check_bench_sizes(n, d, reps, call)
   threads <- check_threads(threads, call = call)
   device <- check_device(device, call)
@@ -70,9 +70,14 @@ bench_one_size <- function(n, d, family, backends, reps, threads, device) {
 }
 
 check_bench_sizes <- function(n, d, reps, call) {
-  ok <- is.numeric(n) && length(n) > 0L && !anyNA(n)
-  if (!ok || any(n < 10 | n != round(n))) {
-    abort_argument("`n` must be whole numbers of rows, at least 10.", call)
+  ok <- is.numeric(n) && !is.factor(n) && length(n) > 0L &&
+    all(is.finite(n))
+  if (!ok || any(n < 10 | n > .Machine$integer.max | n != round(n))) {
+    abort_argument(
+      sprintf("`n` must be whole numbers of rows from 10 to %d.",
+              .Machine$integer.max),
+      call
+    )
   }
   if (!is_count(d)) abort_argument("`d` must be a positive whole number.", call)
   if (!is_count(reps)) {

@@ -81,3 +81,34 @@ check_flag <- function(x, arg, call = sys.call(-1L)) {
   }
   invisible(x)
 }
+
+# One of `choices` (partial matching, as match.arg(); the whole default
+# vector gives the first), else an argument error naming `arg`.
+check_choice <- function(value, choices, arg, call) {
+  if (identical(value, choices)) {
+    return(choices[[1L]])
+  }
+  i <- if (is.character(value) && length(value) == 1L && !is.na(value)) {
+    pmatch(value, choices)
+  } else {
+    NA_integer_
+  }
+  if (is.na(i)) {
+    abort_argument(
+      sprintf("`%s` must be one of %s.", arg,
+              paste0('"', choices, '"', collapse = ", ")),
+      call
+    )
+  }
+  choices[[i]]
+}
+
+# Significant digits as print() takes them: a whole number from 1 to 22.
+check_digits <- function(digits, call) {
+  ok <- is.numeric(digits) && !is.factor(digits) && length(digits) == 1L &&
+    isTRUE(digits >= 1 && digits <= 22 && digits == round(digits))
+  if (!ok) {
+    abort_argument("`digits` must be a whole number from 1 to 22.", call)
+  }
+  invisible(digits)
+}

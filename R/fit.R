@@ -1,21 +1,29 @@
 #' Control settings of the EM fitters
 #'
-#' @param max_iter Most EM iterations (accelerated cycles count as one).
+#' @param max_iter Most EM iterations (accelerated cycles count as one): a
+#'   whole number from 1 to `.Machine$integer.max`. The trace of the
+#'   iterations grows as they run, so a large limit costs nothing until it is
+#'   used.
 #' @param tol Convergence tolerance on the change of the mean log-likelihood
-#'   (log-likelihood divided by the number of rows) between iterations. The
-#'   mean log-likelihood changes only by a constant when the data are
-#'   rescaled, so this rule does not depend on the units of the data.
+#'   (log-likelihood divided by the number of rows) between iterations: a
+#'   finite number, 0 or more. The mean log-likelihood changes only by a
+#'   constant when the data are rescaled, so this rule does not depend on
+#'   the units of the data. `tol = 0` (or `param_tol = 0`) turns the rule
+#'   off, as `reltol = 0` does in [stats::optim()]: the fit runs `max_iter`
+#'   iterations (unless it stops at a singularity or a failed step) and
+#'   reports `converged = FALSE`.
 #' @param param_tol Tolerance on the largest relative change of the
 #'   parameters, measured after standardising the data's columns (so again
-#'   free of units). Both tolerances must be met.
+#'   free of units): a finite number, 0 or more. Both tolerances must be
+#'   met.
 #' @param trace `TRUE` prints one line per iteration.
 #' @param accelerate `TRUE` (default) uses SQUAREM extrapolation (Varadhan and
 #'   Roland 2008); an extrapolated step is taken only when its log-likelihood
 #'   is at least that of two plain EM steps, so the log-likelihood never
 #'   decreases.
 #' @param singular_tol Threshold for detecting a fit that runs into the
-#'   singularity of the GH or VG likelihood at repeated rows (see the ties
-#'   section of [fit_gh()]).
+#'   singularity of the likelihood at repeated rows (see the ties section of
+#'   [fit_gh()]): a positive finite number.
 #' @return An object of class `"ghmix_control"`.
 #' @family fitting
 #' @export
@@ -25,12 +33,16 @@ ghmix_control <- function(max_iter = 1000L, tol = 1e-10, param_tol = 1e-6,
                           trace = FALSE, accelerate = TRUE,
                           singular_tol = 1e-6) {
   call <- sys.call()
-  if (!is_count(max_iter)) {
-    abort_argument("`max_iter` must be a positive whole number.", call)
+  if (!is_count(max_iter) || max_iter > .Machine$integer.max) {
+    abort_argument(
+      sprintf("`max_iter` must be a whole number from 1 to %d.",
+              .Machine$integer.max),
+      call
+    )
   }
-  check_positive(tol, "tol", call)
-  check_positive(param_tol, "param_tol", call)
-  check_positive(singular_tol, "singular_tol", call)
+  check_tolerance(tol, "tol", call)
+  check_tolerance(param_tol, "param_tol", call)
+  check_tolerance(singular_tol, "singular_tol", call, zero = FALSE)
   check_flag(trace, "trace", call)
   check_flag(accelerate, "accelerate", call)
   structure(
@@ -42,9 +54,16 @@ ghmix_control <- function(max_iter = 1000L, tol = 1e-10, param_tol = 1e-6,
   )
 }
 
-check_positive <- function(val, arg, call) {
-  if (!is.numeric(val) || length(val) != 1L || is.na(val) || val <= 0) {
-    abort_argument(sprintf("`%s` must be a positive number.", arg), call)
+# A finite number, > 0 (or >= 0 when zero is allowed).
+check_tolerance <- function(val, arg, call, zero = TRUE) {
+  ok <- is.numeric(val) && !is.factor(val) && length(val) == 1L &&
+    isTRUE(is.finite(val) && (val > 0 || (zero && val == 0)))
+  if (!ok) {
+    abort_argument(
+      sprintf("`%s` must be a finite number, %s.", arg,
+              if (zero) "0 or more" else "more than 0"),
+      call
+    )
   }
 }
 

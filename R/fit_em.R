@@ -79,7 +79,9 @@ mix_em <- function(par0, ctx) {
       break
     }
     step_max <- nxt$step_max
-    trace <- mix_trace_add(trace, iter + 1L, nxt$pt$loglik, nxt$kind,
+    # (a double index: iter + 1 exceeds the integers at max_iter =
+    # .Machine$integer.max)
+    trace <- mix_trace_add(trace, iter + 1, nxt$pt$loglik, nxt$kind,
                            nxt$alpha)
     if (!is.null(ctx$progress)) ctx$progress(iter, nxt) # the trace line
     sing <- mix_singular(nxt$pt, ctx)
@@ -97,24 +99,34 @@ mix_em <- function(par0, ctx) {
   }
   list(
     point = pt, iterations = iter, status = status,
-    trace = mix_trace_frame(trace, iter + 1L, n)
+    trace = mix_trace_frame(trace, iter + 1, n)
   )
 }
 
+# A tolerance of 0 turns its rule off (the fit runs max_iter iterations).
 mix_converged <- function(old, new, n, ctl) {
-  isTRUE(abs(new$loglik - old$loglik) / n <= ctl$tol &&
-           theta_change(new$theta, old$theta) <= ctl$param_tol)
+  ctl$tol > 0 && ctl$param_tol > 0 &&
+    isTRUE(abs(new$loglik - old$loglik) / n <= ctl$tol &&
+             theta_change(new$theta, old$theta) <= ctl$param_tol)
 }
 
+# The trace starts small and doubles as the iterations need it (never
+# allocated at max_iter + 1: max_iter may be .Machine$integer.max).
 mix_trace_new <- function(max_iter) {
+  size <- min(max_iter + 1, 64)
   list(
-    loglik = rep(NA_real_, max_iter + 1L),
-    step = rep(NA_character_, max_iter + 1L),
-    alpha = rep(NA_real_, max_iter + 1L)
+    loglik = rep(NA_real_, size), step = rep(NA_character_, size),
+    alpha = rep(NA_real_, size)
   )
 }
 
 mix_trace_add <- function(trace, i, loglik, kind, alpha) {
+  if (i > length(trace$loglik)) {
+    size <- 2 * length(trace$loglik)
+    length(trace$loglik) <- size
+    length(trace$step) <- size
+    length(trace$alpha) <- size
+  }
   trace$loglik[i] <- loglik
   trace$step[i] <- kind
   trace$alpha[i] <- alpha
