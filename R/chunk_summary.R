@@ -52,7 +52,8 @@ chunk_ties <- function(x, center, scale) {
   }
   cand <- duplicated(h) | duplicated(h, fromLast = TRUE)
   if (!any(cand)) {
-    return(list(n_repeated = 0L, points = x[0L, , drop = FALSE]))
+    return(list(n_repeated = 0L, points = x[0L, , drop = FALSE],
+                counts = integer()))
   }
   mix_ties(x[cand, , drop = FALSE])
 }
@@ -72,10 +73,8 @@ chunk_merge <- function(a, b) {
     n = n, mean = a$mean + delta * (b$n / n),
     cp = a$cp + b$cp + tcrossprod(delta) * (a$n / n * b$n),
     lo = pmin(a$lo, b$lo), hi = pmax(a$hi, b$hi),
-    ties = list(
-      n_repeated = a$ties$n_repeated + b$ties$n_repeated,
-      points = unique(rbind(a$ties$points, b$ties$points))
-    )
+    ties = tie_points(rbind(a$ties$points, b$ties$points),
+                      c(a$ties$counts, b$ties$counts))
   )
 }
 

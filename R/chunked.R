@@ -59,20 +59,46 @@ chunk_mode <- function(cluster, call) {
 # one-pass summary (for a matrix, its ties and dropped rows as mix_data()
 # finds them), the engine over the chunks, and the chunk hooks.
 chunk_source <- function(x, args, call) {
+  scaling <- NULL
   if (inherits(x, "ghmix_data")) {
     engine <- chunk_engine(x, args, args$na_rm, call)
     data <- list(x = engine$data, dropped = engine$data$dropped)
     ties <- engine$summary$ties
+    std <- chunk_std(engine$summary, engine$data$names)
+    chunk_check_scale(engine, std, call)
   } else {
     data <- mix_data(x, args$na_rm, call)
     ties <- mix_ties(data$x)
-    engine <- chunk_engine(chunk_split(data$x, args$cluster), args,
+    fitted <- mix_fitted_rows(data$x)
+    scaling <- fitted$scaling
+    engine <- chunk_engine(chunk_split(fitted$x, args$cluster), args,
                            args$na_rm, call)
+    std <- chunk_std(engine$summary, engine$data$names)
   }
   list(
-    stored = data$x, dropped = data$dropped, ties = ties,
-    std = chunk_std(engine$summary, engine$data$names), engine = engine,
-    progress = chunk_progress, finish = chunk_annotate
+    stored = data$x, dropped = data$dropped, ties = ties, scaling = scaling,
+    std = std, engine = engine, progress = chunk_progress,
+    finish = chunk_annotate
+  )
+}
+
+# Chunked data are fitted in their own units: data whose scale would need
+# the standardisation of R/fit_scaling.R are an error (a matrix is
+# standardised).
+chunk_check_scale <- function(engine, std, call) {
+  if (!scaling_needed(std)) {
+    return(invisible())
+  }
+  engine$free()
+  abort_argument(
+    paste(
+      "The chunks of `x` have a column whose standard deviation is outside",
+      "[2^-128, 2^128] or whose mean exceeds 2^26 standard deviations;",
+      "chunked data are fitted in their own units, so rescale or centre the",
+      "chunks (e.g. chunk functions that return (x - center) / scale), or",
+      "fit a matrix (which ghmix standardises itself)."
+    ),
+    call
   )
 }
 
@@ -107,6 +133,9 @@ chunk_abort <- function(e, state, call) {
     return(invisible())
   }
   par <- state$par
+  if (!is.null(par) && !is.null(state$scaling)) {
+    par <- scaling_to_user(par, state$scaling, 0) # a start in x's units
+  }
   where <- if (state$stage == "setup") {
     "while reading the chunks, before the first iteration"
   } else {

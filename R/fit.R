@@ -108,12 +108,36 @@ print.ghmix_control <- function(x, ...) {
 #'   with a warning.
 #'
 #' @section Ties: Repeated identical rows (zero returns on market holidays,
-#'   for instance) make the GH and VG likelihoods unbounded: with \eqn{\mu} at
-#'   the repeated point, \eqn{b \to 0} and \eqn{p \le d/2} the density there is
-#'   infinite. The fitters warn (class `ghmix_warning_ties`) when the data hold
-#'   such ties, and if the iterations run towards that singularity they stop
-#'   and report `converged = FALSE` with a message rather than a runaway
-#'   log-likelihood. The NIG and skew-t likelihoods stay bounded.
+#'   for instance) make the likelihood unbounded: with \eqn{\mu} at a point
+#'   that holds \eqn{n_0} of the \eqn{n} rows and \eqn{b \to 0}, the density
+#'   there grows without bound faster than the rest of the likelihood falls.
+#'   For GH and VG (with \eqn{p \le d/2}) one repeated row is enough; for the
+#'   skew-t too, since its degrees of freedom can shrink with \eqn{b}; for
+#'   the NIG it takes \eqn{n_0 > n/(d + 1)} (its density at the point grows
+#'   as \eqn{b^{-d/2}} and falls as \eqn{b^{1/2}} elsewhere). The fitters
+#'   warn (class `ghmix_warning_ties`) when the data hold such ties, and if
+#'   the iterations run towards the singularity at a repeated point (of any
+#'   family) they stop and report `converged = FALSE` with a message rather
+#'   than a runaway log-likelihood.
+#'
+#' @section Units: A fit does not depend on the units of the data: the fit
+#'   of \eqn{Dx + c} (\eqn{D} diagonal) is that of \eqn{x} transformed, to
+#'   the convergence tolerance. Data whose scale would strain the doubles
+#'   are fitted standardised: when a column's standard deviation \eqn{s_j}
+#'   lies outside \eqn{[2^{-128}, 2^{128}]} (or is not finite), or its mean
+#'   exceeds \eqn{2^{26} s_j} in size (a large shift, which would leave
+#'   \eqn{\mu} few digits below the spread), every column is fitted as
+#'   \eqn{(x_j - c_j) / t_j}, with \eqn{c_j} the column's median and
+#'   \eqn{t_j} a power of two near its interquartile range / 1.349 (its
+#'   standard deviation if that is 0). The parameters, log-likelihood (less
+#'   \eqn{n \sum_j \log t_j}) and trace are reported in the data's units, and
+#'   the fit keeps `scaling` (`center`, `scale`, and the `parameters` in the
+#'   standardised units) for `predict()`, `fitted()`, `vcov()`,
+#'   `simulate()`, `coef()` and `plot()`, which compute there. Where a
+#'   parameter cannot be represented in the data's units (\eqn{\Sigma} of
+#'   data on a scale of 1e160 is 1e320), the fit warns (class
+#'   `ghmix_warning_scale`). Chunked data ([ghmix_data()]) are fitted in
+#'   their own units; for them such a scale is an error.
 #'
 #' @section Chunked data and clusters: `x` may be a [ghmix_data()]
 #'   description of data held in chunks (matrices, `.rds` or `.csv` files,
@@ -129,9 +153,14 @@ print.ghmix_control <- function(x, ...) {
 #'   state from one future to the next, so they read their chunks at every
 #'   E-step: use file- or function-backed chunks there. A matrix `x` with a
 #'   cluster is split into one chunk of rows per worker. The statistics of
-#'   the chunks are added here in chunk order, so a chunked or distributed
-#'   fit gives the in-memory fit's numbers (to rounding: about 1e-12
-#'   relative), whatever the number of workers.
+#'   the chunks are added here in chunk order, so the same chunks give the
+#'   same fit, bit for bit, whatever the number of workers and wherever
+#'   they run. The in-memory fit of the same rows adds them in another
+#'   order: its iterations differ from the chunked fit's by rounding, which
+#'   can flip an acceptance of an accelerated step or the iteration at which
+#'   the tolerances are met, so the two are the same fit to the convergence
+#'   tolerance (mean log-likelihoods within about `tol`, standardised
+#'   parameters within about `param_tol`; much closer in most fits).
 #'
 #'   The result is the same fit object; for chunked data its `data` is the
 #'   [ghmix_data()] description, which `vcov()` (and so `summary()`),

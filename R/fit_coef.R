@@ -47,32 +47,61 @@ coef.ghmix_fit <- function(object,
                            parametrization = c("ghmix", "ghyp", "alpha.bar",
                                                "alpha"),
                            ...) {
-  parametrization <- match.arg(parametrization)
+  parametrization <- check_choice(
+    parametrization, c("ghmix", "ghyp", "alpha.bar", "alpha"),
+    "parametrization", sys.call()
+  )
   par <- object$parameters
   par$a <- unname(par$a)
   par$b <- unname(par$b)
   par$p <- unname(par$p)
+  sc <- object$scaling
+  if (!is.null(sc) && parametrization %in% c("alpha.bar", "alpha")) {
+    # a standardised fit: in its units, then back in the data's
+    out <- coef(fit_std_view(object), parametrization = parametrization)
+    return(coef_from_std(out, par, sc, parametrization))
+  }
   switch(parametrization,
     ghmix = par,
     ghyp = c(
       list(lambda = par$p, chi = par$b, psi = par$a),
-      coef_ghyp_location(par)
+      coef_ghyp_location(par, fit_column_sd(object))
     ),
     alpha.bar = coef_alpha_bar(par, sys.call()),
     alpha = coef_alpha(par, sys.call())
   )
 }
 
-# mu, sigma, gamma as ghyp has them (sigma a scale for d = 1).
-coef_ghyp_location <- function(par) {
+# mu, sigma, gamma as ghyp has them (sigma a scale for d = 1: sd).
+coef_ghyp_location <- function(par, sd = sqrt(par$sigma[[1L]])) {
   d <- length(par$mu)
   if (d == 1L) {
     return(list(
-      mu = unname(par$mu), sigma = sqrt(par$sigma[[1L]]),
+      mu = unname(par$mu), sigma = unname(sd[[1L]]),
       gamma = unname(par$gamma)
     ))
   }
   list(mu = par$mu, sigma = par$sigma, gamma = par$gamma)
+}
+
+# coef() of the standardised view of a fit (out) in the data's units (par:
+# the fit's parameters there); alpha.bar's gauge E[Y] = 1 does not depend
+# on the units.
+coef_from_std <- function(out, par, sc, parametrization) {
+  s <- unname(sc$scale)
+  out$mu <- par$mu
+  if (parametrization == "alpha") {
+    out$alpha <- out$alpha / s
+    out$beta <- out$beta / s
+    out$delta <- out$delta * s
+    out$mu <- unname(out$mu)
+    return(out[c("lambda", "alpha", "beta", "delta", "mu")])
+  }
+  out$gamma <- out$gamma * s
+  out$sigma <- if (length(s) == 1L) out$sigma * s else
+    out$sigma * tcrossprod(s)
+  if (length(s) == 1L) out$mu <- unname(out$mu)
+  out
 }
 
 coef_alpha_bar <- function(par, call) {

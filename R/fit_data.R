@@ -5,6 +5,7 @@
 mix_data <- function(x, na.rm, call) { # nolint
   check_flag(na.rm, "na.rm", call)
   x <- mix_as_matrix(x, call)
+  check_no_columns(x, "x", call)
   bad <- na_rows(x)
   if (length(bad) > 0L && !na.rm) {
     abort_na_rows(
@@ -35,24 +36,27 @@ abort_na_rows <- function(n_bad, where, call) {
   )
 }
 
-mix_as_matrix <- function(x, call) {
+# A numeric matrix with column names from the data given as `arg` (a
+# vector, matrix or data frame of numeric columns); messages name `arg`.
+mix_as_matrix <- function(x, call, arg = "x") {
   if (is.data.frame(x)) {
     num <- vapply(x, function(col) is.numeric(col) && !is.factor(col), NA)
     if (!all(num)) {
       abort_argument(
         sprintf(
-          "`x` must have numeric columns only; not numeric: %s.",
+          "`%s` must have numeric columns only; not numeric: %s.", arg,
           paste0("`", names(x)[!num], "`", collapse = ", ")
         ),
         call
       )
     }
+    check_no_columns(x, arg, call)
     x <- as.matrix(x)
   }
   if (!is.numeric(x) || is.factor(x)) {
     abort_argument(
       sprintf(
-        "`x` must be a numeric vector, matrix or data frame, not %s.",
+        "`%s` must be a numeric vector, matrix or data frame, not %s.", arg,
         type_name(x)
       ),
       call
@@ -61,23 +65,44 @@ mix_as_matrix <- function(x, call) {
   if (is.null(dim(x))) {
     x <- matrix(x, ncol = 1L, dimnames = list(names(x), "x"))
   } else if (length(dim(x)) != 2L) {
-    abort_argument("`x` must be a vector or a two-dimensional matrix.", call)
+    abort_argument(
+      sprintf("`%s` must be a vector or a two-dimensional matrix.", arg), call
+    )
   }
   storage.mode(x) <- "double"
   if (is.null(colnames(x))) {
-    colnames(x) <- paste0("x", seq_len(ncol(x)))
+    colnames(x) <- paste0("x", seq_len(ncol(x)), recycle0 = TRUE)
   }
   attr(x, "tsp") <- NULL
   class(x) <- NULL
   x
 }
 
+check_no_columns <- function(x, arg, call) {
+  if (NCOL(x) == 0L) {
+    abort_argument(
+      sprintf("`%s` has no columns (%d rows, 0 columns).", arg, NROW(x)), call
+    )
+  }
+}
+
 mix_check_shape <- function(x, call) {
   check_rows(nrow(x), ncol(x), call)
   rng <- apply(x, 2L, range)
-  check_columns(rng[1L, ], rng[2L, ], colnames(x), function() stats::cor(x),
+  check_columns(rng[1L, ], rng[2L, ], colnames(x), function() mix_cor(x),
                 call)
   invisible(x)
+}
+
+# cor(x); where the columns' squares under- or overflow, that of the
+# columns divided by powers of two (exactly) near their largest values.
+mix_cor <- function(x) {
+  cm <- suppressWarnings(stats::cor(x))
+  if (all(is.finite(cm))) {
+    return(cm)
+  }
+  m <- 2^ceiling(log2(apply(abs(x), 2L, max)))
+  stats::cor(x / rep(m, each = nrow(x)))
 }
 
 # The checks of the shape of the data (a matrix, or chunks from their
@@ -113,8 +138,10 @@ check_columns <- function(lo, hi, names, cor, call) {
       call
     )
   }
-  if (length(lo) > 1L) {
-    ev <- eigen(cor(), symmetric = TRUE, only.values = TRUE)$values
+  cm <- if (length(lo) > 1L) cor()
+  if (length(lo) > 1L && all(is.finite(cm))) {
+    # (not finite: chunks whose scale chunk_check_scale() rejects)
+    ev <- eigen(cm, symmetric = TRUE, only.values = TRUE)$values
     if (min(ev) <= 1e-10 * max(ev)) {
       abort_argument(
         paste(
@@ -134,38 +161,61 @@ row_list <- function(rows, max = 5L) {
   if (length(rows) > max) paste0(shown, ", ...") else shown
 }
 
-# Rows that repeat an earlier row, and the distinct repeated points: sort
-# the rows and compare neighbours (duplicated() on a matrix pastes rows into
-# strings, which is slow for large n).
+# Rows that repeat an earlier row, the distinct repeated points and how many
+# rows each holds: sort the rows and compare neighbours (duplicated() on a
+# matrix pastes rows into strings, which is slow for large n).
 mix_ties <- function(x) {
+  tie_points(x, rep(1L, nrow(x)))
+}
+
+# The points of x (a matrix of points, each standing for `count` rows) that
+# stand for more than one row: list(n_repeated, points, counts).
+tie_points <- function(x, count) {
   n <- nrow(x)
   ord <- do.call(order, lapply(seq_len(ncol(x)), function(j) x[, j]))
   xs <- x[ord, , drop = FALSE]
-  same <- rowSums(xs[-1L, , drop = FALSE] == xs[-n, , drop = FALSE]) ==
-    ncol(x)
-  pts <- xs[-1L, , drop = FALSE][same, , drop = FALSE]
-  list(n_repeated = sum(same), points = unique(pts))
+  same <- c(FALSE, rowSums(xs[-1L, , drop = FALSE] == xs[-n, , drop = FALSE]) ==
+              ncol(x))
+  if (n == 0L) same <- logical()
+  group <- cumsum(!same)
+  counts <- as.vector(rowsum(count[ord], group))
+  keep <- counts > 1
+  first <- which(!same)[keep]
+  list(n_repeated = sum(counts[keep]) - sum(keep),
+       points = xs[first, , drop = FALSE], counts = counts[keep])
 }
 
-# GH and VG likelihoods are unbounded at repeated points: mu at the point,
-# b -> 0, p <= d/2 (the density at mu is then infinite).
-mix_warn_ties <- function(ties, family, call) {
-  if (ties$n_repeated == 0L || !family %in% c("gh", "vg")) {
+# The likelihood is unbounded at a point holding n0 of the n rows (mu at
+# the point, b -> 0): for GH and VG (p <= d/2 free) at any repeated point;
+# for the skew-t at any, since its degrees of freedom can shrink with b;
+# for the NIG when d n0 > n - n0 (its density is ~ b^(-d/2) at the point
+# and ~ b^(1/2) elsewhere).
+mix_warn_ties <- function(ties, family, call, n) {
+  if (ties$n_repeated == 0L) {
     return(invisible(FALSE))
   }
+  d <- ncol(ties$points)
+  if (family == "nig" && !any(d * ties$counts > n - ties$counts)) {
+    return(invisible(FALSE))
+  }
+  rule <- switch(family,
+    nig = "mu at the point, b -> 0, with more than n/(d + 1) rows there",
+    skewt = "mu at the point, b -> 0 and the degrees of freedom with it",
+    "mu at the point, b -> 0, p <= d/2"
+  )
   msg <- sprintf(
     paste(
       "`x` has %d row%s that repeat%s another row (%d distinct point%s,",
       "e.g. zero returns on holidays). The %s likelihood is unbounded at",
-      "such points (mu at the point, b -> 0, p <= d/2), so a fit can run",
-      "towards that singularity; ghmix stops and reports converged = FALSE if",
-      "it does. Consider fit_nig(), or removing or jittering the repeated",
-      "rows."
+      "such points (%s), so a fit can run towards that singularity; ghmix",
+      "stops and reports converged = FALSE if it does. Consider %sremoving",
+      "or jittering the repeated rows."
     ),
     ties$n_repeated, plural(seq_len(ties$n_repeated)),
     if (ties$n_repeated == 1L) "s" else "",
     nrow(ties$points), plural(seq_len(nrow(ties$points))),
-    mix_family(family)$label
+    mix_family(family)$label, rule,
+    if (family %in% c("gh", "vg")) "fit_nig(), or " else ""
   )
   ghmix_warn(msg, class = "ghmix_warning_ties",
              n_repeated = ties$n_repeated, call = call)

@@ -50,6 +50,7 @@ fit_ties_line <- function(x) {
 #' fit_nig(r[, c("DAX", "SMI")])
 print.ghmix_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
                             ...) {
+  check_digits(digits, sys.call())
   par <- x$parameters
   d <- x$d
   cat(sprintf(
@@ -67,7 +68,7 @@ print.ghmix_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
   if (d == 1L) {
     cat(sprintf(
       "sigma: %s (scale; Sigma = sigma^2 = %s)\n",
-      format(sqrt(par$sigma[[1L]]), digits = digits),
+      format(fit_column_sd(x)[[1L]], digits = digits),
       format(par$sigma[[1L]], digits = digits)
     ))
   } else if (d <= 8L) {
@@ -145,6 +146,7 @@ summary.ghmix_fit <- function(object, ...) {
 print.summary.ghmix_fit <- function(x,
                                     digits = max(3L, getOption("digits") - 3L),
                                     ...) {
+  check_digits(digits, sys.call())
   cat(sprintf(
     "%s distribution fitted by EM, d = %d, n = %d\n", x$label, x$d, x$nobs
   ))
@@ -237,8 +239,9 @@ fitted.ghmix_fit <- function(object, backend = c("cpu", "cuda"), device = 0L,
 #'   [fit_skewt()].
 #' @param newdata Points: a numeric vector (\eqn{d = 1}), matrix or data
 #'   frame with \eqn{d} columns (matched by name when all the fit's column
-#'   names are present). `NULL` (default): the data fitted. Rows with
-#'   missing or infinite values give `NA`.
+#'   names are present and neither set of names repeats a name; otherwise by
+#'   position). `NULL` (default): the data fitted. Rows with missing or
+#'   infinite values give `NA`.
 #' @param type `"density"`, `"log_density"`, or `"moments"` (the posterior
 #'   moments \eqn{E[Y|x]}, \eqn{E[1/Y|x]}, \eqn{E[\log Y|x]} of the mixing
 #'   variable, as [fitted()][fitted.ghmix_fit()]).
@@ -264,7 +267,8 @@ predict.ghmix_fit <- function(object, newdata = NULL,
                               type = c("density", "log_density", "moments"),
                               backend = c("cpu", "cuda"), device = 0L,
                               threads = ghmix_threads(), ...) {
-  type <- match.arg(type)
+  type <- check_choice(type, c("density", "log_density", "moments"), "type",
+                       sys.call())
   x <- if (is.null(newdata)) {
     object$data
   } else {
@@ -280,7 +284,7 @@ fit_newdata <- function(newdata, vars, call) {
     newdata <- matrix(newdata, nrow = 1L, dimnames = list(NULL, names(newdata)))
   }
   had_names <- !is.null(colnames(newdata))
-  x <- mix_as_matrix(newdata, call)
+  x <- mix_as_matrix(newdata, call, "newdata")
   if (ncol(x) != length(vars)) {
     abort_argument(
       sprintf(
@@ -290,11 +294,16 @@ fit_newdata <- function(newdata, vars, call) {
       call
     )
   }
-  if (had_names && all(vars %in% colnames(x))) {
+  if (had_names && fit_names_match(vars, colnames(x))) {
     x <- x[, vars, drop = FALSE]
   }
   colnames(x) <- vars
   x
+}
+
+# Columns are matched by name only where the names say which is which.
+fit_names_match <- function(vars, names) {
+  !anyDuplicated(vars) && !anyDuplicated(names) && all(vars %in% names)
 }
 
 # Per-row results at the rows of x (NA for non-finite rows), on the
@@ -313,9 +322,16 @@ fit_rows <- function(object, x, type, backend, device, threads, call) {
   ok <- rowSums(!is.finite(x)) == 0L
   col <- estep_row_columns()
   res <- matrix(NA_real_, n, length(col))
-  if (any(ok)) {
+  sc <- object$scaling
+  if (any(ok) && is.null(sc)) {
     res[ok, ] <- fit_rows_compute(object$parameters, x[ok, , drop = FALSE],
                                   backend, device, threads)
+  } else if (any(ok)) {
+    # a standardised fit: the rows in its units, the results back in x's
+    z <- scaling_apply(x[ok, , drop = FALSE], sc)
+    res[ok, ] <- scaling_rows(
+      fit_rows_compute(sc$parameters, z, backend, device, threads), sc, col
+    )
   }
   rn <- rownames(x)
   switch(type,
@@ -389,8 +405,14 @@ simulate.ghmix_fit <- function(object, nsim = 1, seed = NULL, ...) {
   }
   n <- object$nobs
   vars <- colnames(object$data)
+  sc <- object$scaling
   sims <- lapply(seq_len(nsim), function(i) {
-    fit_draw(n, object$parameters, vars)
+    if (is.null(sc)) {
+      return(fit_draw(n, object$parameters, vars))
+    }
+    # a standardised fit: drawn in its units, x = c + s z
+    z <- fit_draw(n, sc$parameters, vars)
+    z * rep(sc$scale, each = n) + rep(sc$center, each = n)
   })
   names(sims) <- paste0("sim_", seq_len(nsim))
   out <- if (object$d == 1L) {

@@ -22,7 +22,8 @@
 #'
 #' QQ plots show at most 400 order statistics: all of them for up to 400
 #' rows, otherwise the 50 most extreme on each side and evenly spaced ones
-#' between.
+#' between. A fit made in standardised units (its element `scaling`; see
+#' the Units section of [fit_nig()]) is plotted in those units.
 #'
 #' @param x A fit from [fit_nig()], [fit_gh()], [fit_vg()] or
 #'   [fit_skewt()].
@@ -64,14 +65,17 @@ plot.ghmix_fit <- function(x, which = NULL, ask = FALSE, nsim = 10000L,
     op <- graphics::par(ask = TRUE)
     on.exit(graphics::par(op))
   }
-  for (w in which) {
-    if (x$d == 1L) {
-      switch(w, plot_fit_density(x), plot_fit_log_density(x), plot_fit_qq(x))
-    } else {
-      switch(w, plot_fit_margins(x), plot_fit_mahalanobis(x, nsim, seed))
-    }
-  }
+  view <- if (is.null(x$scaling)) x else fit_std_view(x)
+  for (w in which) plot_fit_panel(view, w, nsim, seed)
   invisible(x)
+}
+
+plot_fit_panel <- function(x, w, nsim, seed) {
+  if (x$d == 1L) {
+    switch(w, plot_fit_density(x), plot_fit_log_density(x), plot_fit_qq(x))
+  } else {
+    switch(w, plot_fit_margins(x), plot_fit_mahalanobis(x, nsim, seed))
+  }
 }
 
 plot_title <- function(x, what) {

@@ -36,12 +36,13 @@ fit_args <- function(symmetric, control, gauge, na_rm, backend, threads,
 fit_run <- function(x, family, start, args, call, state, t_start) {
   src <- fit_source(x, args, call)
   on.exit(src$engine$free())
-  mix_warn_ties(src$ties, family, call)
+  state$scaling <- src$scaling
+  mix_warn_ties(src$ties, family, call, src$engine$n)
   if (is.null(start) && family == "gh") {
     # the fitted NIG as start: GH nests it, so the GH fit ends at least as
     # high
-    start <- fit_stage(src, "nig", NULL, args, call, state,
-                       "NIG start")$em$point$par
+    nig <- fit_stage(src, "nig", NULL, args, call, state, "NIG start")
+    start <- mix_start_internal(nig$em$point$par, src$scaling)
   }
   run <- fit_stage(src, family, start, args, call, state, "fit")
   fit <- mix_result(run$em, run$ctx, src, args, call, t_start)
@@ -49,29 +50,61 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
 }
 
 # The data of a fit, wherever they are: the rows kept (a matrix or the
-# ghmix_data description), those dropped by na.rm, the ties, the moments the
-# iteration is standardised by and starts from (std: center, scale, cov),
-# the engine, and the hooks progress(ctx, state, stage, trace) (NULL or
-# mix_em()'s ctx$progress) and finish(fit, engine).
+# ghmix_data description), those dropped by na.rm, the ties, the scaling
+# (NULL, or the standardisation the rows are fitted in: R/fit_scaling.R),
+# the moments the iteration is standardised by and starts from (std:
+# center, scale, cov; of the rows as fitted), the engine, and the hooks
+# progress(ctx, state, stage, trace) (NULL or mix_em()'s ctx$progress) and
+# finish(fit, engine).
 fit_source <- function(x, args, call) {
   if (!is.null(args$cluster) || inherits(x, "ghmix_data")) {
     return(chunk_source(x, args, call))
   }
   data <- mix_data(x, args$na_rm, call)
   x <- data$x
+  fitted <- mix_fitted_rows(x)
   list(
     stored = x, dropped = data$dropped, ties = mix_ties(x),
-    std = list(center = colMeans(x), scale = apply(x, 2L, stats::sd),
-               cov = stats::cov(x)),
-    engine = mix_engine(x, args$backend, args$threads, args$device),
+    scaling = fitted$scaling, std = fitted$std,
+    engine = mix_engine(fitted$x, args$backend, args$threads, args$device),
     progress = mix_trace_progress, finish = function(fit, engine) fit
   )
+}
+
+# The rows as they are fitted (x, or x standardised where the rule of
+# R/fit_scaling.R asks for it), their scaling and moments.
+mix_fitted_rows <- function(x) {
+  std <- mix_moments(x)
+  scaling <- mix_scaling(x, std)
+  if (!is.null(scaling)) {
+    x <- scaling_apply(x, scaling)
+    std <- mix_moments(x)
+  }
+  list(x = x, scaling = scaling, std = std)
+}
+
+# The columns' means, standard deviations and covariance; where those are
+# not finite (a value near the largest doubles, in standardised data), the
+# medians, robust spreads and their diagonal matrix.
+mix_moments <- function(x) {
+  std <- list(center = colMeans(x), scale = apply(x, 2L, stats::sd),
+              cov = stats::cov(x))
+  if (all(is.finite(std$cov))) {
+    return(std)
+  }
+  center <- apply(x, 2L, stats::median)
+  scale <- vapply(seq_len(ncol(x)), function(j) {
+    robust_spread(x[, j], center[[j]])
+  }, 0)
+  list(center = center, scale = stats::setNames(scale, colnames(x)),
+       cov = diag(scale^2, ncol(x)))
 }
 
 # One EM run from start (NULL: the default start of the family).
 fit_stage <- function(src, family, start, args, call, state, stage) {
   ctx <- mix_context(src, family, args, call)
-  par0 <- mix_start(src$stored, start, family, args$symmetric, call, src$std)
+  par0 <- mix_start(src$stored, start, family, args$symmetric, call, src$std,
+                    src$scaling)
   state$stage <- stage
   state$iter <- 0L
   state$par <- par0
@@ -100,6 +133,9 @@ mix_context <- function(src, family, args, call) {
   ctx$control <- args$control
   ctx$call <- call
   ctx$ties <- src$ties
+  if (!is.null(src$scaling)) {
+    ctx$ties$points <- scaling_apply(src$ties$points, src$scaling)
+  }
   ctx$std <- src$std[c("center", "scale")]
   ctx$clock <- list(estep = 0, mstep = 0, esteps = 0L, launches = 0L)
   ctx
@@ -116,8 +152,11 @@ check_gauge <- function(gauge, call) {
   gauge
 }
 
-# Starting values in the x units, any gauge.
-mix_start <- function(x, start, family, symmetric, call, std) {
+# Starting values in the units the rows are fitted in (those of `scaling`),
+# any gauge.  start: NULL, a fit, a list of parameters in the data's units,
+# or mix_start_internal().
+mix_start <- function(x, start, family, symmetric, call, std,
+                      scaling = NULL) {
   d <- ncol(x)
   sub <- switch(family,
     gh = list(p = -0.5, a = 1, b = 1),
@@ -129,7 +168,7 @@ mix_start <- function(x, start, family, symmetric, call, std) {
     list(mu = std$center, gamma = rep(0, d), sigma = std$cov), sub
   )
   if (!is.null(start)) {
-    par <- mix_start_from(start, par, family, symmetric, d, call)
+    par <- mix_start_from(start, par, family, d, call, scaling)
   }
   if (symmetric) par$gamma <- rep(0, d)
   names(par$mu) <- names(par$gamma) <- colnames(x)
@@ -137,17 +176,27 @@ mix_start <- function(x, start, family, symmetric, call, std) {
   par
 }
 
-mix_start_from <- function(start, par, family, symmetric, d, call) {
-  if (inherits(start, "ghmix_fit")) {
+# A start the fit made itself (the fitted NIG of a GH fit), in the units of
+# `scaling`.
+mix_start_internal <- function(par, scaling) {
+  structure(list(parameters = par, scaling = scaling),
+            class = "ghmix_start_internal")
+}
+
+mix_start_from <- function(start, par, family, d, call, scaling) {
+  from <- NULL
+  if (inherits(start, "ghmix_start_internal")) {
+    from <- start$scaling
     start <- start$parameters
+  } else if (inherits(start, "ghmix_fit")) {
+    from <- start$scaling
+    start <- if (is.null(from)) start$parameters else from$parameters
+  } else {
+    check_start_list(start, family, d, call)
   }
-  if (!is.list(start)) {
-    abort_argument("`start` must be a ghmix fit or a list of parameters.", call)
-  }
-  for (nm in intersect(names(start), c("mu", "gamma", "sigma"))) {
-    par[[nm]] <- start[[nm]]
-  }
-  par$sigma <- as.matrix(par$sigma)
+  given <- intersect(names(start), c("mu", "gamma", "sigma"))
+  if (!is.null(start$sigma)) start$sigma <- as.matrix(start$sigma)
+  par[given] <- scaling_move(start[given], from, scaling)
   if (length(par$mu) != d || length(par$gamma) != d ||
         !identical(dim(par$sigma), c(d, d))) {
     abort_argument(
@@ -167,6 +216,80 @@ mix_start_from <- function(start, par, family, symmetric, d, call) {
   par
 }
 
+# A list of starting values: known elements, each numeric and finite of its
+# length, and the mixing parameters the family estimates in its range.
+check_start_list <- function(start, family, d, call) {
+  check_start_names(start, call)
+  size <- c(mu = d, gamma = d, sigma = d * d, p = 1, a = 1, b = 1)
+  for (nm in names(start)) {
+    check_start_element(start[[nm]], nm, size[[nm]], call)
+  }
+  check_start_mixing(start, family, call)
+}
+
+check_start_element <- function(v, nm, size, call) {
+  if (!is.numeric(v) || is.factor(v) || length(v) != size ||
+        !all(is.finite(v))) {
+    abort_argument(
+      sprintf("`start` element `%s` must be %s.", nm,
+              if (size == 1) "a single finite number" else
+                sprintf("%d finite numbers", size)),
+      call
+    )
+  }
+}
+
+check_start_names <- function(start, call) {
+  known <- c("mu", "gamma", "sigma", "p", "a", "b")
+  if (!is.list(start) || is.data.frame(start) ||
+        (length(start) > 0L && is.null(names(start)))) {
+    abort_argument(
+      "`start` must be a ghmix fit or a named list of parameters.", call
+    )
+  }
+  odd <- c(setdiff(names(start), known),
+           names(start)[duplicated(names(start))])
+  if (length(odd) > 0L) {
+    abort_argument(
+      sprintf(
+        "`start` has unknown or repeated elements (%s); it takes %s.",
+        paste0("`", odd, "`", collapse = ", "),
+        paste0("`", known, "`", collapse = ", ")
+      ),
+      call
+    )
+  }
+}
+
+# The free mixing parameters of the family in their range (those the
+# family fixes are replaced, but must be numbers too); checked here so that
+# a start outside the family is an error rather than silently replaced.
+check_start_mixing <- function(start, family, call) {
+  rule <- switch(family,
+    gh = NULL,
+    nig = list(a = "positive", b = "positive"),
+    vg = list(p = "positive", a = "positive"),
+    skewt = list(p = "negative", b = "positive")
+  )
+  for (nm in intersect(names(rule), names(start))) {
+    v <- start[[nm]]
+    if (!(if (rule[[nm]] == "positive") v > 0 else v < 0)) {
+      abort_argument(
+        sprintf("`start` element `%s` must be %s for the %s.", nm,
+                rule[[nm]], mix_family(family)$label),
+        call
+      )
+    }
+  }
+  for (nm in intersect(c("a", "b"), names(start))) {
+    if (start[[nm]] < 0) {
+      abort_argument(
+        sprintf("`start` element `%s` must not be negative.", nm), call
+      )
+    }
+  }
+}
+
 # The mixing parameters of start, moved into the family (e.g. a GH start for
 # a NIG fit keeps a and b and sets p = -1/2).
 mix_start_sub <- function(start, par, family) {
@@ -183,10 +306,10 @@ mix_start_sub <- function(start, par, family) {
 }
 
 # NULL, or why the fit is stopped as running into the singularity at tied
-# rows: the posterior of a tied row degenerates (sqrt((a + G) (b + Q)) -> 0
-# with p - d/2 <= 0, so E[1/Y | x] -> Inf).
+# rows: the posterior of a tied row degenerates (its GIG argument
+# sqrt((a + G) (b + Q)) -> 0 with p - d/2 <= 0, so E[1/Y | x] -> Inf).
 mix_singular <- function(pt, ctx) {
-  if (ctx$ties$n_repeated == 0L || !ctx$family %in% c("gh", "vg")) {
+  if (ctx$ties$n_repeated == 0L) {
     return(NULL)
   }
   par <- pt$par
@@ -194,11 +317,7 @@ mix_singular <- function(pt, ctx) {
   if (par$p - d / 2 > 0) {
     return(NULL)
   }
-  chol_l <- t(chol(par$sigma))
-  g <- forwardsolve(chol_l, par$gamma)
-  z <- forwardsolve(chol_l, t(ctx$ties$points) - par$mu)
-  w <- sqrt((par$a + sum(g^2)) * (par$b + colSums(z^2)))
-  if (min(w) >= ctx$control$singular_tol) {
+  if (min(mix_tie_argument(par, ctx)) >= ctx$control$singular_tol) {
     return(NULL)
   }
   sprintf(
@@ -209,6 +328,22 @@ mix_singular <- function(pt, ctx) {
     ),
     mix_family(ctx$family)$label, par$p
   )
+}
+
+# sqrt((a + G) (b + Q)) at the tied points (free of units and of the
+# gauge).  The skew-t has a = 0, and G = 0 when symmetric: for it,
+# sqrt(b + Q) in the standardised det gauge (units of the data's spread).
+mix_tie_argument <- function(par, ctx) {
+  pts <- t(ctx$ties$points)
+  if (ctx$family == "skewt") {
+    par <- set_gauge(to_std(par, ctx$std), "det")
+    pts <- (pts - ctx$std$center) / ctx$std$scale
+  }
+  chol_l <- t(chol(par$sigma))
+  z <- forwardsolve(chol_l, pts - par$mu)
+  big_a <- if (ctx$family == "skewt") 1 else
+    par$a + sum(forwardsolve(chol_l, par$gamma)^2)
+  sqrt(big_a * (par$b + colSums(z^2)))
 }
 
 mix_result <- function(em, ctx, src, args, call, t_start) {
@@ -231,12 +366,25 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   dimnames(par$sigma) <- list(colnames(x), colnames(x))
   n <- nrow(x)
   d <- ncol(x)
+  sc <- src$scaling
+  loglik <- em$point$loglik
+  trace <- em$trace
+  if (!is.null(sc)) {
+    sc$log_k <- scaling_log_k(sc, gauge)
+    sc$parameters <- par
+    par <- scaling_to_user(par, sc, sc$log_k)
+    scaling_check(par, sc$parameters, call)
+    shift <- n * sum(log(sc$scale))
+    loglik <- loglik - shift
+    trace$loglik <- trace$loglik - shift
+    trace$mean_loglik <- trace$loglik / n
+  }
   fit <- list(
     parameters = par, family = fam, symmetric = ctx$symmetric,
-    gauge = gauge, loglik = em$point$loglik, nobs = n, d = d,
+    gauge = gauge, loglik = loglik, nobs = n, d = d,
     df = mix_df(fam, ctx$symmetric, d),
     iterations = em$iterations, converged = em$status$converged,
-    message = em$status$message, trace = em$trace,
+    message = em$status$message, trace = trace,
     timings = c(
       total = proc.time()[[3]] - t_start, estep = ctx$clock$estep,
       mstep = ctx$clock$mstep, esteps = ctx$clock$esteps,
@@ -246,6 +394,7 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
     control = ctx$control, backend = args$backend, threads = args$threads,
     call = call
   )
+  fit$scaling <- sc
   if (!fit$converged) {
     ghmix_warn(
       sprintf("%s fit did not converge: %s.", mix_family(fam)$label,
