@@ -126,8 +126,12 @@ expect_named_error <- function(expr, arg, class = "ghmix_error_argument") {
 
 test_that("item 1: max_iter and tol are checked; the trace grows as needed", {
   expect_named_error(ghmix_control(max_iter = 1e10), "max_iter")
-  expect_named_error(ghmix_control(max_iter = .Machine$integer.max),
+  # (.Machine$integer.max itself is a valid limit: the iteration count
+  # never exceeds it, and the trace grows as needed)
+  expect_named_error(ghmix_control(max_iter = .Machine$integer.max + 1),
                      "max_iter")
+  expect_s3_class(ghmix_control(max_iter = .Machine$integer.max),
+                  "ghmix_control")
   expect_named_error(ghmix_control(tol = Inf), "tol")
   expect_named_error(ghmix_control(param_tol = Inf), "param_tol")
   # max_iter = 1e9 must not allocate the trace at that length (3 x 8 GB):
@@ -386,31 +390,48 @@ test_that("item 9: ties stop NIG and skew-t fits with the ties warning", {
 })
 
 test_that("item 10: fits are free of units (sd 1e-170, 1e160, one 1e300)", {
+  # the standardised parameters: mu / s, gamma / s, the scale sqrt(Sigma)
+  # / s (coef(, "ghyp")'s sigma for d = 1), a, b.  (Sigma itself, ~ s^2,
+  # is not a double for s = 1e-170 or 1e160, and only a subnormal one for
+  # 1e-160: the fit says so with a warning of class ghmix_warning_scale.)
   std_par <- function(f, s) {
     p <- f$parameters
-    c(p$mu / s, p$gamma / s, p$sigma / tcrossprod(s), p$a, p$b)
+    c(p$mu / s, p$gamma / s, coef(f, parametrization = "ghyp")$sigma / s,
+      p$a, p$b)
   }
   set.seed(7)
   x <- rgh(300, gamma = 0.4)
   f0 <- fit_nig(x)
   for (s in c(1e-170, 1e-160, 1e153, 1e160)) {
-    f <- ext_try(fit_nig(x * s))
+    w <- character()
+    f <- ext_try(withCallingHandlers(fit_nig(x * s), warning = function(cnd) {
+      w <<- c(w, class(cnd)[1L])
+      invokeRestart("muffleWarning")
+    }))
     if (is.null(f)) next
+    expect_identical(w, if (s == 1e153) character() else "ghmix_warning_scale")
     expect_true(f$converged)
     expect_equal(std_par(f, s), std_par(f0, 1), tolerance = 1e-6)
     expect_equal(f$loglik + length(x) * log(s), f0$loglik, tolerance = 1e-9)
   }
   f <- ext_try(suppressWarnings(fit_nig(c(x, 1e300))))
   expect_true(!is.null(f) && is.finite(f$loglik))
-  # two columns on scales 1e-170 and 1e160
+  # two columns on scales 1e-170 and 1e160: mu, gamma, a, b, and the
+  # fitted law through its log densities
   set.seed(8)
   xx <- rgh(300, mu = c(0, 0), gamma = c(0.3, -0.2),
             sigma = matrix(c(1, 0.4, 0.4, 1), 2))
   s <- c(1e-170, 1e160)
   f0 <- fit_nig(xx)
-  f <- ext_try(fit_nig(sweep(xx, 2L, s, "*")))
+  f <- ext_try(suppressWarnings(fit_nig(sweep(xx, 2L, s, "*"))))
   if (!is.null(f)) {
-    expect_equal(std_par(f, s), std_par(f0, c(1, 1)), tolerance = 1e-6)
+    expect_equal(c(f$parameters$mu / s, f$parameters$gamma / s,
+                   f$parameters$a, f$parameters$b),
+                 c(f0$parameters$mu, f0$parameters$gamma, f0$parameters$a,
+                   f0$parameters$b), tolerance = 1e-6)
+    expect_equal(predict(f, sweep(xx, 2L, s, "*"), type = "log_density") +
+                   sum(log(s)),
+                 predict(f0, xx, type = "log_density"), tolerance = 1e-6)
   }
 })
 
