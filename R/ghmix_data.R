@@ -203,6 +203,9 @@ chunk_read_file <- function(path) {
     return(readRDS(path))
   }
   first <- readLines(path, n = 1L, warn = FALSE)
+  if (length(first) == 0L) {
+    stop(sprintf("file \"%s\" is empty (no rows)", path), call. = FALSE)
+  }
   d <- length(strsplit(first, ",", fixed = TRUE)[[1L]])
   v <- scan(path, what = double(), sep = ",", quiet = TRUE)
   if (d == 0L || length(v) %% d != 0L) {

@@ -141,6 +141,10 @@ test_that("checks of chunked data: NA rows, columns, shape, read failures", {
   missing <- ghmix_data(file.path(chunked_dir(), "none.rds"))
   expect_error(fit_nig(missing), "does not exist",
                class = "ghmix_error_chunk")
+  empty <- file.path(chunked_dir(), "empty.csv")
+  file.create(empty)
+  expect_error(fit_nig(ghmix_data(empty)), "is empty",
+               class = "ghmix_error_chunk")
 })
 
 test_that("ties are found within chunks", {
