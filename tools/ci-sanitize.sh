@@ -22,9 +22,16 @@
 # "sanitizers: N steps passed, N failed; N sanitizer reports".
 #
 # GHMIX_SANITIZE_SKIP: a regular expression of testthat file names to leave
-# out (default: test-bessel-accuracy, whose 100k-point accuracy sweeps
-# take minutes under the sanitizers and run the same kernel as the other
-# Bessel tests; set it to "" to run every file).
+# out.  Default: test-fit.R, which takes about 185 s of the suite's 270 s
+# under the sanitizers on a 2-core machine (some 25 s without them); the
+# same E-step, M-step and GIG-solve code runs in the fits of
+# test-fit-methods.R and test-chunked.R, which stay in.  Set it to "" to run
+# every file (all of them ran with 0 reports when this was written).
+# test-interrupt.R skips itself under AddressSanitizer (its timing and
+# memory measurements mean nothing there).
+#
+# The fuzzer runs with --skip-known (the calls of known, still open
+# findings are not made; tests/fuzz/fuzz.R --regress runs those).
 
 set -uo pipefail
 
@@ -34,7 +41,7 @@ WORK=${1:-$(mktemp -d "${TMPDIR:-/tmp}/ghmix-asan.XXXXXX")}
 mkdir -p "${WORK}"
 TIMEOUT=${GHMIX_CI_STEP_TIMEOUT:-600}
 FUZZ_SECONDS=${GHMIX_SANITIZE_FUZZ_SECONDS:-30}
-SKIP=${GHMIX_SANITIZE_SKIP-test-bessel-accuracy}
+SKIP=${GHMIX_SANITIZE_SKIP-^test-fit[.]R$}
 
 SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer"
 LIBASAN=$(gcc -print-file-name=libasan.so)
@@ -124,11 +131,14 @@ testthat_asan() {
     if (nzchar(skip)) files <- files[!grepl(skip, files)]
     cat("testthat files:", files, "\n")
     res <- lapply(files, function(f) {
-      testthat::test_file(
+      t0 <- proc.time()[["elapsed"]]
+      r <- testthat::test_file(
         file.path("tests/testthat", f), package = "ghmix",
         load_package = "installed",
         reporter = testthat::SummaryReporter$new(show_praise = FALSE)
       )
+      cat(sprintf("%s: %.0f s\n", f, proc.time()[["elapsed"]] - t0))
+      r
     })
     df <- do.call(rbind, lapply(res, as.data.frame))
     nf <- sum(df$failed) + sum(df$error)
@@ -143,7 +153,7 @@ run_step testthat testthat_asan
 fuzz_asan() {
   LD_PRELOAD="${LIBASAN}" timeout "$((FUZZ_SECONDS + 300))" \
     Rscript "${ROOT}/tests/fuzz/fuzz.R" --seconds "${FUZZ_SECONDS}" \
-    --seed "${GHMIX_FUZZ_SEED:-2}" --lib "${LIB}"
+    --seed "${GHMIX_FUZZ_SEED:-2}" --lib "${LIB}" --skip-known
 }
 run_step fuzz fuzz_asan
 

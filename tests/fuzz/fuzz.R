@@ -5,7 +5,7 @@
 #                             [--max-mem-mb 2048] [--routines REGEX]
 #                             [--skip-known]
 #   Rscript tests/fuzz/fuzz.R --replay CALLSEED [--lib PATH]
-#   Rscript tests/fuzz/fuzz.R --regress [--lib PATH]
+#   Rscript tests/fuzz/fuzz.R --regress [--lib PATH] [--routines REGEX]
 #
 # Every routine of getDLLRegisteredRoutines("ghmix")$.Call is called with
 # its exact number of arguments, built from a per-routine template of a
@@ -960,6 +960,9 @@ replay_main <- function(opts) {
 # its own, with a per-call timeout of at most 5 s.
 regress_main <- function(opts) {
   cases <- known_findings()
+  if (nzchar(opts$routines)) {
+    cases <- Filter(function(x) grepl(opts$routines, x$routine), cases)
+  }
   n_bad <- 0L
   for (case in cases) {
     call <- list(routine = case$routine, args = eval(case$args))

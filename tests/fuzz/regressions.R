@@ -52,6 +52,18 @@ fuzz_regressions <- list(
          routine == "ffi_mix_consts" && is.double(x) &&
            length(x) < as.double(d) * d
        }),
+  # F4: ffi_mix_subordinator() reads eta[0..2] and start[0..2] without
+  # checking their lengths: a heap-buffer-overflow (AddressSanitizer,
+  # r_mixture.c:97) for a shorter eta, e.g. family 2 (VG) with eta of
+  # length 1.  Seen only when the vector sits at the end of a malloc'ed
+  # block (R keeps small vectors in pages), so this case passes without
+  # the sanitizers and usually with them.  Internal only.
+  list(id = "F4", routine = "ffi_mix_subordinator",
+       args = quote(list(2L, 1.440379892420665, c(2.5, 0.63, 0.82))),
+       matches = function(routine, args) {
+         routine == "ffi_mix_subordinator" &&
+           (length(args[[2L]]) < 3L || length(args[[3L]]) < 3L)
+       }),
   # Not findings: checks that an external pointer of the wrong kind given
   # for the CUDA E-step handle is rejected, not dereferenced (in a CUDA
   # build; a CPU-only build rejects every ffi_cuda_* call).
