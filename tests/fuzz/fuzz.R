@@ -853,6 +853,23 @@ add_stats <- function(total, stats) {
   total
 }
 
+# The call behind a failed batch (seeds: those of its calls up to the last
+# one started), shrunk and reported.
+investigate <- function(res, seeds, routines, opts) {
+  info <- if (res$status == "hang") {
+    list(seed = seeds[length(seeds)],
+         alone = fails(list(mode = "seeds", seeds = seeds[length(seeds)],
+                            routines = routines,
+                            skip_known = opts$skip_known), opts, "hang"))
+  } else {
+    find_culprit(seeds, routines, opts, res$status)
+  }
+  call <- gen_call(info$seed, routines)
+  if (isTRUE(info$alone)) call <- shrink_call(call, opts, res$status)
+  report_finding(res$status, call, info$seed, info, res)
+  list(kind = res$status, routine = call$routine, seed = info$seed)
+}
+
 fuzz_main <- function(opts) {
   routines <- list_routines(opts)
   cat(sprintf("ghmix fuzzer: %d routines, seed %g, %g s, batches of %g s,",
@@ -895,20 +912,8 @@ fuzz_main <- function(opts) {
     }
     cat(sprintf("batch %d: %s at call %d (exit status %s); looking for",
                 batch, res$status, res$last, res$rc), "the culprit\n")
-    info <- if (res$status == "hang") {
-      list(seed = seeds[length(seeds)],
-           alone = fails(list(mode = "seeds", seeds = seeds[length(seeds)],
-                              routines = routines,
-                              skip_known = opts$skip_known), opts, "hang"))
-    } else {
-      find_culprit(seeds, routines, opts, res$status)
-    }
-    call <- gen_call(info$seed, routines)
-    if (isTRUE(info$alone)) call <- shrink_call(call, opts, res$status)
-    report_finding(res$status, call, info$seed, info, res)
-    findings[[length(findings) + 1L]] <- list(kind = res$status,
-                                             routine = call$routine,
-                                             seed = info$seed)
+    findings[[length(findings) + 1L]] <- investigate(res, seeds, routines,
+                                                     opts)
   }
   elapsed <- proc.time()[["elapsed"]] - t0
   print_counts(total)
