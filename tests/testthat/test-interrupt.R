@@ -1,0 +1,211 @@
+# Interrupting long computations: control comes back promptly and no memory
+# stays behind.  Each case runs in a child R process (Rscript) that this
+# process interrupts with SIGINT, 20 times in one session; the child catches
+# each interrupt with tryCatch(interrupt = ), notes when control came back
+# and its resident memory (VmRSS, after gc()), and starts the next call.
+#
+# The numbers are printed (run this file with testthat's default reporter
+# to see them); the assertions allow slack for a loaded machine.
+
+interrupt_reps <- 20L
+interrupt_latency_limit <- 1.5 # seconds; the aim is 1
+interrupt_rss_limit <- 50 # MB over the 20 interrupts
+
+skip_interrupt_tests <- function(mem_gb = 1) {
+  skip_on_cran()
+  skip_if_not(identical(Sys.info()[["sysname"]], "Linux"),
+              "needs Linux (/proc/self/status, SIGINT)")
+  skip_if(grepl("asan", Sys.getenv("LD_PRELOAD")),
+          "timing and memory are not meaningful under AddressSanitizer")
+  info <- readLines("/proc/meminfo", warn = FALSE)
+  avail <- as.numeric(sub("\\D*(\\d+).*", "\\1",
+                          grep("^MemAvailable:", info, value = TRUE)))
+  skip_if(length(avail) != 1L || avail / 2^20 < mem_gb,
+          sprintf("needs %g GB of free memory", mem_gb))
+}
+
+# The child: `setup` once, then `reps` times the long call `expr` with an
+# interrupt expected in it.  Protocol on the progress file: "pid P", then
+# per repetition "start i" before the call and "back i OUTCOME TIME RSS
+# EXTRA" after it (TIME: Sys.time() as seconds; RSS: VmRSS in kB after
+# gc(); EXTRA: what setup's extra_rss() says, in kB, e.g. the workers').
+interrupt_child_script <- function(setup, expr, reps) {
+  c(
+    "args <- commandArgs(trailingOnly = TRUE)",
+    "con <- file(args[[1L]], 'w')",
+    "say <- function(...) { writeLines(paste(...), con); flush(con) }",
+    ".libPaths(c(args[[2L]], .libPaths()))",
+    "suppressPackageStartupMessages(library(ghmix, lib.loc = args[[2L]]))",
+    "rss <- function() {",
+    "  invisible(gc()); invisible(gc())",
+    "  s <- grep('^VmRSS:', readLines('/proc/self/status'), value = TRUE)",
+    "  as.numeric(gsub('[^0-9]', '', s))",
+    "}",
+    "extra_rss <- function() 0",
+    deparse(setup),
+    "say('pid', Sys.getpid(), rss(), extra_rss())",
+    sprintf("for (i in seq_len(%d)) {", reps),
+    "  say('start', i)",
+    "  out <- tryCatch({",
+    paste0("    ", deparse(expr)),
+    "    'finished'",
+    "  }, interrupt = function(e) 'interrupted')",
+    "  t_back <- sprintf('%.6f', as.numeric(Sys.time()))",
+    "  say('back', i, out, t_back, rss(), extra_rss())",
+    "}",
+    "say('done')"
+  )
+}
+
+# Runs the child, interrupts call i delay[i] seconds after it starts (from
+# 0.2 to 0.8 s, so that the signal lands in different phases of the call),
+# and returns a data frame of latency (s, from the signal to the return)
+# rss and extra (MB) per repetition, with attribute "baseline" (MB before
+# the first call).
+run_interrupt_child <- function(setup, expr, reps = interrupt_reps,
+                                delay = seq(0.2, 0.8, length.out = reps),
+                                setup_timeout = 120) {
+  dir <- tempfile("ghmix-interrupt-")
+  dir.create(dir)
+  on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+  script <- file.path(dir, "child.R")
+  progress <- file.path(dir, "progress")
+  writeLines(interrupt_child_script(setup, expr, reps), script)
+  lib <- dirname(system.file(package = "ghmix"))
+  rscript <- file.path(R.home("bin"), "Rscript")
+  system2(rscript, c(shQuote(script), shQuote(progress), shQuote(lib)),
+          stdout = file.path(dir, "out"), stderr = file.path(dir, "err"),
+          wait = FALSE)
+  lines <- function() {
+    if (file.exists(progress)) readLines(progress, warn = FALSE) else
+      character()
+  }
+  wait_for <- function(prefix, timeout) {
+    t0 <- proc.time()[["elapsed"]]
+    repeat {
+      hit <- grep(prefix, lines(), value = TRUE, fixed = TRUE)
+      if (length(hit)) return(strsplit(hit[[1L]], " ", fixed = TRUE)[[1L]])
+      if (proc.time()[["elapsed"]] - t0 > timeout) {
+        err <- file.path(dir, "err")
+        stop(sprintf("the child did not write '%s' within %g s%s", prefix,
+                     timeout, if (file.exists(err)) paste0(": ", paste(
+                       utils::tail(readLines(err), 5L), collapse = "\n"))))
+      }
+      Sys.sleep(0.01)
+    }
+  }
+  head_line <- wait_for("pid ", setup_timeout)
+  pid <- as.integer(head_line[[2L]])
+  on.exit(tools::pskill(pid, tools::SIGKILL), add = TRUE)
+  out <- data.frame(outcome = character(reps), latency = numeric(reps),
+                    rss = numeric(reps), extra = numeric(reps),
+                    stringsAsFactors = FALSE)
+  for (i in seq_len(reps)) {
+    wait_for(sprintf("start %d", i), 60)
+    Sys.sleep(delay[[i]])
+    t_sig <- as.numeric(Sys.time())
+    tools::pskill(pid, tools::SIGINT)
+    back <- wait_for(sprintf("back %d ", i), 120)
+    out$outcome[i] <- back[[3L]]
+    out$latency[i] <- as.numeric(back[[4L]]) - t_sig
+    out$rss[i] <- as.numeric(back[[5L]]) / 1024
+    out$extra[i] <- as.numeric(back[[6L]]) / 1024
+  }
+  structure(out, baseline = as.numeric(head_line[[3L]]) / 1024)
+}
+
+report_interrupts <- function(label, res) {
+  n <- nrow(res)
+  growth <- res$rss[n] - res$rss[1L]
+  cat(sprintf(paste0("\n%s: %d interrupts; seconds to return: median %.3f,",
+                     " max %.3f; RSS %.0f MB before, %.0f MB after the",
+                     " first, %.0f MB after the last (growth %+.1f MB)\n"),
+              label, n, stats::median(res$latency), max(res$latency),
+              attr(res, "baseline"), res$rss[1L], res$rss[n], growth))
+  if (any(res$extra != 0)) {
+    cat(sprintf("  workers' RSS: %.0f MB after the first, %.0f MB after the",
+                res$extra[1L], res$extra[n]),
+        sprintf("last (growth %+.1f MB)\n", res$extra[n] - res$extra[1L]))
+  }
+  c(growth, res$extra[n] - res$extra[1L])
+}
+
+expect_prompt_interrupts <- function(label, res) {
+  growth <- report_interrupts(label, res)
+  expect_identical(res$outcome, rep("interrupted", nrow(res)),
+                   label = paste(label, "outcomes"))
+  expect_lt(max(res$latency), interrupt_latency_limit,
+            label = paste(label, "max seconds to return"))
+  expect_lt(growth[[1L]], interrupt_rss_limit,
+            label = paste(label, "RSS growth (MB)"))
+  expect_lt(growth[[2L]], interrupt_rss_limit,
+            label = paste(label, "workers' RSS growth (MB)"))
+}
+
+test_that("interrupting log_besselK of 1e8 values returns promptly", {
+  skip_interrupt_tests(mem_gb = 4)
+  res <- run_interrupt_child(
+    quote({
+      x <- seq(0.01, 50, length.out = 1e8)
+    }),
+    quote(log_besselK(x, nu = 2.5))
+  )
+  expect_prompt_interrupts("log_besselK(1e8)", res)
+})
+
+test_that("interrupting rgig(1e8) returns promptly", {
+  skip_interrupt_tests(mem_gb = 3)
+  res <- run_interrupt_child(
+    quote(set.seed(1)),
+    quote(rgig(1e8, p = -0.5, a = 2, b = 3))
+  )
+  expect_prompt_interrupts("rgig(1e8)", res)
+})
+
+test_that("interrupting a long GH fit returns promptly", {
+  skip_interrupt_tests(mem_gb = 2)
+  res <- run_interrupt_child(
+    quote({
+      set.seed(1)
+      n <- 200000L
+      d <- 4L
+      y <- rgig(n, p = 1.5, a = 3, b = 0.4)
+      x <- outer(y, seq(-0.5, 0.5, length.out = d)) +
+        sqrt(y) * matrix(rnorm(n * d), n, d)
+      ctl <- ghmix_control(max_iter = 1000000L, tol = 1e-300,
+                           param_tol = 1e-300)
+    }),
+    quote(fit_gh(x, control = ctl))
+  )
+  expect_prompt_interrupts("fit_gh(200000 x 4)", res)
+})
+
+test_that("interrupting a fit on a 2-worker PSOCK cluster returns promptly", {
+  skip_interrupt_tests(mem_gb = 2)
+  res <- run_interrupt_child(
+    quote({
+      set.seed(1)
+      n <- 100000L
+      d <- 3L
+      y <- rgig(n, p = -0.5, a = 1, b = 1)
+      x <- outer(y, c(0.3, -0.2, 0.1)) + sqrt(y) * matrix(rnorm(n * d), n, d)
+      chunks <- lapply(split(seq_len(n), rep(1:4, length.out = n)),
+                       function(i) x[i, , drop = FALSE])
+      cl <- parallel::makePSOCKcluster(2L)
+      extra_rss <- function() {
+        kb <- parallel::clusterCall(cl, function() {
+          invisible(gc())
+          s <- grep("^VmRSS:", readLines("/proc/self/status"), value = TRUE)
+          as.numeric(gsub("[^0-9]", "", s))
+        })
+        sum(unlist(kb))
+      }
+      ctl <- ghmix_control(max_iter = 1000000L, tol = 1e-300,
+                           param_tol = 1e-300)
+    }),
+    quote(fit_nig(ghmix_data(unname(chunks)), cluster = cl, threads = 1L,
+                  control = ctl)),
+    setup_timeout = 180
+  )
+  expect_prompt_interrupts("cluster fit_nig(100000 x 3, 2 workers)", res)
+})
