@@ -56,8 +56,9 @@ robust_spread <- function(v, center) {
   if (is.finite(iqr) && iqr > 0) {
     return(iqr)
   }
-  m <- 2^ceiling(log2(max(abs(v - center))))
-  m * stats::sd((v - center) / m)
+  # (divided by a power of two first: no square over- or underflows)
+  m <- 2^ceiling(log2(max(abs(v))))
+  m * stats::sd(v / m - center / m)
 }
 
 # The rows of x (a matrix) in the units of the scaling.
