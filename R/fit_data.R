@@ -174,15 +174,15 @@ tie_points <- function(x, count) {
   n <- nrow(x)
   ord <- do.call(order, lapply(seq_len(ncol(x)), function(j) x[, j]))
   xs <- x[ord, , drop = FALSE]
-  same <- c(FALSE, rowSums(xs[-1L, , drop = FALSE] == xs[-n, , drop = FALSE]) ==
-              ncol(x))
-  if (n == 0L) same <- logical()
-  group <- cumsum(!same)
-  counts <- as.vector(rowsum(count[ord], group))
-  keep <- counts > 1
-  first <- which(!same)[keep]
+  same <- rowSums(xs[-1L, , drop = FALSE] == xs[-n, , drop = FALSE]) ==
+    ncol(x)
+  # the first row of each run of equal rows, and the rows the run stands for
+  first <- which(c(n > 0L, !same))
+  total <- cumsum(count[ord])[c(first[-1L] - 1L, n)]
+  counts <- diff(c(0L, total))
+  keep <- counts > 1L
   list(n_repeated = sum(counts[keep]) - sum(keep),
-       points = xs[first, , drop = FALSE], counts = counts[keep])
+       points = xs[first[keep], , drop = FALSE], counts = counts[keep])
 }
 
 # The likelihood is unbounded at a point holding n0 of the n rows (mu at
@@ -190,12 +190,16 @@ tie_points <- function(x, count) {
 # for the skew-t at any, since its degrees of freedom can shrink with b;
 # for the NIG when d n0 > n - n0 (its density is ~ b^(-d/2) at the point
 # and ~ b^(1/2) elsewhere).
-mix_warn_ties <- function(ties, family, call, n) {
+mix_ties_unbounded <- function(ties, family, n) {
   if (ties$n_repeated == 0L) {
-    return(invisible(FALSE))
+    return(FALSE)
   }
-  d <- ncol(ties$points)
-  if (family == "nig" && !any(d * ties$counts > n - ties$counts)) {
+  family != "nig" ||
+    any(ncol(ties$points) * ties$counts > n - ties$counts)
+}
+
+mix_warn_ties <- function(ties, family, call, n) {
+  if (!mix_ties_unbounded(ties, family, n)) {
     return(invisible(FALSE))
   }
   rule <- switch(family,

@@ -133,6 +133,7 @@ mix_context <- function(src, family, args, call) {
   ctx$control <- args$control
   ctx$call <- call
   ctx$ties <- src$ties
+  ctx$ties$unbounded <- mix_ties_unbounded(src$ties, family, src$engine$n)
   if (!is.null(src$scaling)) {
     ctx$ties$points <- scaling_apply(src$ties$points, src$scaling)
   }
@@ -309,7 +310,7 @@ mix_start_sub <- function(start, par, family) {
 # rows: the posterior of a tied row degenerates (its GIG argument
 # sqrt((a + G) (b + Q)) -> 0 with p - d/2 <= 0, so E[1/Y | x] -> Inf).
 mix_singular <- function(pt, ctx) {
-  if (ctx$ties$n_repeated == 0L) {
+  if (!ctx$ties$unbounded) {
     return(NULL)
   }
   par <- pt$par
@@ -332,17 +333,18 @@ mix_singular <- function(pt, ctx) {
 
 # sqrt((a + G) (b + Q)) at the tied points (free of units and of the
 # gauge).  The skew-t has a = 0, and G = 0 when symmetric: for it,
-# sqrt(b + Q) in the standardised det gauge (units of the data's spread).
+# sqrt(b + Q) in the det gauge of the data standardised by ctx$std, i.e.
+# with b + Q (free of units) times det(Sigma / D^2)^(1/d) (Y -> sY takes
+# b + Q to s (b + Q) and Sigma to Sigma / s).
 mix_tie_argument <- function(par, ctx) {
-  pts <- t(ctx$ties$points)
-  if (ctx$family == "skewt") {
-    par <- set_gauge(to_std(par, ctx$std), "det")
-    pts <- (pts - ctx$std$center) / ctx$std$scale
-  }
   chol_l <- t(chol(par$sigma))
-  z <- forwardsolve(chol_l, pts - par$mu)
-  big_a <- if (ctx$family == "skewt") 1 else
+  z <- forwardsolve(chol_l, t(ctx$ties$points) - par$mu)
+  big_a <- if (ctx$family == "skewt") {
+    d <- length(par$mu)
+    exp(2 * (sum(log(diag(chol_l))) - sum(log(ctx$std$scale))) / d)
+  } else {
     par$a + sum(forwardsolve(chol_l, par$gamma)^2)
+  }
   sqrt(big_a * (par$b + colSums(z^2)))
 }
 
