@@ -82,8 +82,9 @@ check_flag <- function(x, arg, call = sys.call(-1L)) {
   invisible(x)
 }
 
-# One of `choices` (partial matching, as match.arg(); the whole default
-# vector gives the first), else an argument error naming `arg`.
+# One of `choices` (partial matching and wording as in match.arg(); the
+# whole default vector gives the first), else an argument error naming
+# `arg`.
 check_choice <- function(value, choices, arg, call) {
   if (identical(value, choices)) {
     return(choices[[1L]])
@@ -95,7 +96,7 @@ check_choice <- function(value, choices, arg, call) {
   }
   if (is.na(i)) {
     abort_argument(
-      sprintf("`%s` must be one of %s.", arg,
+      sprintf("`%s` should be one of %s.", arg,
               paste0('"', choices, '"', collapse = ", ")),
       call
     )
