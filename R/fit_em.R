@@ -2,8 +2,9 @@
 # Scand. J. Statist. 35, 335-353) guarded so that the log-likelihood of the
 # accepted parameters never decreases.
 
-# One evaluation: parameters normalised (standardised det gauge), their
-# vector theta, and the E-step statistics at them (NULL if unusable).  Run
+# One evaluation: parameters normalised (standardised det gauge), the
+# Cholesky factor of their sigma, their vector theta, and the E-step
+# statistics at them (NULL if unusable).  Run
 # some 40 times in a small fit, so kept to a few vectorised operations.
 mix_point <- function(par, ctx) {
   z <- to_std(par, ctx$std)
@@ -18,7 +19,8 @@ mix_point <- function(par, ctx) {
   z <- apply_scale(z, s)
   par <- from_std(z, ctx$std)
   t0 <- proc.time()[[3]]
-  st <- mix_estep(ctx$engine, par, ctx$what, chol_l = chol_z * ctx$std$scale)
+  chol_l <- chol_z * ctx$std$scale
+  st <- mix_estep(ctx$engine, par, ctx$what, chol_l = chol_l)
   ctx$clock$estep <- ctx$clock$estep + proc.time()[[3]] - t0
   ctx$clock$esteps <- ctx$clock$esteps + 1L
   if (!is.null(st$launches)) {
@@ -28,7 +30,8 @@ mix_point <- function(par, ctx) {
   chol_v <- chol_z[tri$lower]
   chol_v[tri$lower_diag] <- log_diag - 0.5 * log(s)
   list(
-    par = par, theta = theta_pack(z, ctx$family, ctx$symmetric, chol_v),
+    par = par, chol_l = chol_l,
+    theta = theta_pack(z, ctx$family, ctx$symmetric, chol_v),
     st = st, ok = ok, loglik = if (ok) st$loglik else NA_real_
   )
 }

@@ -318,7 +318,8 @@ mix_singular <- function(pt, ctx) {
   if (par$p - d / 2 > 0) {
     return(NULL)
   }
-  if (min(mix_tie_argument(par, ctx)) >= ctx$control$singular_tol) {
+  if (min(mix_tie_argument(par, pt$chol_l, ctx)) >=
+        ctx$control$singular_tol) {
     return(NULL)
   }
   sprintf(
@@ -332,19 +333,23 @@ mix_singular <- function(pt, ctx) {
 }
 
 # sqrt((a + G) (b + Q)) at the tied points (free of units and of the
-# gauge).  The skew-t has a = 0, and G = 0 when symmetric: for it,
-# sqrt(b + Q) in the det gauge of the data standardised by ctx$std, i.e.
-# with b + Q (free of units) times det(Sigma / D^2)^(1/d) (Y -> sY takes
-# b + Q to s (b + Q) and Sigma to Sigma / s).
-mix_tie_argument <- function(par, ctx) {
-  chol_l <- t(chol(par$sigma))
-  z <- forwardsolve(chol_l, t(ctx$ties$points) - par$mu)
+# gauge; chol_l: the lower Cholesky factor of par$sigma).  The skew-t has
+# a = 0, and G = 0 when symmetric: for it, sqrt(b + Q) in the det gauge of
+# the data standardised by ctx$std, i.e. b + Q (free of units) times
+# det(Sigma / D^2)^(1/d) (Y -> sY takes b + Q to s (b + Q) and Sigma to
+# Sigma / s).  Without the quadratic forms where the bound from b (Q >= 0)
+# already clears singular_tol.
+mix_tie_argument <- function(par, chol_l, ctx) {
   big_a <- if (ctx$family == "skewt") {
     d <- length(par$mu)
     exp(2 * (sum(log(diag(chol_l))) - sum(log(ctx$std$scale))) / d)
   } else {
     par$a + sum(forwardsolve(chol_l, par$gamma)^2)
   }
+  if (sqrt(big_a * par$b) >= ctx$control$singular_tol) {
+    return(sqrt(big_a * par$b))
+  }
+  z <- forwardsolve(chol_l, t(ctx$ties$points) - par$mu)
   sqrt(big_a * (par$b + colSums(z^2)))
 }
 
