@@ -88,3 +88,10 @@ backend_name <- function(backend, call) {
   }
   backends[[i]]
 }
+
+# The `device` argument of a C entry point that serves both backends (log K,
+# the GIG expectation map and solver, the univariate GH density): the CUDA
+# device index, or NULL for the CPU (which then uses its `threads`).
+device_arg <- function(backend, device) {
+  if (backend == "cuda") device else NULL
+}

@@ -55,11 +55,8 @@ log_besselK <- function(x, nu, gradient = FALSE, # nolint: object_name_linter.
   nx <- length(x)
   nnu <- length(nu)
   n <- if (nx == 0L || nnu == 0L) 0 else max(nx, nnu)
-  out <- if (backend == "cuda") {
-    .Call(ffi_cuda_log_besselK, as.double(x), as.double(nu), gradient, device)
-  } else {
-    .Call(ffi_log_besselK, as.double(x), as.double(nu), gradient, threads)
-  }
+  out <- .Call(ffi_log_besselK, as.double(x), as.double(nu), gradient,
+               threads, device_arg(backend, device))
   grad <- attr(out, "gradient", exact = TRUE)
   if (n > 0) {
     # base R keeps the attributes of the argument as long as the result,

@@ -43,7 +43,8 @@ apply_scale <- function(par, s) {
 set_gauge <- function(par, gauge) apply_scale(par, gauge_scale(par, gauge))
 
 gig_mean_value <- function(p, a, b) {
-  .Call(ffi_gig_expectation, as.double(p), as.double(a), as.double(b), 1L)[3]
+  .Call(ffi_gig_expectation, as.double(p), as.double(a), as.double(b), 1L,
+        NULL)[3]
 }
 
 logdet <- function(sigma) {

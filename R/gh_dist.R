@@ -564,15 +564,9 @@ dgh_multi <- function(x, mu, gamma, sigma, sigma_missing, p, a, b, log,
 # The univariate density on the chosen backend (arguments checked).
 dgh1_call <- function(x, mu, gamma, sigma, p, a, b, log, backend, device,
                       threads) {
-  if (backend == "cuda") {
-    .Call(ffi_cuda_dgh1, as.double(x), as.double(mu), as.double(gamma),
-          as.double(sigma), as.double(p), as.double(a), as.double(b), log,
-          device)
-  } else {
-    .Call(ffi_dgh1, as.double(x), as.double(mu), as.double(gamma),
-          as.double(sigma), as.double(p), as.double(a), as.double(b), log,
-          threads)
-  }
+  .Call(ffi_dgh1, as.double(x), as.double(mu), as.double(gamma),
+        as.double(sigma), as.double(p), as.double(a), as.double(b), log,
+        threads, device_arg(backend, device))
 }
 
 rgh_multi <- function(n, mu, gamma, sigma, sigma_missing, p, a, b, call) {

@@ -98,12 +98,8 @@ gig_expectation <- function(p, a, b, backend = c("cpu", "cuda"),
   call <- sys.call()
   args <- gig_param_args(list(p = p, a = a, b = b), backend, threads, call,
                          "gig_expectation", device = device, cuda = TRUE)
-  out <- if (args$backend == "cuda") {
-    .Call(ffi_cuda_gig_expectation, args$x$p, args$x$a, args$x$b,
-          args$device)
-  } else {
-    .Call(ffi_gig_expectation, args$x$p, args$x$a, args$x$b, args$threads)
-  }
+  out <- .Call(ffi_gig_expectation, args$x$p, args$x$a, args$x$b,
+               args$threads, device_arg(args$backend, args$device))
   rn <- NULL
   for (x in list(p, a, b)) {
     if (length(x) == nrow(out) && !is.null(names(x))) {
@@ -340,13 +336,8 @@ gig_from_expectation <- function(eta, ..., start = NULL, jacobian = FALSE,
   backend <- check_backend(backend, call = call, device = device)
   threads <- check_threads(threads, call = call)
 
-  res <- if (backend == "cuda") {
-    .Call(ffi_cuda_gig_from_expectation, m, st, ctrl$max_iter, ctrl$tol,
-          jacobian, device)
-  } else {
-    .Call(ffi_gig_from_expectation, m, st, ctrl$max_iter, ctrl$tol,
-          jacobian, threads)
-  }
+  res <- .Call(ffi_gig_from_expectation, m, st, ctrl$max_iter, ctrl$tol,
+               jacobian, threads, device_arg(backend, device))
   if (any(res$infeasible != 0L)) {
     abort_infeasible(res$infeasible, call)
   }

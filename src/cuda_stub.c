@@ -56,15 +56,10 @@ ghmix_status ghmix_cuda_gig_expectation_batch(size_t n, const double *p,
   return not_built(err);
 }
 
-ghmix_status ghmix_cuda_gig_from_expectation_batch(
-    size_t n, const double *eta, const double *start,
-    const ghmix_gig_solve_control *ctrl, double *p, double *a, double *b,
-    int *iterations, double *grad_norm, int *converged, double *condition,
-    int *note, int *infeasible, double *jacobian, int device,
-    ghmix_error *err) {
-  (void)n, (void)eta, (void)start, (void)ctrl, (void)p, (void)a, (void)b,
-      (void)iterations, (void)grad_norm, (void)converged, (void)condition,
-      (void)note, (void)infeasible, (void)jacobian, (void)device;
+ghmix_status
+ghmix_cuda_gig_from_expectation_batch(const ghmix_gig_solve_args *s, int device,
+                                      ghmix_error *err) {
+  (void)s, (void)device;
   return not_built(err);
 }
 

@@ -4,31 +4,6 @@
 #include "cpu/threads.h"
 #include "r_ffi.h"
 
-/* GIG expectation map (src/r_gig_solve.c) */
-SEXP ffi_gig_expectation(SEXP p, SEXP a, SEXP b, SEXP threads);
-SEXP ffi_gig_moment(SEXP p, SEXP a, SEXP b, SEXP order, SEXP what,
-                    SEXP threads);
-SEXP ffi_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter, SEXP tol,
-                              SEXP jacobian, SEXP threads);
-
-/* GIG distribution (src/r_gig.c) */
-SEXP ffi_dgig(SEXP x, SEXP p, SEXP a, SEXP b, SEXP give_log, SEXP threads);
-SEXP ffi_pgig(SEXP q, SEXP p, SEXP a, SEXP b, SEXP lower_tail, SEXP log_p,
-              SEXP threads);
-SEXP ffi_qgig(SEXP prob, SEXP p, SEXP a, SEXP b, SEXP lower_tail, SEXP log_p,
-              SEXP threads);
-SEXP ffi_rgig(SEXP n, SEXP p, SEXP a, SEXP b);
-
-/* GH distribution (src/r_gh_dist.c) */
-SEXP ffi_dgh1(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a, SEXP b,
-              SEXP give_log, SEXP threads);
-SEXP ffi_pgh(SEXP q, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a, SEXP b,
-             SEXP lower_tail, SEXP log_p, SEXP threads);
-SEXP ffi_qgh(SEXP prob, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a, SEXP b,
-             SEXP lower_tail, SEXP log_p, SEXP threads);
-SEXP ffi_dgh_rows(SEXP Q, SEXP B, SEXP d, SEXP p, SEXP a, SEXP b, SEXP gSg,
-                  SEXP logdet, SEXP give_log, SEXP threads);
-
 /* EM fitting of normal variance-mean mixtures (src/r_mixture.c) */
 SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
                    SEXP what, SEXP rows, SEXP threads);
@@ -43,36 +18,30 @@ SEXP ffi_estep_layout(SEXP d, SEXP components, SEXP cov, SEXP factors,
 
 /* CUDA backend (src/r_cuda.c; in a CPU-only build every one of these
  * signals ghmix_error_cuda_not_built) */
-SEXP ffi_cuda_log_besselK(SEXP x, SEXP nu, SEXP gradient, SEXP device);
-SEXP ffi_cuda_gig_expectation(SEXP p, SEXP a, SEXP b, SEXP device);
-SEXP ffi_cuda_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter,
-                                   SEXP tol, SEXP jacobian, SEXP device);
 SEXP ffi_cuda_mix_data_create(SEXP x, SEXP device);
 SEXP ffi_cuda_mix_data_free(SEXP handle);
 SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
                         SEXP consts, SEXP what, SEXP rows);
-SEXP ffi_cuda_dgh1(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a,
-                   SEXP b, SEXP give_log, SEXP device);
 SEXP ffi_cuda_mix_rows(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
                        SEXP what, SEXP moments, SEXP give_log, SEXP device);
 
 static const R_CallMethodDef call_methods[] = {
-    {"ffi_log_besselK", (DL_FUNC)&ffi_log_besselK, 4},
+    {"ffi_log_besselK", (DL_FUNC)&ffi_log_besselK, 5},
     {"ffi_build_info", (DL_FUNC)&ffi_build_info, 0},
     {"ffi_cuda_devices", (DL_FUNC)&ffi_cuda_devices, 0},
     {"ffi_cuda_require", (DL_FUNC)&ffi_cuda_require, 0},
     {"ffi_max_threads", (DL_FUNC)&ffi_max_threads, 0},
     /* GIG expectation map */
-    {"ffi_gig_expectation", (DL_FUNC)&ffi_gig_expectation, 4},
+    {"ffi_gig_expectation", (DL_FUNC)&ffi_gig_expectation, 5},
     {"ffi_gig_moment", (DL_FUNC)&ffi_gig_moment, 6},
-    {"ffi_gig_from_expectation", (DL_FUNC)&ffi_gig_from_expectation, 6},
+    {"ffi_gig_from_expectation", (DL_FUNC)&ffi_gig_from_expectation, 7},
     /* GIG distribution */
     {"ffi_dgig", (DL_FUNC)&ffi_dgig, 6},
     {"ffi_pgig", (DL_FUNC)&ffi_pgig, 7},
     {"ffi_qgig", (DL_FUNC)&ffi_qgig, 7},
     {"ffi_rgig", (DL_FUNC)&ffi_rgig, 4},
     /* GH distribution */
-    {"ffi_dgh1", (DL_FUNC)&ffi_dgh1, 9},
+    {"ffi_dgh1", (DL_FUNC)&ffi_dgh1, 10},
     {"ffi_pgh", (DL_FUNC)&ffi_pgh, 10},
     {"ffi_qgh", (DL_FUNC)&ffi_qgh, 10},
     {"ffi_dgh_rows", (DL_FUNC)&ffi_dgh_rows, 10},
@@ -85,14 +54,9 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_codes", (DL_FUNC)&ffi_codes, 0},
     {"ffi_estep_layout", (DL_FUNC)&ffi_estep_layout, 5},
     /* CUDA backend */
-    {"ffi_cuda_log_besselK", (DL_FUNC)&ffi_cuda_log_besselK, 4},
-    {"ffi_cuda_gig_expectation", (DL_FUNC)&ffi_cuda_gig_expectation, 4},
-    {"ffi_cuda_gig_from_expectation", (DL_FUNC)&ffi_cuda_gig_from_expectation,
-     6},
     {"ffi_cuda_mix_data_create", (DL_FUNC)&ffi_cuda_mix_data_create, 2},
     {"ffi_cuda_mix_data_free", (DL_FUNC)&ffi_cuda_mix_data_free, 1},
     {"ffi_cuda_mix_estep", (DL_FUNC)&ffi_cuda_mix_estep, 7},
-    {"ffi_cuda_dgh1", (DL_FUNC)&ffi_cuda_dgh1, 9},
     {"ffi_cuda_mix_rows", (DL_FUNC)&ffi_cuda_mix_rows, 9},
     {NULL, NULL, 0}};
 

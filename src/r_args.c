@@ -17,6 +17,10 @@ int ghmix_r_device(SEXP device) {
   return d;
 }
 
+int ghmix_r_device_or_cpu(SEXP device) {
+  return device == R_NilValue ? GHMIX_R_CPU : ghmix_r_device(device);
+}
+
 int ghmix_r_flag(SEXP x, const char *what) {
   int v = Rf_asLogical(x);
   if (v == NA_LOGICAL)

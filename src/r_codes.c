@@ -3,10 +3,10 @@
  * package is loaded, ffi_estep_layout() once per model shape. */
 #include <limits.h>
 
+#include "core/elementwise.h"
 #include "core/estep.h"
 #include "core/gig_solve.h"
 #include "core/mixture.h"
-#include "cpu/gig_solve_cpu.h"
 #include "r_ffi.h"
 
 typedef struct {
@@ -44,17 +44,17 @@ SEXP ffi_codes(void) {
                                          {"y", GHMIX_ROW_Y},
                                          {"log_y", GHMIX_ROW_LOG_Y}};
   static const code_entry gig_note[] = {
-      {"interior", GHMIX_GIG_INTERIOR},
-      {"gamma", GHMIX_GIG_GAMMA},
-      {"gamma_mle", GHMIX_GIG_GAMMA_MLE},
-      {"invgamma", GHMIX_GIG_INVGAMMA},
-      {"invgamma_mle", GHMIX_GIG_INVGAMMA_MLE},
-      {"out_of_range", GHMIX_GIG_OUT_OF_RANGE}};
+      {"interior", GHMIX_GIG_NOTE_INTERIOR},
+      {"gamma", GHMIX_GIG_NOTE_GAMMA},
+      {"gamma_mle", GHMIX_GIG_NOTE_GAMMA_MLE},
+      {"invgamma", GHMIX_GIG_NOTE_INVGAMMA},
+      {"invgamma_mle", GHMIX_GIG_NOTE_INVGAMMA_MLE},
+      {"out_of_range", GHMIX_GIG_NOTE_OUT_OF_RANGE}};
   static const code_entry gig_infeasible[] = {
-      {"feasible", GHMIX_GIG_FEASIBLE},
-      {"product", GHMIX_GIG_INF_PRODUCT},
-      {"upper", GHMIX_GIG_INF_UPPER},
-      {"lower", GHMIX_GIG_INF_LOWER}};
+      {"feasible", GHMIX_GIG_INFEASIBLE_NONE},
+      {"product", GHMIX_GIG_INFEASIBLE_PRODUCT},
+      {"upper", GHMIX_GIG_INFEASIBLE_UPPER},
+      {"lower", GHMIX_GIG_INFEASIBLE_LOWER}};
   static const code_entry gig_moment[] = {
       {"raw", GHMIX_GIG_MOMENT_RAW}, {"variance", GHMIX_GIG_MOMENT_VARIANCE}};
   static const char *groups[] = {"family",     "cov",      "estep",

@@ -1,7 +1,9 @@
-/* .Call glue for the CUDA backend (src/cuda/ghmix_cuda.h): the same results
- * as the CPU entry points of r_bessel.c, r_gig_solve.c, r_gh_dist.c (the
- * density) and r_mixture.c (the rows of an E-step), computed on a GPU, and
- * the device-resident data of the E-step.  The R callers validate
+/* .Call glue for the CUDA backend (src/cuda/ghmix_cuda.h) of the mixture:
+ * the same results as the CPU entry points of r_mixture.c (the rows of an
+ * E-step), computed on a GPU, and the device-resident data of the E-step.
+ * (log K, the GIG expectation map and solver and the univariate GH density
+ * take the device in their own entry points: r_bessel.c, r_gig_solve.c,
+ * r_gh_dist.c.)  The R callers validate
  * every argument first (so both backends give the same errors for bad
  * input); the checks here only guard against bugs in R/.  In a CPU-only
  * build the functions of ghmix_cuda.h are the stubs of cuda_stub.c and each
@@ -11,99 +13,6 @@
 
 #include "cuda/ghmix_cuda.h"
 #include "r_ffi.h"
-#include "r_gig_solve.h"
-
-/* log_besselK(backend = "cuda"): as ffi_log_besselK. */
-SEXP ffi_cuda_log_besselK(SEXP x, SEXP nu, SEXP gradient, SEXP device) {
-  R_xlen_t nx, nnu, n;
-  int want_grad, dev = ghmix_r_device(device);
-  double *gx = NULL, *gnu = NULL;
-  SEXP out, grad = R_NilValue;
-  ghmix_error err;
-
-  if (TYPEOF(x) != REALSXP || TYPEOF(nu) != REALSXP)
-    Rf_error("internal error: x and nu must be double vectors");
-  want_grad = Rf_asLogical(gradient);
-  if (want_grad == NA_LOGICAL)
-    Rf_error("internal error: gradient must be TRUE or FALSE");
-  nx = XLENGTH(x);
-  nnu = XLENGTH(nu);
-  n = (nx == 0 || nnu == 0) ? 0 : (nx > nnu ? nx : nnu);
-  if (want_grad && n > INT_MAX)
-    Rf_error("gradient = TRUE supports at most %d values", INT_MAX);
-
-  out = PROTECT(Rf_allocVector(REALSXP, n));
-  if (want_grad) {
-    grad = PROTECT(Rf_allocMatrix(REALSXP, (int)n, 2));
-    gx = REAL(grad);
-    gnu = gx + n;
-  }
-  if (ghmix_cuda_bessel_logk_batch((size_t)n, REAL(x), (size_t)nx, REAL(nu),
-                                   (size_t)nnu, REAL(out), gx, gnu, dev,
-                                   &err) != GHMIX_OK)
-    ghmix_r_stop(&err);
-  if (want_grad) {
-    Rf_setAttrib(out, Rf_install("gradient"), grad);
-    UNPROTECT(1);
-  }
-  UNPROTECT(1);
-  return out;
-}
-
-/* gig_expectation(backend = "cuda"): as ffi_gig_expectation. */
-SEXP ffi_cuda_gig_expectation(SEXP p, SEXP a, SEXP b, SEXP device) {
-  R_xlen_t n = 0, lens[3];
-  int dev = ghmix_r_device(device), i;
-  SEXP out;
-  ghmix_error err;
-  if (TYPEOF(p) != REALSXP || TYPEOF(a) != REALSXP || TYPEOF(b) != REALSXP)
-    Rf_error("internal error: p, a and b must be double vectors");
-  lens[0] = XLENGTH(p), lens[1] = XLENGTH(a), lens[2] = XLENGTH(b);
-  for (i = 0; i < 3; i++)
-    if (lens[i] > n)
-      n = lens[i];
-  if (lens[0] == 0 || lens[1] == 0 || lens[2] == 0)
-    n = 0;
-  if (n > INT_MAX)
-    Rf_error("gig_expectation() supports at most %d values", INT_MAX);
-  out = PROTECT(Rf_allocMatrix(REALSXP, (int)n, 3));
-  if (ghmix_cuda_gig_expectation_batch(
-          (size_t)n, REAL(p), (size_t)lens[0], REAL(a), (size_t)lens[1],
-          REAL(b), (size_t)lens[2], REAL(out), REAL(out) + n, REAL(out) + 2 * n,
-          dev, &err) != GHMIX_OK)
-    ghmix_r_stop(&err);
-  UNPROTECT(1);
-  return out;
-}
-
-/* gig_from_expectation(backend = "cuda"): as ffi_gig_from_expectation,
- * the same list. */
-SEXP ffi_cuda_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter,
-                                   SEXP tol, SEXP jacobian, SEXP device) {
-  ghmix_gig_solve_control ctrl;
-  ghmix_error err;
-  ghmix_status st;
-  int dev = ghmix_r_device(device);
-  double *jp;
-  SEXP out = ghmix_r_gig_solve_prepare(eta, start, max_iter, tol, jacobian,
-                                       &ctrl, &jp);
-  R_xlen_t n = Rf_nrows(eta);
-  st = ghmix_cuda_gig_from_expectation_batch(
-      (size_t)n, REAL(eta), start == R_NilValue ? NULL : REAL(start), &ctrl,
-      REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)),
-      REAL(VECTOR_ELT(out, 2)), INTEGER(VECTOR_ELT(out, 3)),
-      REAL(VECTOR_ELT(out, 4)), LOGICAL(VECTOR_ELT(out, 5)),
-      REAL(VECTOR_ELT(out, 6)), INTEGER(VECTOR_ELT(out, 7)),
-      INTEGER(VECTOR_ELT(out, 8)), jp, dev, &err);
-  /* a bad row (index >= 0) is reported by R from `infeasible`, as for the
-   * CPU; anything else (no device, CUDA failures) is an error here */
-  if (st != GHMIX_OK &&
-      !((st == GHMIX_ERR_INFEASIBLE || st == GHMIX_ERR_DOMAIN) &&
-        err.index >= 0))
-    ghmix_r_stop(&err);
-  UNPROTECT(1);
-  return out;
-}
 
 /* ---------------------------------------------------------------------
  * The E-step's device-resident data: an external pointer (tag
@@ -187,27 +96,6 @@ SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
 
 /* ---------------------------------------------------------------------
  * Densities and posterior moments per row (one launch each). */
-
-/* dgh(backend = "cuda") for a univariate x: as ffi_dgh1 (R's recycling of
- * the seven double vectors x, mu, gamma, sigma, p, a, b). */
-SEXP ffi_cuda_dgh1(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a,
-                   SEXP b, SEXP give_log, SEXP device) {
-  SEXP out;
-  const double *in[GHMIX_GH1_NARGS];
-  size_t len[GHMIX_GH1_NARGS];
-  int dev = ghmix_r_device(device), lg = Rf_asLogical(give_log);
-  R_xlen_t n;
-  ghmix_error err;
-  if (lg == NA_LOGICAL)
-    Rf_error("internal error: log must be TRUE or FALSE");
-  n = ghmix_r_gh1_args(x, mu, gamma, sigma, p, a, b, in, len);
-  out = PROTECT(Rf_allocVector(REALSXP, n));
-  if (ghmix_cuda_gh1_density_batch((size_t)n, in, len, lg, REAL(out), dev,
-                                   &err) != GHMIX_OK)
-    ghmix_r_stop(&err);
-  UNPROTECT(1);
-  return out;
-}
 
 /* The mixture at the rows of the double matrix x, on the GPU: one thread
  * per row solves z = L^-1 (x_i - center) and runs ghmix_mix_row.  center,

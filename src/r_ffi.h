@@ -12,8 +12,12 @@
 
 /* r_args.c: argument checks of the glue (an R caller's bug is an
  * "internal error"). */
-int ghmix_r_threads(SEXP threads);          /* a positive integer */
-int ghmix_r_device(SEXP device);            /* a non-negative integer */
+int ghmix_r_threads(SEXP threads); /* a positive integer */
+int ghmix_r_device(SEXP device);   /* a non-negative integer */
+/* The backend of an entry point that serves both: NULL means the CPU
+ * (GHMIX_R_CPU), anything else a CUDA device index (ghmix_r_device). */
+#define GHMIX_R_CPU (-1)
+int ghmix_r_device_or_cpu(SEXP device);
 int ghmix_r_flag(SEXP x, const char *what); /* TRUE or FALSE */
 int ghmix_r_int(SEXP x, const char *what, int lo, int hi);
 /* REAL(x) of a double vector, or of a double matrix of nrow x ncol (-1:
@@ -23,12 +27,6 @@ double *ghmix_r_double_matrix(SEXP x, R_xlen_t nrow, R_xlen_t ncol,
                               const char *what);
 /* R's recycled length of k vectors: 0 if any is empty, else the longest. */
 R_xlen_t ghmix_r_recycled_length(const SEXP *xs, int k);
-
-/* r_gh_dist.c: the seven recycled double vectors of a univariate GH
- * function (x, mu, gamma, sigma, p, a, b) into in[] and len[] (7 each);
- * returns the result length. */
-R_xlen_t ghmix_r_gh1_args(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p,
-                          SEXP a, SEXP b, const double **in, size_t *len);
 
 /* r_mixture.c: the one-component E-step model of the .Call arguments
  * (center, chol = L, g = L^-1 gamma, consts = c(p, a, b, gsg, logdet) as
@@ -50,8 +48,31 @@ SEXP ghmix_r_estep_prepare(SEXP center, SEXP chol, SEXP g, SEXP consts,
                            SEXP what, SEXP rows, int d, R_xlen_t n,
                            ghmix_r_estep *e);
 
-/* r_bessel.c */
-SEXP ffi_log_besselK(SEXP x, SEXP nu, SEXP gradient, SEXP threads);
+/* .Call entry points of log K, the GIG and the univariate GH functions
+ * (src/r_bessel.c, r_gig_solve.c, r_gig.c, r_gh_dist.c).  device: NULL for
+ * the CPU (with `threads`), else a CUDA device index. */
+SEXP ffi_log_besselK(SEXP x, SEXP nu, SEXP gradient, SEXP threads, SEXP device);
+SEXP ffi_gig_expectation(SEXP p, SEXP a, SEXP b, SEXP threads, SEXP device);
+SEXP ffi_gig_moment(SEXP p, SEXP a, SEXP b, SEXP order, SEXP what,
+                    SEXP threads);
+SEXP ffi_gig_from_expectation(SEXP eta, SEXP start, SEXP max_iter, SEXP tol,
+                              SEXP jacobian, SEXP threads, SEXP device);
+
+SEXP ffi_dgig(SEXP x, SEXP p, SEXP a, SEXP b, SEXP give_log, SEXP threads);
+SEXP ffi_pgig(SEXP q, SEXP p, SEXP a, SEXP b, SEXP lower_tail, SEXP log_p,
+              SEXP threads);
+SEXP ffi_qgig(SEXP prob, SEXP p, SEXP a, SEXP b, SEXP lower_tail, SEXP log_p,
+              SEXP threads);
+SEXP ffi_rgig(SEXP n, SEXP p, SEXP a, SEXP b);
+
+SEXP ffi_dgh1(SEXP x, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a, SEXP b,
+              SEXP give_log, SEXP threads, SEXP device);
+SEXP ffi_pgh(SEXP q, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a, SEXP b,
+             SEXP lower_tail, SEXP log_p, SEXP threads);
+SEXP ffi_qgh(SEXP prob, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a, SEXP b,
+             SEXP lower_tail, SEXP log_p, SEXP threads);
+SEXP ffi_dgh_rows(SEXP Q, SEXP B, SEXP d, SEXP p, SEXP a, SEXP b, SEXP gSg,
+                  SEXP logdet, SEXP give_log, SEXP threads);
 
 /* r_info.c */
 SEXP ffi_build_info(void);

@@ -1,7 +1,7 @@
 /* What every batch driver (src/cpu, src/cuda, and the serial sampler in
- * src/core) shares: R's recycling of vector arguments, the values at the
- * edges of the per-element functions' domains, and the status of a batch
- * stopped by an interrupt between chunks. */
+ * src/core) shares: R's recycling of vector arguments, the propagation of
+ * NaN inputs, and the status of a batch stopped by an interrupt between
+ * chunks.  The per-element bodies themselves are in elementwise.h. */
 #ifndef GHMIX_BATCH_H
 #define GHMIX_BATCH_H
 
@@ -33,40 +33,15 @@ GHMIX_INLINE double ghmix_na_sum(double x, double y) {
   return v;
 }
 
-/* log K_nu(x), d/dx and d/dnu where x > 0 and nu finite do not both hold
- * (see ghmix_bessel_logk_batch in src/cpu/bessel_cpu.h): NaN in gives
- * x + nu (an R NA stays NA), x < 0 NaN, x = +Inf -Inf (NaN with |nu| =
- * Inf), x = 0 or |nu| = Inf +Inf.  Returns 1 when it has filled the outputs,
- * 0 when (x, nu) is inside the domain of ghmix_bessel_eval. */
-GHMIX_INLINE int ghmix_logk_special(double x, double nu, double *v, double *gx,
-                                    double *gnu) {
-  if (isnan(x) || isnan(nu)) {
-    *v = *gx = *gnu = ghmix_na_sum(x, nu); /* keeps R's NA payload */
-    return 1;
-  }
-  if (x < 0) {
-    *v = *gx = *gnu = NAN;
-    return 1;
-  }
-  if (isinf(x)) { /* x = +Inf: K -> 0 */
-    if (isinf(nu)) {
-      *v = *gx = *gnu = NAN;
-    } else {
-      *v = -INFINITY;
-      *gx = -1.0;
-      *gnu = 0.0;
-    }
-    return 1;
-  }
-  if (x == 0 || isinf(nu)) { /* K -> +Inf */
-    *v = INFINITY;
-    *gx = -INFINITY;
-    *gnu = nu == 0 ? 0.0 : copysign(INFINITY, nu);
-    return 1;
-  }
-  return 0;
+/* The status of a batch with an empty input `what` and n > 0 (host only). */
+static inline ghmix_status ghmix_empty_input(ghmix_error *err,
+                                             const char *what) {
+  return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                         "%s must not be empty when n > 0", what);
 }
 
+/* The status of a batch stopped by an interrupt after `done` of n elements
+ * (host only). */
 static inline ghmix_status ghmix_interrupted(ghmix_error *err, size_t done,
                                              size_t n) {
   return ghmix_error_set(err, GHMIX_ERR_INTERRUPTED, (ptrdiff_t)done,

@@ -13,10 +13,8 @@
  *     Kyoto Univ. 9:721-741).
  * Terms are exp(log f(z) - l0 + log Jacobian) with l0 the log density near
  * the start, so nothing overflows or underflows however small the tail.
- * The nodes of step h0 are walked out from v = 0 until the terms are
- * negligible; then h is halved (every sum reused) until two estimates
- * agree (the error of the latest is then about delta^2 / delta_prev:
- * Bailey, Jeyabalan and Li 2005).
+ * The rule itself (walks, step halving, stopping test) is de_quad.c's, the
+ * one the GIG tails use too.
  *
  * Where a walk leaves the doubles before its terms are negligible, the
  * rule continues on a model of the integrand fitted at its last two nodes:
@@ -35,21 +33,20 @@
 #include <math.h>
 
 #include "bessel.h"
+#include "de_quad.h"
 #include "gig_solve.h"
+#include "logspace.h"
 
 #define GH_LN2 0.69314718055994530942
 #define GH_PI 3.14159265358979323846
 #define GH_HALF_LOG_HALF_PI 0.22579135264472743 /* log(pi / 2) / 2 */
 
-/* Quadrature controls. */
-#define GH_H0 0.5      /* step of the first level */
-#define GH_LEVELS 8    /* at most 8 halvings: h = 1/512 */
-#define GH_MIN_LEVEL 2 /* at least h = 1/8 */
-#define GH_NEGLIGIBLE 1e-20
-#define GH_ZCAP 1e150    /* |z| beyond which a power tail is modelled */
-#define GH_DMIN 1e-290   /* distances from z0 = 0 below this are modelled */
-#define GH_VMAX 2000.0   /* bound of the half-line walks in v */
-#define GH_FIN_VMAX 6.25 /* bound of the tanh-sinh walks */
+/* Quadrature: the models beyond the walks of de_quad.c. */
+#define GH_NEGLIGIBLE 1e-20 /* a modelled term that ends the model's sum */
+#define GH_ZCAP 1e150       /* |z| beyond which a power tail is modelled */
+#define GH_DMIN 1e-290      /* distances from z0 = 0 below this are modelled */
+#define GH_VMAX 2000.0      /* bound of the half-line walks in v */
+#define GH_FIN_VMAX 6.25    /* bound of the tanh-sinh walks */
 #define GH_MODEL_MAX 200000
 #define GH_TCAP 1e100 /* tails from beyond this continue on the power law */
 #define GH_PURE 1e30  /* a power tail is pure (to 1e-30) this far out */
@@ -129,23 +126,11 @@ static double gh1_dlpdf(const ghmix_gh1 *h, double z) {
 }
 #endif
 
-GHMIX_INLINE double gh_logadd(double x, double y) {
-  double hi = x > y ? x : y, lo = x > y ? y : x;
-  if (lo == -INFINITY)
-    return hi;
-  return hi + log1p(exp(lo - hi));
-}
-
-/* log(e^x - e^y) for y <= x - log 2 (no cancellation). */
-GHMIX_INLINE double gh_logsub(double x, double y) {
-  return x + log1p(-exp(y - x));
-}
-
 /* ---------------------------------------------------------------------- */
 /* Set-up                                                                   */
 
-GHMIX_HD int ghmix_gh1_init(double p, double a, double b, double g,
-                            ghmix_gh1 *h) {
+GHMIX_HD int ghmix_gh1_init_density(double p, double a, double b, double g,
+                                    ghmix_gh1 *h) {
   double w, wr;
   h->valid = 0;
   h->complete = 0;
@@ -259,7 +244,7 @@ static double find_mode(const ghmix_gh1 *h, double s0) {
 }
 
 /* ---------------------------------------------------------------------- */
-/* Double-exponential rules                                                 */
+/* Double-exponential rules (de_quad.h)                                     */
 
 typedef struct {
   const ghmix_gh1 *h;
@@ -267,13 +252,15 @@ typedef struct {
   double z0, z1, dir;
   double ls; /* log s (half-line) or log |z1 - z0| (finite) */
   double l0; /* reference log density */
+  /* the previous node of each walk: log term, log dist, log density */
+  double lt_right, ld_left, ell_left;
+  double lpure; /* log dist from where a power tail is pure */
   /* models beyond the walks */
   int left_model, right_model;
-  double vlo, vhi;           /* outermost real nodes */
+  double vlo;                /* outermost real node on the left */
   double lt_lo, ld_lo, beta; /* start model: log term, log dist, exponent */
   double lt_hi, slope;       /* far model: log term, d log term / dv */
   double v_pure, lt_pure;    /* first node where the power law is pure */
-  int bad;                   /* a model could not be fitted */
 } de_job;
 
 /* The node at v: log of its distance from z0 (ld), the log Jacobian
@@ -317,21 +304,67 @@ static double de_jac_rest(const de_job *j, double v) {
   }
 }
 
-/* log term at v; 0 when not representable. */
-static int de_logterm(const de_job *j, double v, double *lt, double *ld,
-                      double *ell) {
-  double lj, z;
-  if (!de_node(j, v, ld, &lj, &z))
+/* The term at v, exp(log f(z) - l0 + log Jacobian); along the walks, what
+ * the models beyond them are fitted to: on the right the slope of the log
+ * terms in v (and where the power law is pure), on the left the exponent
+ * beta of f ~ dist^(beta - 1) near z0. */
+static int de_term(void *ctx, double v, ghmix_de_phase phase, double *t) {
+  de_job *j = (de_job *)ctx;
+  double lj, z, lt, ld, ell;
+  if (!de_node(j, v, &ld, &lj, &z))
     return 0;
-  *ell = gh1_lpdf(j->h, z);
-  *lt = *ell - j->l0 + lj;
+  ell = gh1_lpdf(j->h, z);
+  lt = ell - j->l0 + lj;
+  *t = exp(lt);
+  if (phase == GHMIX_DE_CENTRE) {
+    j->lt_right = lt;
+    j->ld_left = ld;
+    j->ell_left = ell;
+  } else if (phase == GHMIX_DE_RIGHT) {
+    j->slope = (lt - j->lt_right) / GHMIX_DE_STEP;
+    j->lt_right = lt;
+    if (!j->finite && isnan(j->v_pure) && ld >= j->lpure) {
+      j->v_pure = v;
+      j->lt_pure = lt;
+    }
+  } else if (phase == GHMIX_DE_LEFT) {
+    j->vlo = v;
+    if (!j->finite || v <= 0) {
+      j->beta = 1.0 + (ell - j->ell_left) / (ld - j->ld_left);
+      j->lt_lo = lt;
+      j->ld_lo = ld;
+    }
+    j->ld_left = ld;
+    j->ell_left = ell;
+  }
   return 1;
+}
+
+/* A walk met a node beyond the doubles after its last node v_last: on the
+ * right (beyond GH_ZCAP) the terms continue geometrically from the last
+ * nodes, on the left (too close to z0 = 0) on the power law
+ * dist^(beta - 1). */
+static int de_edge(void *ctx, int side, double v_last) {
+  de_job *j = (de_job *)ctx;
+  if (side < 0) {
+    j->left_model = 1;
+    return v_last < 0 && j->beta > 0;
+  }
+  j->right_model = 1;
+  j->lt_hi = j->lt_right;
+  /* the terms are geometric in v from where the power law is pure: take
+   * the ratio over that whole stretch (the rounding of log f, ~1e-16 of
+   * its size, then hardly affects it) */
+  if (!isnan(j->v_pure) && v_last - j->v_pure >= 5.0)
+    j->slope = (j->lt_hi - j->lt_pure) / (v_last - j->v_pure);
+  return j->slope < 0 && v_last >= GHMIX_DE_STEP;
 }
 
 /* Sum of the modelled terms beyond the real nodes, for step h (the
  * terms not yet multiplied by h); scale: the sum of the real terms, for the
  * stopping test. */
-static double de_model_sum(const de_job *j, double h, double scale) {
+static double de_model_sum(void *ctx, double h, double scale) {
+  const de_job *j = (const de_job *)ctx;
   double s = 0.0;
   if (j->right_model) /* sum_{k >= 1} T r^k, r = e^(slope h) < 1 */
     s += exp(j->lt_hi + j->slope * h) / -expm1(j->slope * h);
@@ -355,113 +388,17 @@ static double de_model_sum(const de_job *j, double h, double scale) {
   return s;
 }
 
-GHMIX_INLINE int de_converged(double delta, double delta_prev) {
-  if (delta <= 1e-15)
-    return 1;
-  return delta <= 1e-6 && delta * delta <= 1e-15 * delta_prev;
-}
-
 /* log of the integral described by j (j->l0 added back). */
 static double de_integrate(de_job *j) {
-  double h = GH_H0, sum, prev, est, delta, delta_prev = 1.0, v;
-  double lt, ld, ell, lt1 = NAN, ld1 = NAN, ell1 = NAN, lpure;
-  double vmax = j->finite ? GH_FIN_VMAX : GH_VMAX;
-  int k, level;
+  ghmix_de_integrand in = {de_term, de_edge, de_model_sum, NULL, 0.0, 0.0};
+  in.ctx = j;
+  in.vright = in.vleft = j->finite ? GH_FIN_VMAX : GH_VMAX;
   j->left_model = j->right_model = 0;
-  j->bad = 0;
-  j->vlo = j->vhi = 0.0;
-  if (!de_logterm(j, 0.0, &lt, &ld, &ell))
-    return NAN;
-  sum = exp(lt);
-  /* walk right (away from the start) */
-  lt1 = lt;
-  j->v_pure = NAN;
-  j->lt_pure = NAN;
-  lpure = log(GH_PURE) + log(fmax(1.0, fmax(fabs(j->z0), exp(j->ls))));
-  for (k = 1; k * GH_H0 <= vmax; k++) {
-    double ltk, ldk, ellk, t;
-    v = k * GH_H0;
-    if (!de_logterm(j, v, &ltk, &ldk, &ellk)) {
-      /* beyond GH_ZCAP: geometric terms from the last nodes */
-      j->right_model = 1;
-      j->lt_hi = lt1;
-      break;
-    }
-    t = exp(ltk);
-    sum += t;
-    j->vhi = v;
-    j->slope = (ltk - lt1) / GH_H0;
-    lt1 = ltk;
-    if (!j->finite && isnan(j->v_pure) && ldk >= lpure) {
-      j->v_pure = v;
-      j->lt_pure = ltk;
-    }
-    if (t <= GH_NEGLIGIBLE * sum)
-      break;
-  }
-  if (j->right_model) {
-    /* the terms are geometric in v from where the power law is pure: take
-     * the ratio over that whole stretch (the rounding of log f, ~1e-16 of
-     * its size, then hardly affects it) */
-    if (!isnan(j->v_pure) && j->vhi - j->v_pure >= 5.0)
-      j->slope = (j->lt_hi - j->lt_pure) / (j->vhi - j->v_pure);
-    if (!(j->slope < 0) || j->vhi < GH_H0) {
-      j->bad = 1;
-      return NAN;
-    }
-  }
-  /* walk left (toward the start) */
-  lt1 = lt;
-  ld1 = ld;
-  ell1 = ell;
-  for (k = 1; k * GH_H0 <= vmax; k++) {
-    double ltk, ldk, ellk, t;
-    v = -k * GH_H0;
-    if (!de_logterm(j, v, &ltk, &ldk, &ellk)) {
-      /* too close to z0 = 0: a power law dist^(beta - 1) from the last two
-       * nodes */
-      if (k < 2) {
-        j->bad = 1;
-        return NAN;
-      }
-      j->left_model = 1;
-      break;
-    }
-    t = exp(ltk);
-    sum += t;
-    j->vlo = v;
-    if (!j->finite || v <= 0) {
-      j->beta = 1.0 + (ellk - ell1) / (ldk - ld1);
-      j->lt_lo = ltk;
-      j->ld_lo = ldk;
-    }
-    lt1 = ltk;
-    ld1 = ldk;
-    ell1 = ellk;
-    if (t <= GH_NEGLIGIBLE * sum)
-      break;
-  }
-  if (j->left_model && !(j->beta > 0)) {
-    j->bad = 1;
-    return NAN;
-  }
-  prev = (sum + de_model_sum(j, h, sum)) * h;
-  for (level = 1; level <= GH_LEVELS; level++) {
-    long n, i;
-    h *= 0.5;
-    n = (long)floor((j->vhi - j->vlo) / h + 0.5);
-    for (i = 1; i < n; i += 2) {
-      if (de_logterm(j, j->vlo + i * h, &lt, &ld, &ell))
-        sum += exp(lt);
-    }
-    est = (sum + de_model_sum(j, h, sum)) * h;
-    delta = fabs(est - prev) / est;
-    prev = est;
-    if (level >= GH_MIN_LEVEL && de_converged(delta, delta_prev))
-      break;
-    delta_prev = delta;
-  }
-  return log(prev) + j->l0;
+  j->vlo = 0.0;
+  j->slope = j->beta = NAN;
+  j->v_pure = j->lt_pure = NAN;
+  j->lpure = log(GH_PURE) + log(fmax(1.0, fmax(fabs(j->z0), exp(j->ls))));
+  return log(ghmix_de_integrate(&in)) + j->l0;
 }
 
 /* log of the integral of f over the half-line from z0 in direction dir
@@ -495,6 +432,12 @@ static double finite_log(const ghmix_gh1 *h, double z0, double z1) {
   return de_integrate(&j);
 }
 
+int ghmix_gh1_init(double p, double a, double b, double g, ghmix_gh1 *h) {
+  int valid = ghmix_gh1_init_density(p, a, b, g, h);
+  ghmix_gh1_complete(h);
+  return valid;
+}
+
 void ghmix_gh1_complete(ghmix_gh1 *h) {
   double m, s0, c, s_zero, raw[3], total;
   if (!h->valid || h->complete)
@@ -514,7 +457,7 @@ void ghmix_gh1_complete(ghmix_gh1 *h) {
     raw[1] = -INFINITY;
     raw[0] = h->g == 0 ? raw[2] : half_log(h, 0.0, -1, h->s_left);
   }
-  total = gh_logadd(gh_logadd(raw[0], raw[1]), raw[2]);
+  total = ghmix_log_add(ghmix_log_add(raw[0], raw[1]), raw[2]);
   h->log_piece[0] = raw[0] - total;
   h->log_piece[1] = raw[1] - total;
   h->log_piece[2] = raw[2] - total;
@@ -566,33 +509,33 @@ static void logcdf_frame(const ghmix_gh1 *h, double z, double *lo, double *up) {
   }
   if (z < 0) {
     out = half_log(h, z, -1, tail_scale(h, z, -1)) - h->log_norm;
-    inner = out <= lp[0] - GH_LN2 ? gh_logsub(lp[0], out)
+    inner = out <= lp[0] - GH_LN2 ? ghmix_log_sub(lp[0], out)
                                   : finite_log(h, 0.0, z) - h->log_norm;
     *lo = out;
-    *up = gh_logadd(inner, gh_logadd(lp[1], lp[2]));
+    *up = ghmix_log_add(inner, ghmix_log_add(lp[1], lp[2]));
   } else if (z <= c) {
     double i0, i1;
     if (z == 0) {
       *lo = lp[0];
-      *up = gh_logadd(lp[1], lp[2]);
+      *up = ghmix_log_add(lp[1], lp[2]);
       return;
     }
     if (z == c) {
-      *lo = gh_logadd(lp[0], lp[1]);
+      *lo = ghmix_log_add(lp[0], lp[1]);
       *up = lp[2];
       return;
     }
     i0 = finite_log(h, z, 0.0) - h->log_norm; /* [0, z]: f larger at z */
-    i1 = i0 <= lp[1] - GH_LN2 ? gh_logsub(lp[1], i0)
+    i1 = i0 <= lp[1] - GH_LN2 ? ghmix_log_sub(lp[1], i0)
                               : finite_log(h, c, z) - h->log_norm;
-    *lo = gh_logadd(lp[0], i0);
-    *up = gh_logadd(i1, lp[2]);
+    *lo = ghmix_log_add(lp[0], i0);
+    *up = ghmix_log_add(i1, lp[2]);
   } else {
     out = half_log(h, z, 1, tail_scale(h, z, 1)) - h->log_norm;
-    inner = out <= lp[2] - GH_LN2 ? gh_logsub(lp[2], out)
+    inner = out <= lp[2] - GH_LN2 ? ghmix_log_sub(lp[2], out)
                                   : finite_log(h, c, z) - h->log_norm;
     *up = out;
-    *lo = gh_logadd(gh_logadd(lp[0], lp[1]), inner);
+    *lo = ghmix_log_add(ghmix_log_add(lp[0], lp[1]), inner);
   }
   /* the larger tail from the smaller one (at most about 1/2): the two
    * then sum to 1 to rounding, and the larger is exact in log for log.p */
@@ -607,13 +550,12 @@ static void logcdf_frame(const ghmix_gh1 *h, double z, double *lo, double *up) {
     *up = 0;
 }
 
-void ghmix_gh1_logcdf(ghmix_gh1 *h, double z, double *log_lower,
+void ghmix_gh1_logcdf(const ghmix_gh1 *h, double z, double *log_lower,
                       double *log_upper) {
-  if (!h->valid) {
+  if (!h->valid || !h->complete) {
     *log_lower = *log_upper = NAN;
     return;
   }
-  ghmix_gh1_complete(h);
   if (h->flip)
     logcdf_frame(h, -z, log_upper, log_lower);
   else
@@ -699,7 +641,7 @@ static double quantile_frame(const ghmix_gh1 *h, double lt, int lower) {
   q.h = h;
   q.lower = lower;
   if (lower) {
-    double l01 = gh_logadd(lp[0], lp[1]);
+    double l01 = ghmix_log_add(lp[0], lp[1]);
     if (lt <= lp[0]) { /* x <= 0 */
       q.base = 0.0;
       q.sgn = -1.0;
@@ -720,7 +662,7 @@ static double quantile_frame(const ghmix_gh1 *h, double lt, int lower) {
       s = h->s_right;
     }
   } else {
-    double u12 = gh_logadd(lp[1], lp[2]);
+    double u12 = ghmix_log_add(lp[1], lp[2]);
     if (lt <= lp[2]) { /* x >= c */
       q.base = c;
       q.sgn = 1.0;
@@ -788,14 +730,13 @@ static double quantile_frame(const ghmix_gh1 *h, double lt, int lower) {
   return q.base + q.sgn * exp(xi);
 }
 
-double ghmix_gh1_quantile(ghmix_gh1 *h, double logprob, int lower) {
-  if (!h->valid || isnan(logprob) || logprob > 0)
+double ghmix_gh1_quantile(const ghmix_gh1 *h, double logprob, int lower) {
+  if (!h->valid || !h->complete || isnan(logprob) || logprob > 0)
     return NAN;
   if (logprob == -INFINITY)
     return lower ? -INFINITY : INFINITY;
   if (logprob == 0)
     return lower ? INFINITY : -INFINITY;
-  ghmix_gh1_complete(h);
   /* work with the smaller tail */
   if (logprob > -GH_LN2) {
     logprob = log(-expm1(logprob));
@@ -809,7 +750,7 @@ double ghmix_gh1_quantile(ghmix_gh1 *h, double logprob, int lower) {
 /* ---------------------------------------------------------------------- */
 /* Base-R semantics                                                         */
 
-double ghmix_gh1_cdf_x(ghmix_gh1 *h, double q, double mu, double sigma,
+double ghmix_gh1_cdf_x(const ghmix_gh1 *h, double q, double mu, double sigma,
                        int lower_tail, int log_p) {
   double lo, up, l;
   if (isnan(q) || isnan(mu) || isnan(sigma))
@@ -821,27 +762,23 @@ double ghmix_gh1_cdf_x(ghmix_gh1 *h, double q, double mu, double sigma,
   return log_p ? l : exp(l);
 }
 
-double ghmix_gh1_qf_x(ghmix_gh1 *h, double prob, double mu, double sigma,
+double ghmix_gh1_qf_x(const ghmix_gh1 *h, double prob, double mu, double sigma,
                       int lower_tail, int log_p) {
   double lp;
   if (isnan(prob) || isnan(mu) || isnan(sigma))
     return prob + mu + sigma;
   if (!h->valid || !(sigma > 0) || !isfinite(sigma) || !isfinite(mu))
     return NAN;
+  if (!ghmix_prob_ok(prob, log_p))
+    return NAN;
   if (log_p) {
-    if (prob > 0)
-      return NAN;
     lp = prob;
-  } else {
-    if (prob < 0 || prob > 1)
-      return NAN;
+  } else if (prob > 0.5) {
     /* 1 - prob is exact for prob >= 1/2: take the smaller tail here */
-    if (prob > 0.5) {
-      lp = log1p(-prob);
-      lower_tail = !lower_tail;
-    } else {
-      lp = log(prob);
-    }
+    lp = log1p(-prob);
+    lower_tail = !lower_tail;
+  } else {
+    lp = log(prob);
   }
   return mu + sigma * ghmix_gh1_quantile(h, lp, lower_tail);
 }

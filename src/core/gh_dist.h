@@ -40,10 +40,11 @@
  * in the variable log|x - x0| (x0 = 0 or the mode), safeguarded by
  * bisection.
  *
- * Plain C, no R headers.  The set-up and the density (ghmix_gh1_init,
- * ghmix_gh1_logpdf, ghmix_gh1_density_x) are single-source host and device
- * code, which the CUDA backend runs; the distribution and quantile
- * functions are host only (the integrals are adaptive). */
+ * Plain C, no R headers.  The set-up for the density and the density
+ * (ghmix_gh1_init_density, ghmix_gh1_logpdf, ghmix_gh1_density_x) are
+ * single-source host and device code, which the CUDA backend runs; the
+ * complete set-up, the distribution and the quantile functions are host only
+ * (the integrals are adaptive). */
 #ifndef GHMIX_GH_DIST_H
 #define GHMIX_GH_DIST_H
 
@@ -64,7 +65,7 @@ typedef struct {
   double w_hankel;    /* Hankel's expansion for log K_q(w) + w above this */
   double typical_y;   /* the mode of the density of log Y (a length^2) */
   /* Filled by ghmix_gh1_complete: */
-  int complete;
+  int complete;  /* the fields below are set */
   double mode;   /* c >= 0 */
   double s_left; /* length scales of the density on each side of c */
   double s_right;
@@ -72,39 +73,44 @@ typedef struct {
   double log_norm;     /* log of the quadrature's P0 + P1 + P2 (about 0) */
 } ghmix_gh1;
 
-/* Prepares h for Z = Y g + sqrt(Y) N with Y ~ GIG(p, a, b).  Returns 1 for a
- * valid set, 0 (h->valid = 0) when (p, a, b) is not a GIG (see
- * ghmix_gig_valid) or g is not finite. */
-GHMIX_HD int ghmix_gh1_init(double p, double a, double b, double g,
-                            ghmix_gh1 *h);
+/* Prepares h for the density of Z = Y g + sqrt(Y) N with Y ~ GIG(p, a, b).
+ * Returns 1 for a valid set, 0 (h->valid = 0) when (p, a, b) is not a GIG
+ * (see ghmix_gig_valid) or g is not finite. */
+GHMIX_HD int ghmix_gh1_init_density(double p, double a, double b, double g,
+                                    ghmix_gh1 *h);
 
-/* Finds the mode and the three pieces (the distribution and quantile
- * functions call it when needed; a shared h must be completed before it is
- * used by several threads). */
+/* Finds the mode and the three pieces of a valid h unless it is complete.
+ * The distribution and quantile functions read a complete h only (NaN
+ * otherwise), so a shared h is completed once, before the threads start. */
 void ghmix_gh1_complete(ghmix_gh1 *h);
+
+/* ghmix_gh1_init_density and ghmix_gh1_complete: everything the density,
+ * distribution and quantile functions need. */
+int ghmix_gh1_init(double p, double a, double b, double g, ghmix_gh1 *h);
 
 /* log f(z) of the caller's Z (flip applied); -Inf at z = +-Inf, +Inf at
  * the variance-gamma singularity z = 0, NaN for NaN z. */
 GHMIX_HD double ghmix_gh1_logpdf(const ghmix_gh1 *h, double z);
 
 /* log P(Z <= z) and log P(Z > z) of the caller's Z, each computed
- * directly. */
-void ghmix_gh1_logcdf(ghmix_gh1 *h, double z, double *log_lower,
+ * directly; h complete. */
+void ghmix_gh1_logcdf(const ghmix_gh1 *h, double z, double *log_lower,
                       double *log_upper);
 
 /* The z with log P(Z <= z) = logprob (lower != 0) or log P(Z > z) =
- * logprob (lower == 0), logprob in [-Inf, 0]. */
-double ghmix_gh1_quantile(ghmix_gh1 *h, double logprob, int lower);
+ * logprob (lower == 0), logprob in [-Inf, 0]; h complete. */
+double ghmix_gh1_quantile(const ghmix_gh1 *h, double logprob, int lower);
 
 /* Base-R semantics for X = mu + sigma Z with a prepared h for
- * (p, a, b, gamma / sigma): NaN in x, mu or sigma gives their sum (an R NA
- * stays NA), an invalid h or sigma <= 0 gives NaN, a probability outside
- * [0, 1] (log_p: outside [-Inf, 0]) gives NaN. */
+ * (p, a, b, gamma / sigma) (complete for the distribution and quantile
+ * functions): NaN in x, mu or sigma gives their sum (an R NA stays NA), an
+ * invalid h or sigma <= 0 gives NaN, a probability outside [0, 1] (log_p:
+ * outside [-Inf, 0]) gives NaN. */
 GHMIX_HD double ghmix_gh1_density_x(const ghmix_gh1 *h, double x, double mu,
                                     double sigma, int give_log);
-double ghmix_gh1_cdf_x(ghmix_gh1 *h, double q, double mu, double sigma,
+double ghmix_gh1_cdf_x(const ghmix_gh1 *h, double q, double mu, double sigma,
                        int lower_tail, int log_p);
-double ghmix_gh1_qf_x(ghmix_gh1 *h, double prob, double mu, double sigma,
+double ghmix_gh1_qf_x(const ghmix_gh1 *h, double prob, double mu, double sigma,
                       int lower_tail, int log_p);
 
 #ifdef __cplusplus

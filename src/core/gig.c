@@ -1,7 +1,6 @@
 /* The GIG distribution: density, distribution and quantile functions by
- * double-exponential quadrature in the log variable, and the random variate
- * generators of Hoermann and Leydold (2014).  See gig.h for the
- * parametrisation and the variable u = log(y / m).
+ * double-exponential quadrature (de_quad.h) in the log variable.  See gig.h
+ * for the parametrisation and the variable u = log(y / m).
  *
  * Normalisation.  log J comes from log K_p(sqrt(ab)) where its terms are
  * small (then exact to a few ulps), otherwise from the two half-line
@@ -17,45 +16,34 @@
  * again a sum of non-positive terms when d has the sign of -D'(u0), so the
  * integrand is evaluated to full relative precision however far out u0 is.
  * Double-exponential rules (Takahasi and Mori 1974, "Double exponential
- * formulas for numerical integration", Publ. RIMS Kyoto Univ. 9:721-741):
- * half-lines by the trapezoid rule in v after w = s exp(v - exp(-v)) (the
- * transformation of Ooura and Mori for integrands on [0, Inf) that decay
- * exponentially), in w = x or, when the decay comes from the wall
- * exp(-A e^x), in w = e^x - 1; finite intervals by the tanh-sinh rule.
- * They converge geometrically in the number of nodes whatever the scale of
- * the tails (the slow exponential tails of the gamma and inverse-gamma
- * limits with small shape included).  The step is halved until the
- * estimated error (each halving roughly squares it) is below 1e-15.
+ * formulas for numerical integration", Publ. RIMS Kyoto Univ. 9:721-741;
+ * the rule and its stopping test are de_quad.c's): half-lines by the
+ * trapezoid rule in v after w = s exp(v - exp(-v)) (the transformation of
+ * Ooura and Mori for integrands on [0, Inf) that decay exponentially), in
+ * w = x or, when the decay comes from the wall exp(-A e^x), in w = e^x - 1;
+ * finite intervals by the tanh-sinh rule.  They converge geometrically in
+ * the number of nodes whatever the scale of the tails (the slow exponential
+ * tails of the gamma and inverse-gamma limits with small shape included).
  *
  * Many points of one parameter set share the work through "anchors" (see
  * below): a tail is the tail from a nearby anchor plus a short
  * Gauss-Legendre integral.
  *
- * Random variates: Hoermann, W. and Leydold, J. (2014), "Generating
- * generalized inverse Gaussian random variates", Statistics and Computing
- * 24:547-557: ratio-of-uniforms with a shift by the mode (Dagpunar 1989,
- * Lehner 1989) for larger shapes or concentrations, ratio-of-uniforms
- * without shift in between, and their rejection method for the
- * non-T-concave region (small sqrt(ab) and |p| < 1).  Written from the
- * descriptions in the paper. */
+ * The random variates are in gig_sample.c. */
 #include "gig.h"
 
 #include <float.h>
 #include <math.h>
 
-#include "batch.h"
 #include "bessel.h"
+#include "de_quad.h"
+#include "logspace.h"
 
-#define GIG_PI 3.141592653589793
 #define GIG_PI_2 1.5707963267948966
 #define GIG_LN2 0.6931471805599453
 
-/* Quadrature controls. */
-#define DE_H0 0.5      /* step of the first level */
-#define DE_LEVELS 7    /* at most 7 halvings: h = 1/256 */
-#define DE_MIN_LEVEL 2 /* at least h = 1/8 */
-#define DE_NEGLIGIBLE 1e-20
-#define DE_VMAX 40.0 /* x up to sigma e^40 */
+/* The walks of the half-line rule reach x = sigma e^40. */
+#define GIG_VMAX 40.0
 
 /* ---------------------------------------------------------------------- */
 /* Exponent pieces                                                          */
@@ -151,28 +139,8 @@ GHMIX_INLINE double gig_pair(double af, double laf, double ab, double lab,
   return gig_cg(af, laf, x) + gig_cg(ab, lab, -x);
 }
 
-/* log(e^x + e^y) */
-GHMIX_INLINE double gig_logadd(double x, double y) {
-  double hi = x > y ? x : y, lo = x > y ? y : x;
-  if (lo == -INFINITY)
-    return hi;
-  return hi + log1p(exp(lo - hi));
-}
-
 /* ---------------------------------------------------------------------- */
 /* Quadrature                                                               */
-
-/* Stopping rule of the step halving, from the relative changes of the last
- * two halvings: once the rule converges at its double-exponential rate the
- * error of the latest sum is about delta^2 / delta_prev (each halving
- * roughly squares the error; Bailey, Jeyabalan and Li 2005 use the same
- * idea).  Calibrated on 6000 random tails against 8 halvings: the worst
- * relative error was 2e-14. */
-GHMIX_INLINE int de_converged(double delta, double delta_prev) {
-  if (delta <= 1e-14)
-    return 1;
-  return delta <= 1e-6 && delta * delta <= 1e-15 * delta_prev;
-}
 
 /* The integrand of a half-line from u0: exp(-s1 x - Af G(x) - Ab G(-x)),
  * x >= 0, with s1, Af, Ab >= 0. */
@@ -230,61 +198,33 @@ GHMIX_INLINE double gig_finite_term(const ghmix_gig *g, double lo, double hi,
   return f * wgt;
 }
 
-/* The integrand of a double-exponential sum: a tail (tail != NULL) or
- * exp(D(u)) on [lo, hi]. */
+/* The integrand of a double-exponential sum (de_quad.h): a tail
+ * (tail != NULL) or exp(D(u)) on [lo, hi]. */
 typedef struct {
   const gig_tail *tail;
   const ghmix_gig *g;
   double lo, hi;
-} de_integrand;
+} gig_de;
 
-GHMIX_INLINE double de_term(const de_integrand *f, double v) {
-  return f->tail ? gig_tail_term(f->tail, v)
-                 : gig_finite_term(f->g, f->lo, f->hi, v);
+static int gig_de_term(void *ctx, double v, ghmix_de_phase phase, double *t) {
+  const gig_de *f = (const gig_de *)ctx;
+  (void)phase;
+  *t = f->tail ? gig_tail_term(f->tail, v)
+               : gig_finite_term(f->g, f->lo, f->hi, v);
+  return 1;
 }
 
-/* The nested double-exponential rule: nodes v = k h walked out from 0 to
- * at most vright and -vleft until the terms are negligible, then h halved
- * (reusing every sum) until two successive estimates agree. */
-GHMIX_INLINE double de_sum(const de_integrand *f, double vright, double vleft) {
-  double h = DE_H0, sum, prev, v, vlo = 0, vhi = 0, delta, delta_prev = 1.0;
-  int level, k;
-  sum = de_term(f, 0.0);
-  for (k = 1; k * h <= vright; k++) {
-    double term = de_term(f, k * h);
-    sum += term;
-    vhi = k * h;
-    if (term <= DE_NEGLIGIBLE * sum)
-      break;
-  }
-  for (k = 1; k * h <= vleft; k++) {
-    double term = de_term(f, -k * h);
-    sum += term;
-    vlo = -k * h;
-    if (term <= DE_NEGLIGIBLE * sum)
-      break;
-  }
-  prev = sum * h;
-  for (level = 1; level <= DE_LEVELS; level++) {
-    double est;
-    h *= 0.5;
-    for (v = h; v < vhi; v += 2 * h)
-      sum += de_term(f, v);
-    for (v = -h; v > vlo; v -= 2 * h)
-      sum += de_term(f, v);
-    est = sum * h;
-    delta = fabs(est - prev) / est;
-    prev = est;
-    if (level >= DE_MIN_LEVEL && de_converged(delta, delta_prev))
-      break;
-    delta_prev = delta;
-  }
-  return prev;
+static double gig_de_sum(gig_de *f, double vright, double vleft) {
+  ghmix_de_integrand in = {gig_de_term, NULL, NULL, NULL, 0.0, 0.0};
+  in.ctx = f;
+  in.vright = vright;
+  in.vleft = vleft;
+  return ghmix_de_integrate(&in);
 }
 
 /* log of the integral over x >= 0 of exp(-s1 x - Af G(x) - Ab G(-x)). */
 GHMIX_INLINE double gig_tail_log(gig_tail *t) {
-  de_integrand f;
+  gig_de f;
   double xl = INFINITY, xq = INFINITY, xw = INFINITY, sig;
   /* Length scales of the decay: where each of the three terms alone
    * lowers the exponent by about 1.  The true one is within a small factor
@@ -319,7 +259,7 @@ GHMIX_INLINE double gig_tail_log(gig_tail *t) {
   f.tail = t;
   f.g = NULL;
   f.lo = f.hi = 0.0;
-  return log(de_sum(&f, DE_VMAX, 4.5)) + log(sig);
+  return log(gig_de_sum(&f, GIG_VMAX, 4.5)) + log(sig);
 }
 
 /* log of the integral of exp(D(u) - D(u0)) over the half-line from u0 in
@@ -347,27 +287,27 @@ GHMIX_INLINE double gig_halfline_log(const ghmix_gig *g, double u0, int dir) {
 
 /* log of the integral of exp(D(u)) over [lo, hi], lo < hi. */
 GHMIX_INLINE double gig_finite_log(const ghmix_gig *g, double lo, double hi) {
-  de_integrand f = {NULL, g, lo, hi};
-  return log(de_sum(&f, 4.0, 4.0)) + log(hi - lo);
+  gig_de f = {NULL, g, lo, hi};
+  return log(gig_de_sum(&f, 4.0, 4.0)) + log(hi - lo);
 }
 
 /* ---------------------------------------------------------------------- */
 /* Set-up                                                                   */
 
-GHMIX_HD int ghmix_gig_init(double p, double a, double b, ghmix_gig *g) {
+int ghmix_gig_init_density(double p, double a, double b, ghmix_gig *g) {
   double w, lab, wr;
   g->p = p;
   g->a = a;
   g->b = b;
-  g->kind = GHMIX_GIG_INVALID;
-  g->have_halves = 0;
+  g->kind = GHMIX_GIG_KIND_INVALID;
+  g->complete = 0;
   g->log_j = g->log_l0 = g->log_r0 = NAN;
   if (!(isfinite(p) && isfinite(a) && isfinite(b)) || a < 0 || b < 0)
     return 0;
   if ((a == 0 && p >= 0) || (b == 0 && p <= 0))
     return 0; /* includes a = b = 0 */
-  g->kind = a == 0 ? GHMIX_GIG_INVGAMMA
-                   : (b == 0 ? GHMIX_GIG_GAMMA : GHMIX_GIG_GENERAL);
+  g->kind = a == 0 ? GHMIX_GIG_KIND_INVGAMMA
+                   : (b == 0 ? GHMIX_GIG_KIND_GAMMA : GHMIX_GIG_KIND_GENERAL);
   w = sqrt(a) * sqrt(b);
   lab = (a > 0 && b > 0) ? log(a) + log(b) : -INFINITY; /* log(ab) */
   wr = hypot(p, w);
@@ -392,7 +332,7 @@ GHMIX_HD int ghmix_gig_init(double p, double a, double b, ghmix_gig *g) {
   g->m_ok = isfinite(g->m) && g->m >= DBL_MIN;
   g->delta = 0.25 / sqrt(wr);
   g->log_l0 = g->log_r0 = NAN;
-  if (g->kind == GHMIX_GIG_GENERAL && w >= DBL_MIN) {
+  if (g->kind == GHMIX_GIG_KIND_GENERAL && w >= DBL_MIN) {
     /* J = 2 K_p(w) e^(W - p tau), tau = asinh(p / w) = log(2 alpha / w):
      * cheap, and accurate when its terms are small (their rounding errors
      * are relative to their own size). */
@@ -407,13 +347,21 @@ GHMIX_HD int ghmix_gig_init(double p, double a, double b, ghmix_gig *g) {
   return 1;
 }
 
-GHMIX_HD void ghmix_gig_complete(ghmix_gig *g) {
-  if (g->kind == GHMIX_GIG_INVALID || g->have_halves)
+int ghmix_gig_init(double p, double a, double b, ghmix_gig *g) {
+  int valid = ghmix_gig_init_density(p, a, b, g);
+  ghmix_gig_complete(g);
+  return valid;
+}
+
+void ghmix_gig_complete(ghmix_gig *g) {
+  if (g->kind == GHMIX_GIG_KIND_INVALID || g->complete)
     return;
   g->log_l0 = gig_halfline_log(g, 0.0, -1);
   g->log_r0 = gig_halfline_log(g, 0.0, 1);
-  g->log_j = gig_logadd(g->log_l0, g->log_r0);
-  g->have_halves = 1;
+  if (isnan(g->log_j)) /* else it stays log K's: whether and when g was
+                          completed does not change a result */
+    g->log_j = ghmix_log_add(g->log_l0, g->log_r0);
+  g->complete = 1;
 }
 
 /* u = log(y / m) for 0 < y < Inf. */
@@ -429,11 +377,11 @@ GHMIX_INLINE double gig_u(const ghmix_gig *g, double y) {
 /* ---------------------------------------------------------------------- */
 /* Density and distribution function                                        */
 
-GHMIX_HD double ghmix_gig_logpdf(const ghmix_gig *g, double x) {
+double ghmix_gig_logpdf(const ghmix_gig *g, double x) {
   if (isnan(x))
     return x;
   if (x <= 0 || isinf(x)) {
-    if (x == 0 && g->kind == GHMIX_GIG_GAMMA) {
+    if (x == 0 && g->kind == GHMIX_GIG_KIND_GAMMA) {
       if (g->p < 1)
         return INFINITY;
       if (g->p == 1)
@@ -499,33 +447,33 @@ GHMIX_INLINE int gig_cached(const ghmix_gig_anchors *c, int k) {
   return c != NULL && k >= 1 && k <= GHMIX_GIG_ANCHORS;
 }
 
-/* log of the tail from the anchor u = side * k * delta outward. */
-GHMIX_INLINE double gig_anchor_tail(const ghmix_gig *g, ghmix_gig_anchors *c,
-                                    int side, int k) {
-  double u = side * k * g->delta, v;
-  int si = side > 0;
-  if (gig_cached(c, k) && !isnan(c->tail[si][k - 1]))
-    return c->tail[si][k - 1];
-  v = gig_d(g, u);
-  if (v != -INFINITY)
-    v += gig_halfline_log(g, u, side);
-  if (gig_cached(c, k))
-    c->tail[si][k - 1] = v;
-  return v;
+/* log of the integral of exp(D) between u and the mode (side = sign of u),
+ * directly. */
+GHMIX_INLINE double gig_inner_direct(const ghmix_gig *g, double u, int side) {
+  return side < 0 ? gig_finite_log(g, u, 0.0) : gig_finite_log(g, 0.0, u);
 }
 
-/* log of the integral from the anchor u = side * k * delta to the mode. */
-GHMIX_INLINE double gig_anchor_inner(const ghmix_gig *g, ghmix_gig_anchors *c,
-                                     int side, int k) {
-  double u = side * k * g->delta, v;
+/* At the anchor u = side * k * delta: log of the tail outward (outer) or of
+ * the integral to the mode (!outer), from the cache c when it has it. */
+GHMIX_INLINE double gig_anchor(const ghmix_gig *g, ghmix_gig_anchors *c,
+                               int side, int k, int outer) {
+  double u = side * k * g->delta, v, *slot = NULL;
   int si = side > 0;
-  if (k == 0)
+  if (!outer && k == 0)
     return -INFINITY;
-  if (gig_cached(c, k) && !isnan(c->inner[si][k - 1]))
-    return c->inner[si][k - 1];
-  v = side < 0 ? gig_finite_log(g, u, 0.0) : gig_finite_log(g, 0.0, u);
   if (gig_cached(c, k))
-    c->inner[si][k - 1] = v;
+    slot = outer ? &c->tail[si][k - 1] : &c->inner[si][k - 1];
+  if (slot != NULL && !isnan(*slot))
+    return *slot;
+  if (outer) {
+    v = gig_d(g, u);
+    if (v != -INFINITY)
+      v += gig_halfline_log(g, u, side);
+  } else {
+    v = gig_inner_direct(g, u, side);
+  }
+  if (slot != NULL)
+    *slot = v;
   return v;
 }
 
@@ -535,98 +483,88 @@ GHMIX_INLINE int gig_short_ok(const ghmix_gig *g, double u, double w) {
   return len * gig_rate(g, u) <= 1.0 && len * gig_rate(g, w) <= 1.0;
 }
 
-/* log of the tail from u outward (side = sign of u), D(u) > -Inf. */
-GHMIX_INLINE double gig_tail_at(const ghmix_gig *g, ghmix_gig_anchors *c,
-                                double u, int side) {
-  double r = side * u, k = ceil(r / g->delta);
-  if (k >= 1 && k <= GHMIX_GIG_ANCHORS) {
+/* log of the tail from u outward (outer; D(u) > -Inf) or of the integral
+ * between u and the mode (!outer), side = sign of u: through the nearest
+ * anchor beyond u (outer) or between u and the mode when the short rule
+ * reaches it, else directly. */
+GHMIX_INLINE double gig_piece_at(const ghmix_gig *g, ghmix_gig_anchors *c,
+                                 double u, int side, int outer) {
+  double r = side * u, k = outer ? ceil(r / g->delta) : floor(r / g->delta);
+  if (k >= (outer ? 1 : 0) && k <= GHMIX_GIG_ANCHORS) {
     double w = side * k * g->delta;
     if (gig_short_ok(g, u, w)) {
-      double lt = gig_anchor_tail(g, c, side, (int)k);
+      double la = gig_anchor(g, c, side, (int)k, outer);
       if (w == u)
-        return lt;
-      return gig_logadd(gig_d(g, u) + gig_short_log(g, u, w - u), lt);
+        return la;
+      return ghmix_log_add(gig_d(g, u) + gig_short_log(g, u, w - u), la);
     }
   }
-  return gig_d(g, u) + gig_halfline_log(g, u, side);
+  if (outer)
+    return gig_d(g, u) + gig_halfline_log(g, u, side);
+  return gig_inner_direct(g, u, side);
 }
 
-/* log of the integral between u and the mode. */
-GHMIX_INLINE double gig_inner_at(const ghmix_gig *g, ghmix_gig_anchors *c,
-                                 double u, int side) {
-  double r = side * u, k = floor(r / g->delta);
-  if (k >= 0 && k <= GHMIX_GIG_ANCHORS) {
-    double w = side * k * g->delta;
-    if (gig_short_ok(g, u, w)) {
-      double li = gig_anchor_inner(g, c, side, (int)k);
-      if (w == u)
-        return li;
-      return gig_logadd(gig_d(g, u) + gig_short_log(g, u, w - u), li);
-    }
-  }
-  return side < 0 ? gig_finite_log(g, u, 0.0) : gig_finite_log(g, 0.0, u);
-}
-
-GHMIX_HD void ghmix_gig_anchors_reset(ghmix_gig_anchors *c) {
+void ghmix_gig_anchors_reset(ghmix_gig_anchors *c) {
   int i;
   for (i = 0; i < GHMIX_GIG_ANCHORS; i++)
     c->tail[0][i] = c->tail[1][i] = c->inner[0][i] = c->inner[1][i] = NAN;
 }
 
-GHMIX_HD void ghmix_gig_logcdf(ghmix_gig *g, double q, double *log_lower,
-                               double *log_upper) {
-  ghmix_gig_logcdf_cached(g, NULL, q, log_lower, log_upper);
+int ghmix_gig_logcdf(const ghmix_gig *g, double q, double *log_lower,
+                     double *log_upper) {
+  return ghmix_gig_logcdf_cached(g, NULL, q, log_lower, log_upper);
 }
 
-GHMIX_HD void ghmix_gig_logcdf_cached(ghmix_gig *g, ghmix_gig_anchors *c,
-                                      double q, double *log_lower,
-                                      double *log_upper) {
+/* The two tails at the mode, or 0 (NaN) without the halves. */
+GHMIX_INLINE int gig_at_mode(const ghmix_gig *g, double *log_lower,
+                             double *log_upper) {
+  *log_lower = g->complete ? g->log_l0 - g->log_j : NAN;
+  *log_upper = g->complete ? g->log_r0 - g->log_j : NAN;
+  return g->complete;
+}
+
+int ghmix_gig_logcdf_cached(const ghmix_gig *g, ghmix_gig_anchors *c, double q,
+                            double *log_lower, double *log_upper) {
   double u, lt, *ltail, *lother, half;
   int side;
   if (isnan(q)) {
     *log_lower = *log_upper = q;
-    return;
+    return 1;
   }
-  if (q <= 0) {
-    *log_lower = -INFINITY;
-    *log_upper = 0.0;
-    return;
-  }
-  if (isinf(q)) {
-    *log_lower = 0.0;
-    *log_upper = -INFINITY;
-    return;
+  if (q <= 0 || isinf(q)) {
+    *log_lower = q <= 0 ? -INFINITY : 0.0;
+    *log_upper = q <= 0 ? 0.0 : -INFINITY;
+    return 1;
   }
   u = gig_u(g, q);
-  if (u == 0) {
-    ghmix_gig_complete(g);
-    *log_lower = g->log_l0 - g->log_j;
-    *log_upper = g->log_r0 - g->log_j;
-    return;
-  }
+  if (u == 0)
+    return gig_at_mode(g, log_lower, log_upper);
   side = u < 0 ? -1 : 1;
   ltail = side < 0 ? log_lower : log_upper;
   lother = side < 0 ? log_upper : log_lower;
   if (gig_d(g, u) == -INFINITY) {
     *ltail = -INFINITY;
     *lother = 0.0;
-    return;
+    return 1;
   }
-  lt = gig_tail_at(g, c, u, side); /* the tail away from the mode */
+  lt = gig_piece_at(g, c, u, side, 1); /* the tail away from the mode */
   *ltail = lt - g->log_j;
   if (*ltail <= -GIG_LN2) {
     *lother = log1p(-exp(*ltail)); /* >= 1/2: no cancellation */
+  } else if (!g->complete) {
+    *ltail = *lother = NAN;
+    return 0;
   } else {
     /* between the median and the mode: the other tail directly, as the
      * piece between q and the mode plus the other half */
-    ghmix_gig_complete(g);
     half = side < 0 ? g->log_r0 : g->log_l0;
-    *lother = gig_logadd(gig_inner_at(g, c, u, side), half) - g->log_j;
+    *lother = ghmix_log_add(gig_piece_at(g, c, u, side, 0), half) - g->log_j;
   }
   if (*log_lower > 0)
     *log_lower = 0;
   if (*log_upper > 0)
     *log_upper = 0;
+  return 1;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -721,7 +659,7 @@ GHMIX_INLINE double gig_solve_tail(const ghmix_gig *g, ghmix_gig_anchors *c,
     if (d == -INFINITY) {
       f = -INFINITY;
     } else {
-      li = gig_tail_at(g, c, u, side) - d; /* log of tail / exp(D(u)) */
+      li = gig_piece_at(g, c, u, side, 1) - d; /* log of tail / exp(D(u)) */
       f = d + li - g->log_j - target;
     }
     if (f == 0)
@@ -739,13 +677,15 @@ GHMIX_INLINE double gig_solve_tail(const ghmix_gig *g, ghmix_gig_anchors *c,
   return side * r;
 }
 
-GHMIX_HD double ghmix_gig_quantile(ghmix_gig *g, double logprob, int lower) {
+double ghmix_gig_quantile(const ghmix_gig *g, double logprob, int lower) {
   return ghmix_gig_quantile_cached(g, NULL, logprob, lower);
 }
 
-GHMIX_HD double ghmix_gig_quantile_cached(ghmix_gig *g, ghmix_gig_anchors *c,
-                                          double logprob, int lower) {
+double ghmix_gig_quantile_cached(const ghmix_gig *g, ghmix_gig_anchors *c,
+                                 double logprob, int lower) {
   double llo, lup, u;
+  if (!g->complete)
+    return NAN;
   if (isnan(logprob))
     return logprob;
   if (logprob == -INFINITY)
@@ -753,14 +693,8 @@ GHMIX_HD double ghmix_gig_quantile_cached(ghmix_gig *g, ghmix_gig_anchors *c,
   if (logprob >= 0)
     return lower ? INFINITY : 0.0;
   /* the log-probabilities of both tails at the answer */
-  if (lower) {
-    llo = logprob;
-    lup = logprob > -GIG_LN2 ? log(-expm1(logprob)) : log1p(-exp(logprob));
-  } else {
-    lup = logprob;
-    llo = logprob > -GIG_LN2 ? log(-expm1(logprob)) : log1p(-exp(logprob));
-  }
-  ghmix_gig_complete(g);
+  llo = lower ? logprob : ghmix_log1m_exp(logprob);
+  lup = lower ? ghmix_log1m_exp(logprob) : logprob;
   if (llo <= g->log_l0 - g->log_j)
     u = gig_solve_tail(g, c, llo, -1);
   else
@@ -774,308 +708,68 @@ GHMIX_HD double ghmix_gig_quantile_cached(ghmix_gig *g, ghmix_gig_anchors *c,
 /* ---------------------------------------------------------------------- */
 /* Base-R semantics                                                         */
 
-GHMIX_HD double ghmix_gig_density_g(const ghmix_gig *g, double x,
-                                    int give_log) {
+double ghmix_gig_density_g(const ghmix_gig *g, double x, int give_log) {
   double v;
   if (isnan(x) || isnan(g->p) || isnan(g->a) || isnan(g->b))
     return x + g->p + g->a + g->b;
-  if (g->kind == GHMIX_GIG_INVALID)
+  if (g->kind == GHMIX_GIG_KIND_INVALID)
     return NAN;
   v = ghmix_gig_logpdf(g, x);
   return give_log ? v : exp(v);
 }
 
-GHMIX_HD double ghmix_gig_cdf_g(ghmix_gig *g, ghmix_gig_anchors *c, double q,
-                                int lower_tail, int log_p) {
+int ghmix_gig_cdf_g(const ghmix_gig *g, ghmix_gig_anchors *c, double q,
+                    int lower_tail, int log_p, double *value) {
   double lo, up, v;
-  if (isnan(q) || isnan(g->p) || isnan(g->a) || isnan(g->b))
-    return q + g->p + g->a + g->b;
-  if (g->kind == GHMIX_GIG_INVALID)
-    return NAN;
-  ghmix_gig_logcdf_cached(g, c, q, &lo, &up);
+  int done;
+  if (isnan(q) || isnan(g->p) || isnan(g->a) || isnan(g->b)) {
+    *value = q + g->p + g->a + g->b;
+    return 1;
+  }
+  if (g->kind == GHMIX_GIG_KIND_INVALID) {
+    *value = NAN;
+    return 1;
+  }
+  done = ghmix_gig_logcdf_cached(g, c, q, &lo, &up);
   v = lower_tail ? lo : up;
-  return log_p ? v : exp(v);
+  *value = log_p ? v : exp(v);
+  return done;
 }
 
-GHMIX_HD double ghmix_gig_qf_g(ghmix_gig *g, ghmix_gig_anchors *c, double prob,
-                               int lower_tail, int log_p) {
+double ghmix_gig_qf_g(const ghmix_gig *g, ghmix_gig_anchors *c, double prob,
+                      int lower_tail, int log_p) {
   double lp;
   if (isnan(prob) || isnan(g->p) || isnan(g->a) || isnan(g->b))
     return prob + g->p + g->a + g->b;
-  if (g->kind == GHMIX_GIG_INVALID)
+  if (g->kind == GHMIX_GIG_KIND_INVALID)
     return NAN;
-  if (log_p) {
-    if (prob > 0)
-      return NAN;
-    lp = prob;
-  } else {
-    if (prob < 0 || prob > 1)
-      return NAN;
-    lp = log(prob);
-  }
+  if (!ghmix_prob_ok(prob, log_p))
+    return NAN;
+  lp = log_p ? prob : log(prob);
   return ghmix_gig_quantile_cached(g, c, lp, lower_tail);
 }
 
-GHMIX_HD double ghmix_gig_density(double x, double p, double a, double b,
-                                  int give_log) {
-  ghmix_gig g;
-  if (isnan(x) || isnan(p) || isnan(a) || isnan(b))
-    return x + p + a + b;
-  ghmix_gig_init(p, a, b, &g);
+double ghmix_gig_density(double x, double p, double a, double b, int give_log) {
+  ghmix_gig g; /* with NaN parameters too: density_g sees them */
+  ghmix_gig_init_density(p, a, b, &g);
   return ghmix_gig_density_g(&g, x, give_log);
 }
 
-GHMIX_HD double ghmix_gig_cdf(double q, double p, double a, double b,
-                              int lower_tail, int log_p) {
+double ghmix_gig_cdf(double q, double p, double a, double b, int lower_tail,
+                     int log_p) {
   ghmix_gig g;
-  if (isnan(q) || isnan(p) || isnan(a) || isnan(b))
-    return q + p + a + b;
-  ghmix_gig_init(p, a, b, &g);
-  return ghmix_gig_cdf_g(&g, NULL, q, lower_tail, log_p);
+  double v;
+  ghmix_gig_init_density(p, a, b, &g);
+  if (!ghmix_gig_cdf_g(&g, NULL, q, lower_tail, log_p, &v)) {
+    ghmix_gig_complete(&g);
+    ghmix_gig_cdf_g(&g, NULL, q, lower_tail, log_p, &v);
+  }
+  return v;
 }
 
-GHMIX_HD double ghmix_gig_qf(double prob, double p, double a, double b,
-                             int lower_tail, int log_p) {
+double ghmix_gig_qf(double prob, double p, double a, double b, int lower_tail,
+                    int log_p) {
   ghmix_gig g;
-  if (isnan(prob) || isnan(p) || isnan(a) || isnan(b))
-    return prob + p + a + b;
   ghmix_gig_init(p, a, b, &g);
   return ghmix_gig_qf_g(&g, NULL, prob, lower_tail, log_p);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Random variates                                                          */
-
-enum {
-  GIG_RNG_INVALID = 0,
-  GIG_RNG_ROU_SHIFT = 1,   /* ratio-of-uniforms, shifted by the mode */
-  GIG_RNG_ROU_NOSHIFT = 2, /* ratio-of-uniforms without shift */
-  GIG_RNG_CONCAVE = 3      /* H&L's hat for the non-T-concave region */
-};
-
-/* log of z^(lambda-1) exp(-(psi (z-1) + chi (1/z-1))/2): the density of Z
- * relative to its value at the mode z = 1. */
-static double rou_logdens(const ghmix_gig_sampler *s, double z) {
-  return (s->lambda - 1) * log(z) -
-         0.5 * (s->psi * (z - 1.0) + s->chi * (1.0 / z - 1.0));
-}
-
-/* The two positive roots z- < 1 < z+ of the cubic whose roots are the
- * extrema of (z - 1) sqrt(density): with mode 1 (psi - chi = 2 (lambda-1)),
- *   z^3 + a2 z^2 + a1 z + a0 = 0,
- *   a2 = -(2 lambda + 2)/psi - 1, a1 = 1 - 2 chi/psi, a0 = chi/psi
- * (Dagpunar 1989; H&L 2014, sec. 2), solved by the trigonometric formula
- * for three real roots and polished by Newton's method. */
-static void rou_shift_roots(double lambda, double psi, double chi, double *zm,
-                            double *zp) {
-  double a2 = -(2 * lambda + 2) / psi - 1, a1 = 1 - 2 * chi / psi,
-         a0 = chi / psi;
-  double pp = a1 - a2 * a2 / 3;
-  double qq = 2 * a2 * a2 * a2 / 27 - a2 * a1 / 3 + a0;
-  double r = sqrt(-pp / 3), c = -qq / (2 * r * r * r), th, z[2];
-  int i, k;
-  c = c > 1 ? 1 : (c < -1 ? -1 : c);
-  th = acos(c);
-  z[0] = 2 * r * cos(th / 3 - 2 * GIG_PI / 3) - a2 / 3; /* middle root */
-  z[1] = 2 * r * cos(th / 3) - a2 / 3;                  /* largest root */
-  for (i = 0; i < 2; i++) {
-    for (k = 0; k < 3; k++) {
-      double f = ((z[i] + a2) * z[i] + a1) * z[i] + a0;
-      double df = (3 * z[i] + 2 * a2) * z[i] + a1;
-      if (df != 0)
-        z[i] -= f / df;
-    }
-  }
-  *zm = z[0];
-  *zp = z[1];
-}
-
-int ghmix_gig_sampler_init(double p, double a, double b, ghmix_gig_sampler *s) {
-  double lambda, psi0, chi0, omega, mode;
-  int k;
-  s->method = GIG_RNG_INVALID;
-  s->reflect = 0;
-  s->boost = 0;
-  s->scale = s->lambda = s->psi = s->chi = NAN;
-  for (k = 0; k < 8; k++)
-    s->c[k] = 0;
-  if (!(isfinite(p) && isfinite(a) && isfinite(b)) || a < 0 || b < 0)
-    return 0;
-  if ((a == 0 && p >= 0) || (b == 0 && p <= 0))
-    return 0;
-  /* 1/Y ~ GIG(-p, b, a): work with lambda = |p| >= 0, psi0 > 0 */
-  if (p < 0) {
-    s->reflect = 1;
-    lambda = -p;
-    psi0 = b;
-    chi0 = a;
-  } else {
-    lambda = p;
-    psi0 = a;
-    chi0 = b;
-  }
-  omega = sqrt(psi0) * sqrt(chi0);
-
-  if (chi0 == 0 && lambda <= 1) {
-    /* gamma with shape <= 1: Gamma(lambda) = Gamma(lambda + 1) U^(1/lambda)
-     * (Stuart 1962) */
-    s->boost = 1 / lambda;
-    lambda += 1;
-  }
-  if (lambda > 2 || omega > 3 || chi0 == 0 ||
-      (lambda >= 1 - 2.25 * omega * omega || omega > 0.2)) {
-    /* the ratio-of-uniforms methods, in the variable z = x / mode */
-    if (lambda >= 1)
-      mode = ((lambda - 1) + hypot(lambda - 1, omega)) / psi0;
-    else
-      mode = chi0 / ((1 - lambda) + hypot(1 - lambda, omega));
-    s->scale = mode;
-    s->lambda = lambda;
-    s->psi = psi0 * mode;
-    s->chi = chi0 / mode;
-    if (lambda > 2 || omega > 3 || chi0 == 0) {
-      double zm, zp, um, up;
-      rou_shift_roots(lambda, s->psi, s->chi, &zm, &zp);
-      um = (zm - 1) * exp(0.5 * rou_logdens(s, zm));
-      up = (zp - 1) * exp(0.5 * rou_logdens(s, zp));
-      s->method = GIG_RNG_ROU_SHIFT;
-      s->c[0] = um;
-      s->c[1] = up - um;
-    } else {
-      double zu = ((lambda + 1) + hypot(lambda + 1, omega)) / s->psi;
-      s->method = GIG_RNG_ROU_NOSHIFT;
-      s->c[0] = zu * exp(0.5 * rou_logdens(s, zu));
-    }
-  } else {
-    /* 0 <= lambda < 1, omega small: H&L's rejection from a hat that is
-     * constant on (0, x0], k2 x^(lambda-1) on [x0, x*], k3 e^(-omega x/2)
-     * beyond, for the standardised density
-     * x^(lambda-1) exp(-omega (x + 1/x)/2) */
-    double x0, xs, m, lk1, lk2, lk3, la1, la2, la3, lmax, len;
-    s->scale = sqrt(chi0) / sqrt(psi0);
-    s->lambda = lambda;
-    s->psi = s->chi = omega;
-    m = omega / ((1 - lambda) + hypot(1 - lambda, omega));
-    x0 = omega / (1 - lambda);
-    xs = 2 / omega > x0 ? 2 / omega : x0;
-    lk1 = (lambda - 1) * log(m) - 0.5 * omega * (m + 1 / m);
-    lk2 = -omega;
-    lk3 = (lambda - 1) * log(xs);
-    len = log(xs / x0);
-    la1 = lk1 + log(x0);
-    la2 = xs > x0 ? lk2 + lambda * log(x0) +
-                        log(lambda > 0 ? expm1(lambda * len) / lambda : len)
-                  : -INFINITY;
-    la3 = lk3 + log(2 / omega) - 0.5 * omega * xs;
-    lmax = la1 > la2 ? la1 : la2;
-    lmax = lmax > la3 ? lmax : la3;
-    s->method = GIG_RNG_CONCAVE;
-    s->c[0] = x0;
-    s->c[1] = xs;
-    s->c[2] = exp(la1 - lmax);           /* A1 */
-    s->c[3] = s->c[2] + exp(la2 - lmax); /* A1 + A2 */
-    s->c[4] = s->c[3] + exp(la3 - lmax); /* A1 + A2 + A3 */
-    s->c[5] = lk1;                       /* log k1 */
-    s->c[6] = lambda > 0 ? expm1(lambda * len) : len;
-    s->c[7] = len;
-  }
-  return 1;
-}
-
-static double draw_concave(const ghmix_gig_sampler *s, ghmix_unif_fn unif) {
-  double lambda = s->lambda, omega = s->psi;
-  double x0 = s->c[0], xs = s->c[1], a1 = s->c[2], a12 = s->c[3];
-  double atot = s->c[4];
-  for (;;) {
-    double v = ghmix_unif_open(unif) * atot, x, lh, u, lg;
-    if (v <= a1) {
-      x = x0 * v / a1;
-      lh = s->c[5];
-    } else if (v <= a12) {
-      double t = (v - a1) / (a12 - a1);
-      x = lambda > 0 ? x0 * exp(log1p(t * s->c[6]) / lambda)
-                     : x0 * exp(t * s->c[7]);
-      lh = -omega + (lambda - 1) * log(x);
-    } else {
-      double t = (v - a12) / (atot - a12);
-      if (!(t > 0))
-        continue;
-      x = xs - 2 / omega * log(t);
-      lh = (lambda - 1) * log(xs) - 0.5 * omega * x;
-    }
-    if (!(x > 0))
-      continue;
-    u = ghmix_unif_open(unif);
-    lg = (lambda - 1) * log(x) - 0.5 * omega * (x + 1 / x);
-    if (log(u) + lh <= lg)
-      return x;
-  }
-}
-
-double ghmix_gig_sampler_draw(const ghmix_gig_sampler *s, ghmix_unif_fn unif) {
-  double z, x;
-  switch (s->method) {
-  case GIG_RNG_ROU_SHIFT:
-    for (;;) {
-      double u = s->c[0] + s->c[1] * ghmix_unif_open(unif);
-      double v = ghmix_unif_open(unif);
-      z = u / v + 1;
-      if (z > 0 && 2 * log(v) <= rou_logdens(s, z))
-        break;
-    }
-    break;
-  case GIG_RNG_ROU_NOSHIFT:
-    for (;;) {
-      double u = s->c[0] * ghmix_unif_open(unif);
-      double v = ghmix_unif_open(unif);
-      z = u / v;
-      if (2 * log(v) <= rou_logdens(s, z))
-        break;
-    }
-    break;
-  case GIG_RNG_CONCAVE:
-    z = draw_concave(s, unif);
-    break;
-  default:
-    return NAN;
-  }
-  if (s->boost > 0) {
-    /* gamma with shape lambda - 1 <= 1 */
-    x = exp(log(s->scale * z) + log(ghmix_unif_open(unif)) * s->boost);
-  } else {
-    x = s->scale * z;
-  }
-  return s->reflect ? 1 / x : x;
-}
-
-ghmix_status ghmix_gig_sample(size_t n, const double *p, size_t np,
-                              const double *a, size_t na, const double *b,
-                              size_t nb, ghmix_unif_fn unif, double *out,
-                              ghmix_error *err) {
-  ghmix_gig_sampler s;
-  double cp = NAN, ca = NAN, cb = NAN;
-  int have = 0;
-  size_t i;
-  ghmix_error_clear(err);
-  if (n == 0)
-    return GHMIX_OK;
-  if (np == 0 || na == 0 || nb == 0)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "p, a and b must not be empty when n > 0");
-  for (i = 0; i < n; i++) {
-    double pi = p[ghmix_recycle((ptrdiff_t)i, np, n)],
-           ai = a[ghmix_recycle((ptrdiff_t)i, na, n)],
-           bi = b[ghmix_recycle((ptrdiff_t)i, nb, n)];
-    if (!have || pi != cp || ai != ca || bi != cb) {
-      ghmix_gig_sampler_init(pi, ai, bi, &s);
-      cp = pi;
-      ca = ai;
-      cb = bi;
-      have = 1;
-    }
-    out[i] = ghmix_gig_sampler_draw(&s, unif);
-    if ((i + 1) % GHMIX_GIG_CHUNK == 0 && i + 1 < n && ghmix_check_interrupt())
-      return ghmix_interrupted(err, i + 1, n);
-  }
-  return GHMIX_OK;
 }

@@ -1,14 +1,6 @@
-/* GIG expectation parameters, moments, Fisher information, and the inverse
- * map eta -> (p, a, b).
- *
- * Notation.  Y ~ GIG(p, a, b), w = sqrt(ab), s = sqrt(b/a); then Y = s Z
- * with Z ~ GIG(p, w, w), so with Ru = K_{p+1}(w)/K_p(w),
- * Rd = K_{p-1}(w)/K_p(w) and D = d/dp log K_p(w):
- *
- *   E Y = s Ru,   E 1/Y = Rd / s,   E log Y = log s + D.
- *
- * Coordinates phi = (p, omega = log w, sigma = log s); a = exp(omega -
- * sigma), b = exp(omega + sigma).
+/* The inverse map eta -> (p, a, b) of the GIG expectation parameters
+ * (gig_moments.h has the forward map and the notation: Z ~ GIG(p, w, w),
+ * Ru, Rd, D, and the coordinates phi = (p, omega = log w, sigma = log s)).
  *
  * The inverse map.  With eta = (L, V, U) = (E log Y, E 1/Y, E Y), the scale
  * drops out of two combinations,
@@ -22,10 +14,7 @@
  * G(p, omega) = (lm, l), whose residuals are exactly the relative residuals
  * of the moment equations (r1 / 2 in E 1/Y and in E Y, r2 in E log Y), with
  * a backtracking line search on |r|^2 and capped steps.  The Jacobian of G
- * is analytic: derivatives of log Ru, log Rd and D in p and log w come from
- * d/dx, d2/dx2, d2/dnu dx and d2/dnu2 of log K_nu at nu = |p| (recurrence
- * forms that have no cancellation for nu >= 0), plus one more evaluation at
- * order |p| - 1 where the recurrence form of Rd would cancel (small w).
+ * is analytic (from ghmix_gig_unit_eval).
  * G1 is even and G2 odd in p, so the solve runs with l >= 0 (p >= 0 at the
  * solution) and mirrors (Y -> 1/Y: p -> -p, a <-> b) otherwise.  The
  * omega-part of each step is taken in w^k / k, k the local power law of G
@@ -52,8 +41,8 @@
  * <theta, eta> - A(theta) over the closed parameter set (the M-step's
  * answer) is the gamma that matches E log Y and E Y, whose E 1/Y is below
  * the given one; symmetrically for the inverse gamma.  We return those
- * limits: note GHMIX_GIG_GAMMA (INVGAMMA) when eta is on the curve to
- * rounding, GHMIX_GIG_GAMMA_MLE (INVGAMMA_MLE) when beyond it.  The gamma
+ * limits: note GHMIX_GIG_NOTE_GAMMA (INVGAMMA) when eta is on the curve to
+ * rounding, GHMIX_GIG_NOTE_GAMMA_MLE (INVGAMMA_MLE) when beyond it.  The gamma
  * shape comes from psi(p) - log p = L - log U (the gamma's MLE equation).
  *
  * Condition number.  The 2-norm of
@@ -62,240 +51,14 @@
  * E log Y, relative when |E log Y| > 1) moves p / max(1,|p|), log a and
  * log b.  At a boundary point the Jacobian is that of the limit family
  * (b or a held at 0; its row is 0); on the boundary the condition number is
- * Inf (any change of eta moves b off 0), beyond it that of the limit family.
- *
- * Special functions: psi, psi', log Gamma ratios for the limits, from the
- * recurrences psi(x) = psi(x+1) - 1/x, psi'(x) = psi'(x+1) + 1/x^2 (DLMF
- * 5.5.2, 5.15.5) and the asymptotic series DLMF 5.11.2 (psi), 5.15.8
- * (psi') and 5.11.1 (Stirling) for x >= 16, where 7 terms are below 1e-17
- * relative. */
+ * Inf (any change of eta moves b off 0), beyond it that of the limit family. */
 #include "gig_solve.h"
 
 #include <float.h>
 #include <math.h>
 
-#include "bessel.h"
-
 #define GS_EPS DBL_EPSILON
 #define GS_EULER 0.57721566490153286061
-#define GS_ASYM_X 16.0
-
-/* ---------------------------------------------------------------------- */
-/* Digamma, trigamma, log Gamma ratio (x > 0)                              */
-
-/* psi(z) - log z, z >= 16 (DLMF 5.11.2 with B_2 .. B_14). */
-GHMIX_INLINE double gs_psi_asym(double z) {
-  double z2 = 1.0 / (z * z);
-  double s =
-      z2 * (1.0 / 12 -
-            z2 * (1.0 / 120 -
-                  z2 * (1.0 / 252 -
-                        z2 * (1.0 / 240 -
-                              z2 * (1.0 / 132 -
-                                    z2 * (691.0 / 32760 - z2 * (1.0 / 12)))))));
-  return -0.5 / z - s;
-}
-
-/* z psi'(z) - 1, z >= 16 (DLMF 5.15.8). */
-GHMIX_INLINE double gs_xtrigamma_asym_m1(double z) {
-  double z2 = 1.0 / (z * z);
-  double s =
-      z2 *
-      (1.0 / 6 -
-       z2 * (1.0 / 30 -
-             z2 * (1.0 / 42 -
-                   z2 * (1.0 / 30 - z2 * (5.0 / 66 - z2 * (691.0 / 2730 -
-                                                           z2 * (7.0 / 6)))))));
-  return 0.5 / z + s;
-}
-
-/* Steps of the recurrence that bring x to >= 16. */
-GHMIX_INLINE int gs_shift(double x) {
-  if (!(x < GS_ASYM_X) || !(x > -1e6)) /* callers pass x > 0 */
-    return 0;
-  return (int)ceil(GS_ASYM_X - x);
-}
-
-/* psi(x) - log x, accurate also for large x where the two cancel. */
-GHMIX_INLINE double gs_psi_minus_log(double x) {
-  int n = gs_shift(x), k;
-  double z = x + n, sum = 0;
-  if (n == 0)
-    return gs_psi_asym(x);
-  for (k = n - 1; k >= 0; k--)
-    sum += 1.0 / (x + k);
-  return gs_psi_asym(z) + (log(z) - log(x)) - sum;
-}
-
-GHMIX_INLINE double gs_digamma(double x) {
-  int n = gs_shift(x), k;
-  double z = x + n, sum = 0;
-  for (k = n - 1; k >= 0; k--)
-    sum += 1.0 / (x + k);
-  return (gs_psi_asym(z) + log(z)) - sum;
-}
-
-/* x psi'(x) - 1 > 0. */
-GHMIX_INLINE double gs_xtrigamma_m1(double x) {
-  int n = gs_shift(x), k;
-  double z = x + n, sum = 0;
-  if (n == 0)
-    return gs_xtrigamma_asym_m1(x);
-  for (k = n - 1; k >= 0; k--)
-    sum += 1.0 / ((x + k) * (x + k));
-  /* psi'(x) = psi'(z) + sum, psi'(z) = (1 + t(z)) / z */
-  return x * ((1.0 + gs_xtrigamma_asym_m1(z)) / z + sum) - 1.0;
-}
-
-/* Stirling's series of log Gamma(z) without (z - 1/2) log z - z + log(2 pi)
- * / 2, z >= 16 (DLMF 5.11.1). */
-GHMIX_INLINE double gs_stirling_tail(double z) {
-  double z2 = 1.0 / (z * z);
-  return (1.0 / 12 -
-          z2 * (1.0 / 360 -
-                z2 * (1.0 / 1260 -
-                      z2 * (1.0 / 1680 -
-                            z2 * (1.0 / 1188 -
-                                  z2 * (691.0 / 360360 - z2 / 156.0)))))) /
-         z;
-}
-
-/* log Gamma(x + r) - log Gamma(x) for x > 0, x + r > 0, without the
- * cancellation of two lgamma values. */
-GHMIX_INLINE double gs_lgamma_ratio(double x, double r) {
-  double lo = r < 0 ? x + r : x, z1, z2, d, sum = 0;
-  int n = gs_shift(lo), k;
-  if (r == 0)
-    return 0.0;
-  for (k = 0; k < n; k++) {
-    double t = r / (x + k);
-    /* log((x + k + r) / (x + k)); near t = -1 from the exact sum */
-    sum += fabs(t) < 0.5 ? log1p(t) : log((x + k + r) / (x + k));
-  }
-  z1 = x + n;
-  z2 = z1 + r;
-  d = (z1 - 0.5) * log1p(r / z1) + r * log(z2) - r + gs_stirling_tail(z2) -
-      gs_stirling_tail(z1);
-  return d - sum;
-}
-
-/* The gamma shape p with psi(p) - log p = c, for c < 0 (the gamma MLE
- * equation); Newton in log p from Minka's approximation. */
-GHMIX_INLINE double gs_gamma_shape(double c) {
-  double x = -c, p, u;
-  int it;
-  p = (3.0 - x + sqrt((x - 3.0) * (x - 3.0) + 24.0 * x)) / (12.0 * x);
-  u = log(p);
-  for (it = 0; it < 60; it++) {
-    double f = gs_psi_minus_log(p) - c;
-    double df = gs_xtrigamma_m1(p); /* d f / d log p */
-    double du = -f / df;
-    if (du > 2.0)
-      du = 2.0;
-    if (du < -2.0)
-      du = -2.0;
-    u += du;
-    p = exp(u);
-    if (fabs(du) <= 4 * GS_EPS)
-      break;
-  }
-  return p;
-}
-
-/* d p / d c for the same equation. */
-GHMIX_INLINE double gs_gamma_shape_deriv(double p) {
-  return p / gs_xtrigamma_m1(p);
-}
-
-GHMIX_HD double ghmix_gamma_shape_mle(double c) {
-  return c < 0 ? gs_gamma_shape(c) : NAN;
-}
-
-GHMIX_HD double ghmix_digamma(double x) { return gs_digamma(x); }
-
-/* ---------------------------------------------------------------------- */
-/* The scale-free family Z ~ GIG(p, w, w)                                   */
-
-typedef struct {
-  double ru, rd;      /* E Z, E 1/Z */
-  double lru, lrd, d; /* log E Z, log E 1/Z, E log Z */
-  /* derivatives in p and in omega = log w */
-  double lru_p, lru_w, lrd_p, lrd_w, d_p, d_w;
-  double dx, dx2; /* d/dw, d2/dw2 of log K_|p|(w) (for the variance) */
-} gs_point;
-
-/* Values (and derivatives when deriv) at (p, w), w > 0.  Returns 1 when all
- * are finite. */
-GHMIX_INLINE int gs_eval(double p, double w, int deriv, gs_point *e) {
-  ghmix_bessel_result r;
-  double nu = fabs(p);
-  int what = GHMIX_BESSEL_GRAD | GHMIX_BESSEL_RATIOS;
-  if (deriv)
-    what |= GHMIX_BESSEL_HESS;
-  ghmix_bessel_eval(w, nu, what, &r);
-  e->ru = r.ratio_up;
-  e->rd = r.ratio_down;
-  e->lru = log(r.ratio_up);
-  e->lrd = log(r.ratio_down);
-  e->d = r.dnu;
-  e->dx = r.dx;
-  e->dx2 = deriv ? r.dx2 : NAN;
-  if (deriv && w < 1e-100) {
-    /* nu / w^2-sized terms (d2/dx2 log K) overflow: differences of the
-     * first derivatives at the neighbouring orders instead */
-    ghmix_bessel_result ru, rd;
-    ghmix_bessel_eval(w, nu + 1.0, GHMIX_BESSEL_GRAD, &ru);
-    ghmix_bessel_eval(w, nu - 1.0, GHMIX_BESSEL_GRAD, &rd);
-    e->lru_p = ru.dnu - r.dnu;
-    e->lru_w = w * ru.dx - w * r.dx;
-    e->lrd_p = rd.dnu - r.dnu;
-    e->lrd_w = w * rd.dx - w * r.dx;
-    e->d_p = r.dnu2;
-    e->d_w = w * r.dnudx;
-  } else if (deriv) {
-    double nuw = nu / w;
-    /* K_{nu+1}/K_nu = nu/w - dx: both terms >= 0 (dnudx <= 0, dx2 >= 0
-     * for nu >= 0), so these derivatives do not cancel. */
-    e->lru_p = (1.0 / w - r.dnudx) / r.ratio_up;
-    e->lru_w = -(nuw + w * r.dx2) / r.ratio_up;
-    if (nuw <= 4.0 * r.ratio_down) {
-      /* K_{nu-1}/K_nu = -dx - nu/w cancels at most 4 : 1 here */
-      e->lrd_p = (-r.dnudx - 1.0 / w) / r.ratio_down;
-      e->lrd_w = (nuw - w * r.dx2) / r.ratio_down;
-    } else {
-      ghmix_bessel_result r1;
-      ghmix_bessel_eval(w, nu - 1.0, GHMIX_BESSEL_GRAD, &r1);
-      e->lrd_p = r1.dnu - r.dnu;
-      e->lrd_w = w * (r1.dx - r.dx);
-    }
-    e->d_p = r.dnu2;
-    e->d_w = w * r.dnudx;
-  }
-  if (p < 0) { /* K_{-nu} = K_nu: swap the neighbours, flip odd terms */
-    double t;
-    t = e->ru, e->ru = e->rd, e->rd = t;
-    t = e->lru, e->lru = e->lrd, e->lrd = t;
-    e->d = -e->d;
-    if (deriv) {
-      double up_p = e->lru_p, up_w = e->lru_w;
-      e->lru_p = -e->lrd_p;
-      e->lru_w = e->lrd_w;
-      e->lrd_p = -up_p;
-      e->lrd_w = up_w;
-      e->d_w = -e->d_w;
-    }
-  }
-  if (!isfinite(e->lru) || !isfinite(e->lrd) || !isfinite(e->d))
-    return 0;
-  if (deriv &&
-      !(isfinite(e->lru_p) && isfinite(e->lru_w) && isfinite(e->lrd_p) &&
-        isfinite(e->lrd_w) && isfinite(e->d_p) && isfinite(e->d_w)))
-    return 0;
-  return 1;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Forward maps                                                             */
 
 GHMIX_HD void ghmix_gig_solve_control_init(ghmix_gig_solve_control *ctrl) {
   ctrl->max_iter = 100;
@@ -303,202 +66,6 @@ GHMIX_HD void ghmix_gig_solve_control_init(ghmix_gig_solve_control *ctrl) {
   ctrl->has_start = 0;
   ctrl->start_p = ctrl->start_a = ctrl->start_b = NAN;
   ctrl->want_jacobian = 0;
-}
-
-GHMIX_HD int ghmix_gig_valid(double p, double a, double b) {
-  if (!(isfinite(p) && isfinite(a) && isfinite(b)))
-    return 0;
-  if (a < 0 || b < 0)
-    return 0;
-  if (a == 0 && !(p < 0))
-    return 0;
-  if (b == 0 && !(p > 0))
-    return 0;
-  return 1;
-}
-
-/* w = sqrt(ab), log s = log sqrt(b/a), without overflow. */
-GHMIX_INLINE void gs_scale(double a, double b, double *w, double *logs) {
-  double sa = sqrt(a), sb = sqrt(b);
-  *w = sa * sb;
-  *logs = log(sb) - log(sa);
-}
-
-GHMIX_HD int ghmix_gig_expectation(double p, double a, double b,
-                                   double eta[3]) {
-  gs_point e;
-  double w, logs, s;
-  if (!ghmix_gig_valid(p, a, b)) {
-    eta[0] = eta[1] = eta[2] = NAN;
-    return 0;
-  }
-  if (b == 0) { /* gamma, shape p, rate a/2 */
-    eta[0] = gs_digamma(p) - log(0.5 * a);
-    eta[1] = p > 1 ? 0.5 * a / (p - 1.0) : INFINITY;
-    eta[2] = 2.0 * p / a;
-    return 1;
-  }
-  if (a == 0) { /* inverse gamma, shape q = -p, scale b/2 */
-    double q = -p;
-    eta[0] = log(0.5 * b) - gs_digamma(q);
-    eta[1] = 2.0 * q / b;
-    eta[2] = q > 1 ? 0.5 * b / (q - 1.0) : INFINITY;
-    return 1;
-  }
-  gs_scale(a, b, &w, &logs);
-  gs_eval(p, w, 0, &e);
-  s = exp(logs);
-  eta[0] = logs + e.d;
-  eta[1] = e.rd / s;
-  eta[2] = s * e.ru;
-  return 1;
-}
-
-/* log(K_{nu+f}(w) / K_nu(w)) for |f| <= 1/2. */
-GHMIX_INLINE double gs_log_kratio_frac(double w, double nu, double f) {
-  /* Gauss-Legendre, 8 nodes on [-1, 1] (half of them; symmetric); a table
-   * at function scope, see ghmix_hd.h */
-  static const double gs_gl_x[4] = {
-      0.18343464249564980494, 0.52553240991632898582, 0.79666647741362673959,
-      0.96028985649753623168};
-  static const double gs_gl_w[4] = {
-      0.36268378337836198297, 0.31370664587788728734, 0.22238103445337447054,
-      0.10122853629037625915};
-  double lk0, lk1;
-  int i;
-  if (f == 0)
-    return 0.0;
-  lk0 = ghmix_bessel_logk(w, nu);
-  lk1 = ghmix_bessel_logk(w, nu + f);
-  /* The difference of the two logs is accurate to eps * max |log K|;
-   * otherwise integrate d/dnu log K over [nu, nu + f], which is analytic
-   * there unless w is small and the interval is near 0 (where |log K| is
-   * small anyway). */
-  if (fmax(fabs(lk0), fabs(lk1)) <= 8.0 ||
-      (w < 2.0 && fmin(fabs(nu), fabs(nu + f)) < 2.0))
-    return lk1 - lk0;
-  {
-    double h = 0.5 * f, c = nu + h, sum = 0;
-    for (i = 0; i < 4; i++) {
-      ghmix_bessel_result r1, r2;
-      ghmix_bessel_eval(w, c - h * gs_gl_x[i], GHMIX_BESSEL_GRAD, &r1);
-      ghmix_bessel_eval(w, c + h * gs_gl_x[i], GHMIX_BESSEL_GRAD, &r2);
-      sum += gs_gl_w[i] * (r1.dnu + r2.dnu);
-    }
-    return h * sum;
-  }
-}
-
-GHMIX_HD double ghmix_gig_moment(double p, double a, double b, double r) {
-  double w, logs, lr, f, nu;
-  long k, j;
-  if (!ghmix_gig_valid(p, a, b) || !isfinite(r))
-    return NAN;
-  if (r == 0)
-    return 1.0;
-  if (b == 0) /* E Y^r = Gamma(p + r) / Gamma(p) (2/a)^r */
-    return p + r > 0 ? exp(gs_lgamma_ratio(p, r) + r * (log(2.0) - log(a)))
-                     : INFINITY;
-  if (a == 0) { /* Y = 1/X, X ~ Gamma(q, b/2): E X^-r */
-    double q = -p;
-    return q - r > 0 ? exp(gs_lgamma_ratio(q, -r) + r * (log(b) - log(2.0)))
-                     : INFINITY;
-  }
-  gs_scale(a, b, &w, &logs);
-  if (fabs(r) > 64.0) {
-    /* far orders: one difference of logs (accurate to eps * |log K|) */
-    lr = ghmix_bessel_logk(w, p + r) - ghmix_bessel_logk(w, p);
-  } else {
-    k = (long)floor(r + 0.5);
-    f = r - (double)k;
-    lr = 0.0;
-    if (f != 0) {
-      double lk0 = ghmix_bessel_logk(w, p), lk1 = ghmix_bessel_logk(w, p + r);
-      if (fmax(fabs(lk0), fabs(lk1)) <= 8.0)
-        return exp(r * logs + (lk1 - lk0));
-      lr = gs_log_kratio_frac(w, p, f);
-    }
-    /* K_{p+r}/K_p = K_{p+f}/K_p * the neighbour ratios from p + f on, each
-     * accurate to ~eps (no difference of large logs) */
-    nu = p + f;
-    for (j = 0; j < (k > 0 ? k : -k); j++) {
-      ghmix_bessel_result res;
-      ghmix_bessel_eval(w, nu, GHMIX_BESSEL_RATIOS, &res);
-      if (k > 0) {
-        lr += log(res.ratio_up);
-        nu += 1.0;
-      } else {
-        lr += log(res.ratio_down);
-        nu -= 1.0;
-      }
-    }
-  }
-  return exp(r * logs + lr);
-}
-
-GHMIX_HD double ghmix_gig_variance(double p, double a, double b) {
-  double w, logs, t;
-  gs_point e;
-  if (!ghmix_gig_valid(p, a, b))
-    return NAN;
-  if (b == 0)
-    return 4.0 * p / (a * a);
-  if (a == 0) {
-    double q = -p, m;
-    if (!(q > 2))
-      return INFINITY;
-    m = 0.5 * b / (q - 1.0);
-    return m * m / (q - 2.0);
-  }
-  gs_scale(a, b, &w, &logs);
-  {
-    ghmix_bessel_result r;
-    ghmix_bessel_eval(
-        w, fabs(p), GHMIX_BESSEL_GRAD | GHMIX_BESSEL_HESS | GHMIX_BESSEL_RATIOS,
-        &r);
-    /* Var Z = d2/dw2 log K - (d/dw log K)/w + 2p/w^2: the first two terms
-     * are >= 0; the last cancels them only for p < 0 and small w. */
-    double pos = r.dx2 - r.dx / w, last = 2.0 * p / (w * w);
-    if (p >= 0 || -last <= 0.5 * pos) {
-      t = pos + last;
-    } else { /* Var Z = Ru(p) (Ru(p+1) - Ru(p)) */
-      gs_eval(p, w, 0, &e);
-      {
-        ghmix_bessel_result r1;
-        ghmix_bessel_eval(w, p + 1.0, GHMIX_BESSEL_RATIOS, &r1);
-        t = e.ru * (r1.ratio_up - e.ru);
-      }
-    }
-  }
-  return exp(2.0 * logs) * t;
-}
-
-GHMIX_HD int ghmix_gig_fisher(double p, double a, double b, double info[9]) {
-  gs_point e;
-  double w = NAN, logs = NAN, V, U, g[9];
-  int i, ok = ghmix_gig_valid(p, a, b) && a > 0 && b > 0;
-  if (ok) {
-    gs_scale(a, b, &w, &logs);
-    ok = gs_eval(p, w, 1, &e);
-  }
-  if (!ok) {
-    for (i = 0; i < 9; i++)
-      info[i] = NAN;
-    return 0;
-  }
-  V = e.rd / exp(logs);
-  U = exp(logs) * e.ru;
-  /* d eta / d phi, rows (L, V, U), columns (p, omega, sigma) */
-  g[0] = e.d_p, g[1] = e.d_w, g[2] = 1.0;
-  g[3] = V * e.lrd_p, g[4] = V * e.lrd_w, g[5] = -V;
-  g[6] = U * e.lru_p, g[7] = U * e.lru_w, g[8] = U;
-  /* times (d theta / d phi)^-1 = [[1,0,0],[0,-1/b,-1/a],[0,-1/b,1/a]] */
-  for (i = 0; i < 3; i++) {
-    info[3 * i] = g[3 * i];
-    info[3 * i + 1] = -(g[3 * i + 1] + g[3 * i + 2]) / b;
-    info[3 * i + 2] = (g[3 * i + 2] - g[3 * i + 1]) / a;
-  }
-  return 1;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -535,12 +102,12 @@ GHMIX_INLINE int gs_target_init(const double eta[3], gs_target *t) {
   t->c_dn = L + t->lV;
   t->sl = fmax(1.0, fabs(L));
   if (!(t->lm > 0))
-    return GHMIX_GIG_INF_PRODUCT;
+    return GHMIX_GIG_INFEASIBLE_PRODUCT;
   if (!(t->c_up < 0))
-    return GHMIX_GIG_INF_UPPER;
+    return GHMIX_GIG_INFEASIBLE_UPPER;
   if (!(t->c_dn > 0))
-    return GHMIX_GIG_INF_LOWER;
-  return GHMIX_GIG_FEASIBLE;
+    return GHMIX_GIG_INFEASIBLE_LOWER;
+  return GHMIX_GIG_INFEASIBLE_NONE;
 }
 
 GHMIX_HD int ghmix_gig_feasibility(const double eta[3]) {
@@ -621,9 +188,9 @@ GHMIX_INLINE void gs_limit(const gs_target *t, double pg, double lmg,
                            int mirror, int on_boundary, int want,
                            ghmix_gig_solution *out) {
   double rel[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-  double dp = gs_gamma_shape_deriv(pg); /* d pg / d c */
+  double dp = ghmix_gamma_shape_deriv(pg); /* d pg / d c */
   double c = mirror ? -t->c_dn : t->c_up;
-  double res = fabs(gs_psi_minus_log(pg) - c) / t->sl;
+  double res = fabs(ghmix_psi_minus_log(pg) - c) / t->sl;
   if (on_boundary)
     res = fmax(res, 0.5 * fabs(expm1(lmg - t->lm)));
   out->converged = 1;
@@ -634,7 +201,7 @@ GHMIX_INLINE void gs_limit(const gs_target *t, double pg, double lmg,
     out->p = pg;
     out->a = 2.0 * pg / exp(t->lU);
     out->b = 0.0;
-    out->note = on_boundary ? GHMIX_GIG_GAMMA : GHMIX_GIG_GAMMA_MLE;
+    out->note = on_boundary ? GHMIX_GIG_NOTE_GAMMA : GHMIX_GIG_NOTE_GAMMA_MLE;
     rel[0] = dp * t->sl / fmax(1.0, pg);
     rel[2] = -dp / fmax(1.0, pg);
     rel[3] = dp * t->sl / pg;
@@ -644,7 +211,8 @@ GHMIX_INLINE void gs_limit(const gs_target *t, double pg, double lmg,
     out->p = -pg;
     out->a = 0.0;
     out->b = 2.0 * pg / exp(t->lV);
-    out->note = on_boundary ? GHMIX_GIG_INVGAMMA : GHMIX_GIG_INVGAMMA_MLE;
+    out->note =
+        on_boundary ? GHMIX_GIG_NOTE_INVGAMMA : GHMIX_GIG_NOTE_INVGAMMA_MLE;
     /* dq/dL = -dp, dq/dlogV = -dp; p = -q */
     rel[0] = dp * t->sl / fmax(1.0, pg);
     rel[1] = dp / fmax(1.0, pg);
@@ -666,13 +234,13 @@ GHMIX_INLINE int gs_try_limits(const gs_target *t, int want,
     double c = mirror ? -t->c_dn : t->c_up, pg, lmg, tolb;
     if (!(c > -GS_EULER))
       continue;
-    pg = gs_gamma_shape(c);
+    pg = ghmix_gamma_shape_mle(c);
     lmg = -log1p(-1.0 / pg);
     /* rounding in lm, and in c as amplified by d lmg / d c =
      * 1 / ((p - 1)(p psi'(p) - 1)) */
     tolb = 4.0 * GS_EPS * (1.0 + t->lm) +
            4.0 * GS_EPS * (1.0 + fabs(t->L) + fabs(mirror ? t->lV : t->lU)) /
-               ((pg - 1.0) * gs_xtrigamma_m1(pg));
+               ((pg - 1.0) * ghmix_xtrigamma_m1(pg));
     if (t->lm >= lmg - tolb) {
       gs_limit(t, pg, lmg, mirror, t->lm <= lmg + tolb, want, out);
       return 1;
@@ -689,7 +257,7 @@ GHMIX_INLINE int gs_try_limits(const gs_target *t, int want,
 
 /* Residuals of the scale-free equations at e: r[0] = G1 - lm (relative
  * error of E Y E 1/Y), r[1] = G2 - l (error of E log Y). */
-GHMIX_INLINE void gs_residual(const gs_point *e, double lm, double l,
+GHMIX_INLINE void gs_residual(const ghmix_gig_unit *e, double lm, double l,
                               double r[2]) {
   r[0] = (e->lru + e->lrd) - lm;
   r[1] = (e->d - 0.5 * (e->lru - e->lrd)) - l;
@@ -707,7 +275,7 @@ GHMIX_INLINE double gs_merit(const double r[2]) {
 }
 
 /* The reduced Jacobian d(G1, G2) / d(p, omega). */
-GHMIX_INLINE void gs_jac(const gs_point *e, double j[4]) {
+GHMIX_INLINE void gs_jac(const ghmix_gig_unit *e, double j[4]) {
   j[0] = e->lru_p + e->lrd_p;
   j[1] = e->lru_w + e->lrd_w;
   j[2] = e->d_p - 0.5 * (e->lru_p - e->lrd_p);
@@ -775,8 +343,8 @@ GHMIX_INLINE int gs_concentrated(double lm, double l, double *p, double *w) {
 GHMIX_INLINE int gs_starts(double lm, double l, double c_up, double *ps,
                            double *oms) {
   double pg = -1.0 / expm1(-lm); /* gamma shape on the boundary at this lm */
-  double lg = 0.5 * lm + gs_psi_minus_log(pg); /* its l */
-  double tt = l / lg, pc = gs_gamma_shape(c_up), m = exp(lm), w;
+  double lg = 0.5 * lm + ghmix_psi_minus_log(pg); /* its l */
+  double tt = l / lg, pc = ghmix_gamma_shape_mle(c_up), m = exp(lm), w;
   int n = 0;
   if (tt > 0.999999)
     tt = 0.999999;
@@ -803,7 +371,7 @@ GHMIX_INLINE int gs_starts(double lm, double l, double c_up, double *ps,
   if (pc > 1.0) {
     double gap = -log1p(-1.0 / pc) - lm, eps = INFINITY, pn = pc;
     if (gap > 0 && pc > 2.05) {
-      double fp = gs_xtrigamma_m1(pc) / pc; /* f'(p) = psi'(p) - 1/p */
+      double fp = ghmix_xtrigamma_m1(pc) / pc; /* f'(p) = psi'(p) - 1/p */
       double pm1 = pc - 1.0;
       double k = 2.0 / (pc * pm1 * (pc - 2.0)) -
                  1.0 / (pc * pc * pm1 * pm1 * pm1 * fp);
@@ -812,9 +380,9 @@ GHMIX_INLINE int gs_starts(double lm, double l, double c_up, double *ps,
         pn = pc - eps / (pc * pm1 * pm1 * fp);
       }
     } else if (gap > 0 && pc > 1.5 && pc < 2.0) {
-      double lga = gs_lgamma_ratio(1.0, pc - 2.0); /* log Gamma(pc - 1) */
+      double lga = ghmix_lgamma_ratio(1.0, pc - 2.0); /* log Gamma(pc - 1) */
       /* log |Gamma(1 - pc)| = log Gamma(2 - pc) - log(pc - 1) */
-      double lgb = gs_lgamma_ratio(1.0, 1.0 - pc) - log(pc - 1.0);
+      double lgb = ghmix_lgamma_ratio(1.0, 1.0 - pc) - log(pc - 1.0);
       double hw = exp((log(gap) + lga - lgb) / (2.0 * (pc - 1.0)));
       eps = hw * hw;
     }
@@ -835,7 +403,7 @@ GHMIX_INLINE int gs_starts(double lm, double l, double c_up, double *ps,
       x = m / (2.0 * pc) + GS_EULER;
     } else {
       double z = -m * mu / pc, lr;
-      lr = gs_lgamma_ratio(1.0, -mu) - gs_lgamma_ratio(1.0, mu);
+      lr = ghmix_lgamma_ratio(1.0, -mu) - ghmix_lgamma_ratio(1.0, mu);
       x = z > -1.0 ? (lr - log1p(z)) / (2.0 * mu) : -1.0;
     }
     if (x > 1.0) {
@@ -847,7 +415,8 @@ GHMIX_INLINE int gs_starts(double lm, double l, double c_up, double *ps,
   /* 4. small w, 0 < p < 1: upper tail gamma-like (psi(p) - log p ~ c_up)
    * and lm ~ 2 (1 - p) log(2/w) + log(p Gamma(1-p) / Gamma(p)) */
   if (lm > 1.0 && pc < 0.98) {
-    double lg1 = gs_lgamma_ratio(1.0, -pc), lg0 = gs_lgamma_ratio(1.0, pc);
+    double lg1 = ghmix_lgamma_ratio(1.0, -pc),
+           lg0 = ghmix_lgamma_ratio(1.0, pc);
     double x = (lm - (2.0 * log(pc) + lg1 - lg0)) / (2.0 * (1.0 - pc));
     if (x < 0.7)
       x = 0.7;
@@ -873,12 +442,12 @@ GHMIX_INLINE double gs_omega_step(double k, double d) {
  * return *p, *om hold the last iterate and e its evaluation (with
  * derivatives); returns the residual measure rho. */
 GHMIX_INLINE double gs_newton(double lm, double l, double sl, double tol,
-                              int budget, double *pp, double *pom, gs_point *e,
-                              int *iters) {
+                              int budget, double *pp, double *pom,
+                              ghmix_gig_unit *e, int *iters) {
   double p = *pp, om = *pom, r[2], rho, merit, prev_rho = INFINITY;
   double mark = INFINITY; /* rho at the last check for stagnation */
   int it = 0;
-  if (!gs_eval(p, exp(om), 1, e)) {
+  if (!ghmix_gig_unit_eval(p, exp(om), 1, e)) {
     *iters = 0;
     return INFINITY;
   }
@@ -930,12 +499,12 @@ GHMIX_INLINE double gs_newton(double lm, double l, double sl, double tol,
     for (ls = 0; ls < 60; ls++) {
       double pt = p + alpha * dp, omt = om + gs_omega_step(k, alpha * dom);
       double rt[2], mt;
-      gs_point et;
+      ghmix_gig_unit et;
       if (omt < GS_OMEGA_MIN)
         omt = GS_OMEGA_MIN;
       if (omt > GS_OMEGA_MAX)
         omt = GS_OMEGA_MAX;
-      if (gs_eval(pt, exp(omt), 1, &et)) {
+      if (ghmix_gig_unit_eval(pt, exp(omt), 1, &et)) {
         gs_residual(&et, lm, l, rt);
         mt = gs_merit(rt);
         if (mt <= (1.0 - 1e-4 * alpha) * merit) {
@@ -971,16 +540,16 @@ GHMIX_INLINE double gs_solve_interior(double lm, double l, double c_up,
                                       double sl,
                                       const ghmix_gig_solve_control *ctrl,
                                       int mirror, double *p_out, double *om_out,
-                                      gs_point *e_out, int *iters_out) {
+                                      ghmix_gig_unit *e_out, int *iters_out) {
   double ps[GS_NSTART + 1], oms[GS_NSTART + 1], merit[GS_NSTART + 1];
   double best_rho = INFINITY;
   int n = 0, warm = 0, i, tried, total = 0, ranked = 0;
-  gs_point e;
+  ghmix_gig_unit e;
   if (ctrl->has_start &&
       ghmix_gig_valid(ctrl->start_p, ctrl->start_a, ctrl->start_b) &&
       ctrl->start_a > 0 && ctrl->start_b > 0) {
     double w0, ls0;
-    gs_scale(ctrl->start_a, ctrl->start_b, &w0, &ls0);
+    ghmix_gig_scale(ctrl->start_a, ctrl->start_b, &w0, &ls0);
     ps[0] = mirror ? -ctrl->start_p : ctrl->start_p;
     oms[0] = log(w0);
     warm = n = 1;
@@ -998,7 +567,7 @@ GHMIX_INLINE double gs_solve_interior(double lm, double l, double c_up,
       for (i = warm; i < n; i++) {
         double r[2];
         merit[i] = INFINITY;
-        if (gs_eval(ps[i], exp(oms[i]), 0, &e)) {
+        if (ghmix_gig_unit_eval(ps[i], exp(oms[i]), 0, &e)) {
           gs_residual(&e, lm, l, r);
           if (gs_merit(r) == gs_merit(r))
             merit[i] = gs_merit(r);
@@ -1036,8 +605,8 @@ GHMIX_INLINE double gs_solve_interior(double lm, double l, double c_up,
  *   (dp, domega) = Jr^-1 (d lm, d l),
  *   dsigma = (dlogU - dlogV)/2 - (d(lru - lrd)) / 2,
  *   dlog a = domega - dsigma, dlog b = domega + dsigma. */
-GHMIX_INLINE int gs_rel_sensitivity(const gs_point *e, double p, double sl,
-                                    double rel[9]) {
+GHMIX_INLINE int gs_rel_sensitivity(const ghmix_gig_unit *e, double p,
+                                    double sl, double rel[9]) {
   double j[4], det, inv[4], y[6], pr[6], hp, hw, srow[3];
   int c;
   gs_jac(e, j);
@@ -1073,8 +642,8 @@ GHMIX_INLINE void gs_fail(ghmix_gig_solution *out) {
   out->p = out->a = out->b = NAN;
   out->iterations = 0;
   out->converged = 0;
-  out->note = GHMIX_GIG_INTERIOR;
-  out->infeasible = GHMIX_GIG_FEASIBLE;
+  out->note = GHMIX_GIG_NOTE_INTERIOR;
+  out->infeasible = GHMIX_GIG_INFEASIBLE_NONE;
   out->grad_norm = NAN;
   out->condition = NAN;
   for (i = 0; i < 9; i++)
@@ -1087,7 +656,7 @@ GHMIX_HD ghmix_status ghmix_gig_from_expectation(
   ghmix_gig_solve_control defaults;
   const ghmix_gig_solve_control *ctrl = ctrl_in;
   gs_target t;
-  gs_point e = {0};
+  ghmix_gig_unit e = {0};
   int feas, mirror, iters;
   double lU, lV, c_up, l, p0 = NAN, om0 = NAN, rho, sigma, rel[9];
 
@@ -1099,7 +668,7 @@ GHMIX_HD ghmix_status ghmix_gig_from_expectation(
   feas = gs_target_init(eta, &t);
   if (feas < 0)
     return GHMIX_ERR_DOMAIN;
-  if (feas != GHMIX_GIG_FEASIBLE) {
+  if (feas != GHMIX_GIG_INFEASIBLE_NONE) {
     out->infeasible = feas;
     return GHMIX_ERR_INFEASIBLE;
   }
@@ -1122,7 +691,7 @@ GHMIX_HD ghmix_status ghmix_gig_from_expectation(
   out->iterations = iters;
   out->grad_norm = rho;
   out->converged = rho <= ctrl->tol;
-  out->note = GHMIX_GIG_INTERIOR;
+  out->note = GHMIX_GIG_NOTE_INTERIOR;
   out->p = mirror ? -p0 : p0;
   out->a = exp(om0 - (mirror ? -sigma : sigma));
   out->b = exp(om0 + (mirror ? -sigma : sigma));
@@ -1132,7 +701,7 @@ GHMIX_HD ghmix_status ghmix_gig_from_expectation(
     /* the solution (or where the iteration was heading) is not
      * representable */
     out->converged = 0;
-    out->note = GHMIX_GIG_OUT_OF_RANGE;
+    out->note = GHMIX_GIG_NOTE_OUT_OF_RANGE;
   }
   if (gs_rel_sensitivity(&e, p0, t.sl, rel)) {
     if (mirror) {

@@ -25,7 +25,7 @@ static void mstep_gh(const double eta[3], const double start[3],
 int ghmix_mstep_mixing_solve(int family, const double eta[3],
                              const double start[3], ghmix_mstep_mixing *out) {
   out->converged = 1;
-  out->note = GHMIX_GIG_INTERIOR;
+  out->note = GHMIX_GIG_NOTE_INTERIOR;
   switch (family) {
   case GHMIX_FAMILY_GH:
     mstep_gh(eta, start, out);

@@ -16,7 +16,7 @@ extern "C" {
 typedef struct {
   double p, a, b; /* the GIG(p, a, b) (a = 0 or b = 0: the limits) */
   int converged;  /* 1; for GH the solver's flag */
-  int note;       /* GHMIX_GIG_INTERIOR; for GH the solver's note */
+  int note;       /* GHMIX_GIG_NOTE_INTERIOR; for GH the solver's note */
 } ghmix_mstep_mixing;
 
 /* family: a ghmix_family.  start = (p, a, b), the current values, where

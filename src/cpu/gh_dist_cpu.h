@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "../core/elementwise.h"
 #include "../core/status.h"
 
 #ifdef __cplusplus
@@ -20,12 +21,10 @@ typedef enum {
   GHMIX_GH_FUN_QUANTILE = 2
 } ghmix_gh_fun;
 
-/* The inputs of the univariate functions, in the order of the R
- * arguments: x (or q, prob), mu, gamma, sigma, p, a, b. */
-#define GHMIX_GH1_NARGS 7
-
-/* out[i] = fun(in[0][i % len[0]]; in[1][i % len[1]], ...) for i < n, with
- * base-R semantics (ghmix_gh1_density_x / _cdf_x / _qf_x in gh_dist.h):
+/* out[i] = fun(in[0][i % len[0]]; in[1][i % len[1]], ...) for i < n, the
+ * GHMIX_GH1_NARGS inputs in the order of the R arguments (x, mu, gamma,
+ * sigma, p, a, b; src/core/elementwise.h), with base-R semantics
+ * (ghmix_gh1_density_x / _cdf_x / _qf_x in gh_dist.h):
  * NaN in any input gives the sum of the inputs (an R NA stays NA).  For
  * the density flag1 is give_log (flag2 ignored); for the distribution and
  * quantile functions flag1 is lower_tail and flag2 log_p.

@@ -1,78 +1,111 @@
 #include "gig_cpu.h"
 
+#include <math.h>
 #include <stddef.h>
 
 #include "../core/batch.h"
+#include "../core/elementwise.h"
 #include "../core/gig.h"
-#include "threads.h"
+#include "chunks.h"
 
-static inline double eval_one(ghmix_gig_fun fun, ghmix_gig *g,
-                              ghmix_gig_anchors *c, double x, int flag1,
-                              int flag2) {
-  switch (fun) {
-  case GHMIX_GIG_FUN_DENSITY:
-    return ghmix_gig_density_g(g, x, flag1);
-  case GHMIX_GIG_FUN_CDF:
-    return ghmix_gig_cdf_g(g, c, x, flag1, flag2);
-  case GHMIX_GIG_FUN_QUANTILE:
-    return ghmix_gig_qf_g(g, c, x, flag1, flag2);
-  }
-  return 0.0;
-}
+/* Elements between interrupt polls, by ghmix_gig_fun: about 0.1 s of work
+ * on one thread. */
+static const size_t gig_chunk[3] = {(size_t)1 << 16, (size_t)1 << 14,
+                                    (size_t)1 << 12};
 
 typedef struct {
   ghmix_gig_fun fun;
-  size_t n, nx, np, na, nb;
-  const double *x, *p, *a, *b;
+  size_t n;
+  const double *x;
+  size_t nx;
+  ghmix_gig_params par;
   int flag1, flag2;
   double *out;
-  ghmix_gig *shared; /* the one parameter set (complete), or NULL */
-} batch;
+  const ghmix_gig *shared; /* the one parameter set, or NULL */
+} gig_job;
 
-static void run_range(const batch *bt, ptrdiff_t lo, ptrdiff_t hi,
+/* A thread's parameter set and its cache of tail integrals. */
+typedef struct {
+  ghmix_gig g;
+  ghmix_gig_anchors anchors;
+  int have;
+  double p, a, b;
+} gig_cache;
+
+/* The set of element i: the shared one, or the thread's, prepared again
+ * (complete for the quantile function) unless it holds these parameters.
+ * NaN parameters never match, so they are prepared each time (cheap: the
+ * set-up stops at the validity check). */
+static const ghmix_gig *gig_set(const gig_job *j, size_t i, gig_cache *c) {
+  double p, a, b;
+  if (j->shared != NULL)
+    return j->shared;
+  p = j->par.p[ghmix_recycle((ptrdiff_t)i, j->par.np, j->n)];
+  a = j->par.a[ghmix_recycle((ptrdiff_t)i, j->par.na, j->n)];
+  b = j->par.b[ghmix_recycle((ptrdiff_t)i, j->par.nb, j->n)];
+  if (!c->have || p != c->p || a != c->a || b != c->b) {
+    if (j->fun == GHMIX_GIG_FUN_QUANTILE)
+      ghmix_gig_init(p, a, b, &c->g);
+    else
+      ghmix_gig_init_density(p, a, b, &c->g);
+    if (j->fun != GHMIX_GIG_FUN_DENSITY)
+      ghmix_gig_anchors_reset(&c->anchors);
+    c->p = p;
+    c->a = a;
+    c->b = b;
+    c->have = 1;
+  }
+  return &c->g;
+}
+
+/* The distribution function; a set of this thread's that lacks the halves
+ * for x is completed here, by its owner (a shared set is complete). */
+static double gig_cdf(const ghmix_gig *g, double x, const gig_job *j,
+                      gig_cache *c) {
+  double v;
+  if (!ghmix_gig_cdf_g(g, &c->anchors, x, j->flag1, j->flag2, &v) &&
+      g == &c->g) {
+    ghmix_gig_complete(&c->g);
+    ghmix_gig_cdf_g(g, &c->anchors, x, j->flag1, j->flag2, &v);
+  }
+  return v;
+}
+
+static double gig_element(const gig_job *j, size_t i, gig_cache *c) {
+  const ghmix_gig *g = gig_set(j, i, c);
+  double x = j->x[ghmix_recycle((ptrdiff_t)i, j->nx, j->n)];
+  switch (j->fun) {
+  case GHMIX_GIG_FUN_DENSITY:
+    return ghmix_gig_density_g(g, x, j->flag1);
+  case GHMIX_GIG_FUN_CDF:
+    return gig_cdf(g, x, j, c);
+  case GHMIX_GIG_FUN_QUANTILE:
+    return ghmix_gig_qf_g(g, &c->anchors, x, j->flag1, j->flag2);
+  }
+  return NAN;
+}
+
+static void gig_range(const void *job, ptrdiff_t lo, ptrdiff_t hi,
                       int threads) {
+  const gig_job *j = (const gig_job *)job;
   ptrdiff_t i;
-  int par = threads > 1 && hi - lo > 1 &&
-            (bt->shared == NULL || bt->fun != GHMIX_GIG_FUN_DENSITY ||
-             hi - lo >= 4096);
+  int par =
+      threads > 1 && hi - lo > 1 &&
+      (j->shared == NULL || j->fun != GHMIX_GIG_FUN_DENSITY || hi - lo >= 4096);
   (void)par;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) if (par)
 #endif
   {
-    ghmix_gig g;
-    /* this thread's cache of tail integrals for the current parameters */
-    ghmix_gig_anchors cache;
-    int have = 0, cache_ok = 0;
-    double cp = 0, ca = 0, cb = 0;
+    gig_cache cache;
+    cache.have = 0;
+    if (j->shared != NULL && j->fun != GHMIX_GIG_FUN_DENSITY)
+      ghmix_gig_anchors_reset(&cache.anchors);
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-    for (i = lo; i < hi; i++) {
-      double xi = bt->x[ghmix_recycle(i, bt->nx, bt->n)];
-      ghmix_gig *gp = bt->shared;
-      if (gp == NULL) {
-        double pi = bt->p[ghmix_recycle(i, bt->np, bt->n)];
-        double ai = bt->a[ghmix_recycle(i, bt->na, bt->n)];
-        double bi = bt->b[ghmix_recycle(i, bt->nb, bt->n)];
-        /* NaN parameters never match, so they are prepared each time
-         * (cheap: the set-up stops at the validity check) */
-        if (!have || pi != cp || ai != ca || bi != cb) {
-          ghmix_gig_init(pi, ai, bi, &g);
-          cp = pi;
-          ca = ai;
-          cb = bi;
-          have = 1;
-          cache_ok = 0;
-        }
-        gp = &g;
-      }
-      if (!cache_ok && bt->fun != GHMIX_GIG_FUN_DENSITY) {
-        ghmix_gig_anchors_reset(&cache);
-        cache_ok = 1;
-      }
-      bt->out[i] = eval_one(bt->fun, gp, &cache, xi, bt->flag1, bt->flag2);
-    }
+    for (i = lo; i < hi; i++)
+      j->out[i] = gig_element(j, (size_t)i, &cache);
   }
   (void)threads;
 }
@@ -82,45 +115,21 @@ ghmix_status ghmix_gig_dpq_batch(ghmix_gig_fun fun, size_t n, const double *x,
                                  const double *a, size_t na, const double *b,
                                  size_t nb, int flag1, int flag2, double *out,
                                  int threads, ghmix_error *err) {
-  batch bt;
+  gig_job j = {fun, n, x, nx, {p, a, b, np, na, nb}, flag1, flag2, out, NULL};
   ghmix_gig shared;
-  size_t start, chunk;
   ghmix_error_clear(err);
   if (n == 0)
     return GHMIX_OK;
   if (nx == 0 || np == 0 || na == 0 || nb == 0)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "inputs must not be empty when n > 0");
-  bt.fun = fun;
-  bt.n = n;
-  bt.nx = nx;
-  bt.np = np;
-  bt.na = na;
-  bt.nb = nb;
-  bt.x = x;
-  bt.p = p;
-  bt.a = a;
-  bt.b = b;
-  bt.flag1 = flag1;
-  bt.flag2 = flag2;
-  bt.out = out;
-  bt.shared = NULL;
+    return ghmix_empty_input(err, "inputs");
   if (np == 1 && na == 1 && nb == 1) {
-    ghmix_gig_init(p[0], a[0], b[0], &shared);
-    if (fun != GHMIX_GIG_FUN_DENSITY)
-      ghmix_gig_complete(&shared); /* read-only in the threads from now */
-    bt.shared = &shared;
+    if (fun == GHMIX_GIG_FUN_DENSITY)
+      ghmix_gig_init_density(p[0], a[0], b[0], &shared);
+    else if (ghmix_gig_init(p[0], a[0], b[0], &shared) && !shared.complete)
+      return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                             "internal error: the GIG parameter set was not "
+                             "completed before the threads read it");
+    j.shared = &shared;
   }
-  threads = ghmix_clamp_threads(threads);
-  /* about 0.1 s of work on one thread between interrupt polls */
-  chunk = fun == GHMIX_GIG_FUN_DENSITY
-              ? ((size_t)1 << 16)
-              : (fun == GHMIX_GIG_FUN_CDF ? (size_t)1 << 14 : (size_t)1 << 12);
-  for (start = 0; start < n; start += chunk) {
-    size_t end = n - start > chunk ? start + chunk : n;
-    run_range(&bt, (ptrdiff_t)start, (ptrdiff_t)end, threads);
-    if (end < n && ghmix_check_interrupt())
-      return ghmix_interrupted(err, end, n);
-  }
-  return GHMIX_OK;
+  return ghmix_run_chunks(n, gig_chunk[fun], gig_range, &j, threads, err);
 }

@@ -1,7 +1,8 @@
 /* Threaded batch drivers over the GIG expectation map and its inverse
  * (src/core/gig_solve.h).  Plain C, no R headers.
  *
- * Inputs of the forward maps are recycled as in R: element i uses
+ * The per-element bodies are those of src/core/elementwise.h.  Inputs of
+ * the forward maps are recycled as in R: element i uses
  * p[i % np], a[i % na], b[i % nb] (and r[i % nr]).  NaN in gives NaN out
  * (an R NA stays NA); invalid parameters give NaN.  threads is clamped to
  * [1, ghmix_max_threads()]; the interrupt hook is polled between chunks
@@ -12,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "../core/elementwise.h"
 #include "../core/gig_solve.h"
 #include "../core/status.h"
 
@@ -26,36 +28,26 @@ ghmix_status ghmix_gig_expectation_batch(size_t n, const double *p, size_t np,
                                          double *out_y, int threads,
                                          ghmix_error *err);
 
-/* What ghmix_gig_moment_batch computes. */
-enum {
-  GHMIX_GIG_MOMENT_RAW = 0,     /* E[Y^r] */
-  GHMIX_GIG_MOMENT_VARIANCE = 1 /* Var(Y); r is ignored and may be NULL */
-};
-
-/* E[Y^r] or Var(Y) (what: GHMIX_GIG_MOMENT_*). */
+/* E[Y^r] or Var(Y) (what: GHMIX_GIG_MOMENT_*, elementwise.h). */
 ghmix_status ghmix_gig_moment_batch(size_t n, const double *p, size_t np,
                                     const double *a, size_t na, const double *b,
                                     size_t nb, const double *r, size_t nr,
                                     int what, double *out, int threads,
                                     ghmix_error *err);
 
-/* Solves n rows.  eta is n x 3, column-major (columns E log Y, E 1/Y,
- * E Y); start is NULL or n x 3 column-major (p, a, b), a row with a
- * non-finite entry meaning a cold start.  Outputs have n elements;
- * jacobian is NULL or 9 n doubles, row i's d(p, a, b) / d(eta) at
- * jacobian + 9 i in column-major order (R's array(dim = c(3, 3, n))).
+/* Solves the s->n rows of s (ghmix_gig_solve_args, elementwise.h: eta and
+ * start n x 3, column-major; outputs n each; jacobian NULL or 9 n doubles,
+ * row i's d(p, a, b) / d(eta) at jacobian + 9 i in column-major order, R's
+ * array(dim = c(3, 3, n)); s->ctrl's start and want_jacobian are set per
+ * row).
  *
  * A first pass checks every row: when some row is not finite or not
  * positive (infeasible[i] = -1) or infeasible (infeasible[i] = the violated
- * inequality, GHMIX_GIG_INF_*), nothing is solved and GHMIX_ERR_INFEASIBLE
- * (or GHMIX_ERR_DOMAIN when only domain errors) is returned with
- * err->index the first such row.  Rows that do not converge are not an
- * error: converged[i] = 0. */
-ghmix_status ghmix_gig_from_expectation_batch(
-    size_t n, const double *eta, const double *start,
-    const ghmix_gig_solve_control *ctrl, double *p, double *a, double *b,
-    int *iterations, double *grad_norm, int *converged, double *condition,
-    int *note, int *infeasible, double *jacobian, int threads,
-    ghmix_error *err);
+ * inequality, GHMIX_GIG_INFEASIBLE_*), nothing is solved and
+ * GHMIX_ERR_INFEASIBLE (or GHMIX_ERR_DOMAIN when only domain errors) is
+ * returned with err->index the first such row.  Rows that do not converge are
+ * not an error: converged[i] = 0. */
+ghmix_status ghmix_gig_from_expectation_batch(const ghmix_gig_solve_args *s,
+                                              int threads, ghmix_error *err);
 
 #endif

@@ -1,7 +1,8 @@
 /* The numerical core (src/core) compiled for the device: single-source.
  *
  * The CUDA kernels call the same per-element functions as the CPU drivers
- * (log K_nu(x), the GIG expectation map and its inverse, one observation's
+ * (the element bodies of elementwise.c: log K_nu(x), the GIG expectation
+ * map and its inverse, the univariate GH density; one observation's
  * E-step), compiled from the same files.  This header includes those .c
  * files into the translation unit of the kernels, with GHMIX_CUDA_UNITY
  * defined so that ghmix_hd.h makes every GHMIX_HD function
@@ -14,10 +15,10 @@
  * It must come before any other ghmix header in a .cu file.  A core source
  * file added later that these functions need must be added to the list
  * below (nvcc reports what is missing: a function used in device code but
- * never defined); __has_include guards a file that not every checkout has
- * yet.  gig.c (the GIG distribution and its host-only sampler),
- * rng.c and status.c are host-only and are not included; of gh_dist.c only
- * the set-up and the density are compiled here (it leaves out its host-only
+ * never defined).  The host-only files are not included: gig.c and
+ * gig_sample.c (the GIG distribution and its sampler), de_quad.c (the
+ * adaptive quadrature), rng.c and status.c; of gh_dist.c only the set-up
+ * and the density are compiled here (it leaves out its host-only
  * quadrature when GHMIX_CUDA_UNITY is defined). */
 #ifndef GHMIX_CORE_DEVICE_CUH
 #define GHMIX_CORE_DEVICE_CUH
@@ -37,17 +38,18 @@
 #include "../core/ghmix_hd.h"
 
 #include "../core/bessel.c"
-#if __has_include("../core/bessel_cf2.c")
 #include "../core/bessel_cf2.c"
-#endif
 #include "../core/bessel_debye.c"
 #include "../core/bessel_exponent.c"
 #include "../core/bessel_halfint.c"
 #include "../core/bessel_hankel.c"
 #include "../core/bessel_series.c"
 #include "../core/bessel_trapezoid.c"
+#include "../core/elementwise.c"
 #include "../core/estep.c"
+#include "../core/gamma.c"
 #include "../core/gh_dist.c" /* the density only: see its GHMIX_CUDA_UNITY */
+#include "../core/gig_moments.c"
 #include "../core/gig_solve.c"
 #include "../core/mixture.c"
 

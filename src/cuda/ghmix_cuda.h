@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "../core/gig_solve.h"
+#include "../core/elementwise.h"
 #include "../core/mixture.h"
 #include "../core/status.h"
 #include "../cpu/gh_dist_cpu.h"
@@ -88,11 +88,9 @@ ghmix_status ghmix_cuda_gig_expectation_batch(size_t n, const double *p,
  * GHMIX_ERR_DOMAIN with err->index the first bad row and infeasible[]
  * filled, the other outputs then unspecified).  The feasibility check runs
  * inside the same launch as the solves. */
-ghmix_status ghmix_cuda_gig_from_expectation_batch(
-    size_t n, const double *eta, const double *start,
-    const ghmix_gig_solve_control *ctrl, double *p, double *a, double *b,
-    int *iterations, double *grad_norm, int *converged, double *condition,
-    int *note, int *infeasible, double *jacobian, int device, ghmix_error *err);
+ghmix_status
+ghmix_cuda_gig_from_expectation_batch(const ghmix_gig_solve_args *s, int device,
+                                      ghmix_error *err);
 
 /* ------------------------------------------------------------------------
  * Densities and posterior moments per row (src/cuda/kernels.cu): the same

@@ -2,8 +2,9 @@
  *
  * Single source: the per-element work is the core's own functions
  * (core_device.cuh compiles src/core into this translation unit for host and
- * device); the kernels here only loop over elements, recycle inputs as the
- * CPU drivers do, and reduce.  One thread per element with every loop of the
+ * device); the element-wise kernels here only loop over the element bodies
+ * of src/core/elementwise.h that the CPU drivers run, and the E-step
+ * kernels reduce.  One thread per element with every loop of the
  * element (regime choice, quadrature, Newton steps) inside it, so each batch
  * is one launch, never one per step.
  *
@@ -214,149 +215,45 @@ __device__ __forceinline__ size_t grid_stride() {
   return (size_t)gridDim.x * blockDim.x;
 }
 
-/* log K_nu(x) with or without d/dx, d/dnu: the loop body of
- * logk_range/grad_range in src/cpu/bessel_cpu.c. */
-template <bool Grad>
+/* The element-wise kernels: one thread per element (grid-stride beyond),
+ * each running the element body of src/core/elementwise.h, the same as the
+ * CPU drivers' loops. */
+
 __global__ void __launch_bounds__(GHMIX_CUDA_BLOCK)
-    logk_kernel(size_t n, const double *__restrict__ x, size_t nx,
-                const double *__restrict__ nu, size_t nnu,
-                double *__restrict__ logk, double *__restrict__ grad_x,
-                double *__restrict__ grad_nu) {
-  for (size_t i = first_index(); i < n; i += grid_stride()) {
-    double xi = x[ghmix_recycle((ptrdiff_t)i, nx, n)];
-    double nui = nu[ghmix_recycle((ptrdiff_t)i, nnu, n)];
-    double v, gx, gnu;
-    if (!ghmix_logk_special(xi, nui, &v, &gx, &gnu)) {
-      if (Grad) {
-        ghmix_bessel_result r;
-        ghmix_bessel_eval(xi, nui, GHMIX_BESSEL_GRAD, &r);
-        v = r.logk;
-        gx = r.dx;
-        gnu = r.dnu;
-      } else {
-        v = ghmix_bessel_logk(xi, nui);
-      }
-    }
-    logk[i] = v;
-    if (Grad) {
-      if (grad_x != NULL)
-        grad_x[i] = gx;
-      if (grad_nu != NULL)
-        grad_nu[i] = gnu;
-    }
-  }
+    logk_kernel(ghmix_logk_args a) {
+  for (size_t i = first_index(); i < a.n; i += grid_stride())
+    ghmix_logk_element(&a, i);
 }
 
-/* eta = (E log Y, E 1/Y, E Y): the loop body of expectation_range in
- * src/cpu/gig_solve_cpu.c. */
 __global__ void __launch_bounds__(GHMIX_CUDA_BLOCK)
-    gig_expectation_kernel(size_t n, const double *__restrict__ p, size_t np,
-                           const double *__restrict__ a, size_t na,
-                           const double *__restrict__ b, size_t nb,
-                           double *__restrict__ out_log,
-                           double *__restrict__ out_inv,
-                           double *__restrict__ out_y) {
-  for (size_t i = first_index(); i < n; i += grid_stride()) {
-    double pi = p[ghmix_recycle((ptrdiff_t)i, np, n)];
-    double ai = a[ghmix_recycle((ptrdiff_t)i, na, n)];
-    double bi = b[ghmix_recycle((ptrdiff_t)i, nb, n)];
-    double eta[3];
-    if (isnan(pi) || isnan(ai) || isnan(bi)) {
-      /* pi + ai + bi, keeping R's NA payload */
-      eta[0] = eta[1] = eta[2] = ghmix_na_sum(ghmix_na_sum(pi, ai), bi);
-    } else {
-      ghmix_gig_expectation(pi, ai, bi, eta);
-    }
-    out_log[i] = eta[0];
-    out_inv[i] = eta[1];
-    out_y[i] = eta[2];
-  }
+    gig_eta_kernel(ghmix_gig_eta_args a) {
+  for (size_t i = first_index(); i < a.n; i += grid_stride())
+    ghmix_gig_eta_element(&a, i);
 }
 
-/* Feasibility of every row and, for the feasible ones, the solve: the
- * first pass and solve_range of src/cpu/gig_solve_cpu.c in one launch.
- * first[0] / first[1] receive the smallest infeasible / non-finite row
- * (they start at UINT64_MAX). */
-__global__ void __launch_bounds__(GHMIX_CUDA_BLOCK) gig_solve_kernel(
-    size_t n, const double *__restrict__ eta, const double *__restrict__ start,
-    ghmix_gig_solve_control ctrl0, double *__restrict__ p,
-    double *__restrict__ a, double *__restrict__ b,
-    int *__restrict__ iterations, double *__restrict__ grad_norm,
-    int *__restrict__ converged, double *__restrict__ condition,
-    int *__restrict__ note, int *__restrict__ infeasible,
-    double *__restrict__ jacobian, unsigned long long *__restrict__ first) {
-  for (size_t i = first_index(); i < n; i += grid_stride()) {
-    double e[3];
-    ghmix_gig_solve_control ctrl = ctrl0;
-    ghmix_gig_solution sol;
-    int f, k;
-    e[0] = eta[i];
-    e[1] = eta[n + i];
-    e[2] = eta[2 * n + i];
-    f = ghmix_gig_feasibility(e);
-    infeasible[i] = f;
-    if (f != 0) {
+/* Every row's feasibility check and, for the feasible ones, the solve, in
+ * one launch; first[0] / first[1] receive the smallest infeasible / not
+ * finite and positive row (they start at ULLONG_MAX). */
+__global__ void __launch_bounds__(GHMIX_CUDA_BLOCK)
+    gig_solve_kernel(ghmix_gig_solve_args s,
+                     unsigned long long *__restrict__ first) {
+  for (size_t i = first_index(); i < s.n; i += grid_stride()) {
+    int f = ghmix_gig_solve_element(&s, i);
+    if (f != GHMIX_GIG_INFEASIBLE_NONE)
       atomicMin(&first[f > 0 ? 0 : 1], (unsigned long long)i);
-      continue;
-    }
-    if (start != NULL) {
-      ctrl.start_p = start[i];
-      ctrl.start_a = start[n + i];
-      ctrl.start_b = start[2 * n + i];
-      ctrl.has_start = isfinite(ctrl.start_p) && isfinite(ctrl.start_a) &&
-                       isfinite(ctrl.start_b);
-    }
-    ctrl.want_jacobian = jacobian != NULL;
-    ghmix_gig_from_expectation(e, &ctrl, &sol);
-    p[i] = sol.p;
-    a[i] = sol.a;
-    b[i] = sol.b;
-    iterations[i] = sol.iterations;
-    grad_norm[i] = sol.grad_norm;
-    converged[i] = sol.converged;
-    condition[i] = sol.condition;
-    note[i] = sol.note;
-    if (jacobian != NULL)
-      for (k = 0; k < 9; k++) /* row-major -> column-major */
-        jacobian[9 * i + 3 * (k % 3) + k / 3] = sol.jacobian[k];
   }
 }
 
-/* The univariate GH density: the loop body of gh1_range in
- * src/cpu/gh_dist_cpu.c (fun = GHMIX_GH_FUN_DENSITY).  shared is the
- * parameter set prepared on the host when have_shared, else each element
- * prepares its own (one Bessel evaluation more). */
-struct gh1_inputs {
-  const double *in[GHMIX_GH1_NARGS];
-  size_t len[GHMIX_GH1_NARGS];
-};
-
+/* shared is the parameter set prepared on the host when have_shared, else
+ * each thread prepares its own (one Bessel evaluation more). */
 __global__ void __launch_bounds__(GHMIX_CUDA_BLOCK)
-    gh1_density_kernel(size_t n, gh1_inputs args, ghmix_gh1 shared,
-                       int have_shared, int give_log,
-                       double *__restrict__ out) {
-  for (size_t i = first_index(); i < n; i += grid_stride()) {
-    double v[GHMIX_GH1_NARGS], sum = 0.0;
-    ghmix_gh1 own;
-    const ghmix_gh1 *hp = &shared;
-    int k, nan = 0;
-    for (k = 0; k < GHMIX_GH1_NARGS; k++) {
-      v[k] = args.in[k][ghmix_recycle((ptrdiff_t)i, args.len[k], n)];
-      nan |= isnan(v[k]);
-    }
-    if (nan) {
-      /* the CPU's v[0] + v[1] + ... + v[6], keeping R's NA payload */
-      for (k = 0; k < GHMIX_GH1_NARGS; k++)
-        sum = k == 0 ? v[0] : ghmix_na_sum(sum, v[k]);
-      out[i] = sum;
-      continue;
-    }
-    if (!have_shared) {
-      ghmix_gh1_init(v[4], v[5], v[6], v[2] / v[3], &own);
-      hp = &own;
-    }
-    out[i] = ghmix_gh1_density_x(hp, v[0], v[1], v[3], give_log);
-  }
+    gh1_density_kernel(ghmix_gh1_args a, ghmix_gh1 shared, int have_shared,
+                       int give_log, double *__restrict__ out) {
+  ghmix_gh1_cache cache;
+  cache.have = 0;
+  for (size_t i = first_index(); i < a.n; i += grid_stride())
+    out[i] = ghmix_gh1_density_element(&a, i, have_shared ? &shared : NULL,
+                                       &cache, give_log);
 }
 
 /* The mixture's density and posterior moments per row: ghmix_mix_rows_one
@@ -449,6 +346,15 @@ struct mix_data {
   double *host_par; /* staging for par */
 };
 
+/* An input of length len for n elements on the device: only its first n
+ * elements are used. */
+size_t used_length(size_t len, size_t n) { return len < n ? len : n; }
+
+/* The row index of an atomicMin slot, -1 when no row wrote it. */
+ptrdiff_t first_row(unsigned long long slot) {
+  return slot == ULLONG_MAX ? -1 : (ptrdiff_t)slot;
+}
+
 } // namespace
 
 /* ======================================================================
@@ -462,53 +368,46 @@ ghmix_cuda_bessel_logk_batch(size_t n, const double *x, size_t nx,
                              ghmix_error *err) {
   device_guard guard;
   device_arena mem;
+  ghmix_logk_args a;
   size_t o_x, o_nu, o_logk, o_gx = 0, o_gnu = 0;
-  const bool grad = grad_x != NULL || grad_nu != NULL;
   unsigned blocks;
   ghmix_status st;
+  a.n = n;
+  a.nx = used_length(nx, n);
+  a.nnu = used_length(nnu, n);
   ghmix_error_clear(err);
-  if ((st = guard.enter(device, err)) != GHMIX_OK)
+  if ((st = guard.enter(device, err)) != GHMIX_OK || n == 0 ||
+      (st = ghmix_logk_args_check(&a, err)) != GHMIX_OK)
     return st;
-  if (n == 0)
-    return GHMIX_OK;
-  if (nx == 0 || nnu == 0)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "x and nu must not be empty when n > 0");
   if (n > max_elements)
     return too_many(n, err);
-  /* an input longer than n: only its first n elements are used */
-  nx = nx < n ? nx : n;
-  nnu = nnu < n ? nnu : n;
-  o_x = mem.reserve(nx * sizeof(double));
-  o_nu = mem.reserve(nnu * sizeof(double));
+  o_x = mem.reserve(a.nx * sizeof(double));
+  o_nu = mem.reserve(a.nnu * sizeof(double));
   o_logk = mem.reserve(n * sizeof(double));
   if (grad_x != NULL)
     o_gx = mem.reserve(n * sizeof(double));
   if (grad_nu != NULL)
     o_gnu = mem.reserve(n * sizeof(double));
   if ((st = mem.allocate("log_besselK", device, err)) != GHMIX_OK ||
-      (st = copy_in(mem.at<double>(o_x), x, nx * sizeof(double), "x", err)) !=
+      (st = copy_in(mem.at<double>(o_x), x, a.nx * sizeof(double), "x", err)) !=
           GHMIX_OK ||
-      (st = copy_in(mem.at<double>(o_nu), nu, nnu * sizeof(double), "nu",
+      (st = copy_in(mem.at<double>(o_nu), nu, a.nnu * sizeof(double), "nu",
                     err)) != GHMIX_OK ||
       (st = grid_for(n, device, &blocks, err)) != GHMIX_OK)
     return st;
-  if (grad)
-    logk_kernel<true><<<blocks, GHMIX_CUDA_BLOCK>>>(
-        n, mem.at<double>(o_x), nx, mem.at<double>(o_nu), nnu,
-        mem.at<double>(o_logk), grad_x ? mem.at<double>(o_gx) : NULL,
-        grad_nu ? mem.at<double>(o_gnu) : NULL);
-  else
-    logk_kernel<false><<<blocks, GHMIX_CUDA_BLOCK>>>(
-        n, mem.at<double>(o_x), nx, mem.at<double>(o_nu), nnu,
-        mem.at<double>(o_logk), NULL, NULL);
+  a.x = mem.at<double>(o_x);
+  a.nu = mem.at<double>(o_nu);
+  a.logk = mem.at<double>(o_logk);
+  a.grad_x = grad_x != NULL ? mem.at<double>(o_gx) : NULL;
+  a.grad_nu = grad_nu != NULL ? mem.at<double>(o_gnu) : NULL;
+  logk_kernel<<<blocks, GHMIX_CUDA_BLOCK>>>(a);
   if ((st = finish_launch("log K", err)) != GHMIX_OK ||
-      (st = copy_out(logk, mem.at<double>(o_logk), n * sizeof(double), "log K",
+      (st = copy_out(logk, a.logk, n * sizeof(double), "log K", err)) !=
+          GHMIX_OK ||
+      (st = copy_out(grad_x, a.grad_x, n * sizeof(double), "d/dx log K",
                      err)) != GHMIX_OK ||
-      (st = copy_out(grad_x, mem.at<double>(o_gx), n * sizeof(double),
-                     "d/dx log K", err)) != GHMIX_OK ||
-      (st = copy_out(grad_nu, mem.at<double>(o_gnu), n * sizeof(double),
-                     "d/dnu log K", err)) != GHMIX_OK)
+      (st = copy_out(grad_nu, a.grad_nu, n * sizeof(double), "d/dnu log K",
+                     err)) != GHMIX_OK)
     return st;
   return GHMIX_OK;
 }
@@ -520,170 +419,160 @@ ghmix_cuda_gig_expectation_batch(size_t n, const double *p, size_t np,
                                  double *out_y, int device, ghmix_error *err) {
   device_guard guard;
   device_arena mem;
+  ghmix_gig_eta_args e;
   size_t o_p, o_a, o_b, o_out;
   unsigned blocks;
   ghmix_status st;
+  e.n = n;
+  e.par.np = used_length(np, n);
+  e.par.na = used_length(na, n);
+  e.par.nb = used_length(nb, n);
   ghmix_error_clear(err);
-  if ((st = guard.enter(device, err)) != GHMIX_OK)
+  if ((st = guard.enter(device, err)) != GHMIX_OK || n == 0 ||
+      (st = ghmix_gig_params_check(&e.par, n, err)) != GHMIX_OK)
     return st;
-  if (n == 0)
-    return GHMIX_OK;
-  if (np == 0 || na == 0 || nb == 0)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "p, a and b must not be empty when n > 0");
   if (n > max_elements)
     return too_many(n, err);
-  np = np < n ? np : n;
-  na = na < n ? na : n;
-  nb = nb < n ? nb : n;
-  o_p = mem.reserve(np * sizeof(double));
-  o_a = mem.reserve(na * sizeof(double));
-  o_b = mem.reserve(nb * sizeof(double));
+  o_p = mem.reserve(e.par.np * sizeof(double));
+  o_a = mem.reserve(e.par.na * sizeof(double));
+  o_b = mem.reserve(e.par.nb * sizeof(double));
   o_out = mem.reserve(3 * n * sizeof(double));
   if ((st = mem.allocate("gig_expectation", device, err)) != GHMIX_OK ||
-      (st = copy_in(mem.at<double>(o_p), p, np * sizeof(double), "p", err)) !=
-          GHMIX_OK ||
-      (st = copy_in(mem.at<double>(o_a), a, na * sizeof(double), "a", err)) !=
-          GHMIX_OK ||
-      (st = copy_in(mem.at<double>(o_b), b, nb * sizeof(double), "b", err)) !=
-          GHMIX_OK ||
-      (st = grid_for(n, device, &blocks, err)) != GHMIX_OK)
-    return st;
-  gig_expectation_kernel<<<blocks, GHMIX_CUDA_BLOCK>>>(
-      n, mem.at<double>(o_p), np, mem.at<double>(o_a), na, mem.at<double>(o_b),
-      nb, mem.at<double>(o_out), mem.at<double>(o_out) + n,
-      mem.at<double>(o_out) + 2 * n);
-  if ((st = finish_launch("GIG expectation", err)) != GHMIX_OK ||
-      (st = copy_out(out_log, mem.at<double>(o_out), n * sizeof(double),
-                     "E log Y", err)) != GHMIX_OK ||
-      (st = copy_out(out_inv, mem.at<double>(o_out) + n, n * sizeof(double),
-                     "E 1/Y", err)) != GHMIX_OK ||
-      (st = copy_out(out_y, mem.at<double>(o_out) + 2 * n, n * sizeof(double),
-                     "E Y", err)) != GHMIX_OK)
-    return st;
-  return GHMIX_OK;
-}
-
-extern "C" ghmix_status ghmix_cuda_gig_from_expectation_batch(
-    size_t n, const double *eta, const double *start,
-    const ghmix_gig_solve_control *ctrl, double *p, double *a, double *b,
-    int *iterations, double *grad_norm, int *converged, double *condition,
-    int *note, int *infeasible, double *jacobian, int device,
-    ghmix_error *err) {
-  device_guard guard;
-  device_arena mem;
-  size_t o_eta, o_start = 0, o_dbl, o_int, o_jac = 0, o_first;
-  unsigned long long first[2];
-  unsigned blocks;
-  double *dd;
-  int *di;
-  ghmix_status st;
-  cudaError_t e;
-  ghmix_error_clear(err);
-  if ((st = guard.enter(device, err)) != GHMIX_OK)
-    return st;
-  if (n == 0)
-    return GHMIX_OK;
-  if (n > max_elements)
-    return too_many(n, err);
-  o_eta = mem.reserve(3 * n * sizeof(double));
-  if (start != NULL)
-    o_start = mem.reserve(3 * n * sizeof(double));
-  o_dbl = mem.reserve(5 * n * sizeof(double)); /* p a b grad_norm cond. */
-  o_int = mem.reserve(4 * n * sizeof(int));    /* iter. conv. note infeas. */
-  if (jacobian != NULL)
-    o_jac = mem.reserve(9 * n * sizeof(double));
-  o_first = mem.reserve(sizeof first);
-  if ((st = mem.allocate("gig_from_expectation", device, err)) != GHMIX_OK ||
-      (st = copy_in(mem.at<double>(o_eta), eta, 3 * n * sizeof(double), "eta",
+      (st = copy_in(mem.at<double>(o_p), p, e.par.np * sizeof(double), "p",
                     err)) != GHMIX_OK ||
-      (st = copy_in(mem.at<double>(o_start), start,
-                    start ? 3 * n * sizeof(double) : 0, "start", err)) !=
-          GHMIX_OK ||
+      (st = copy_in(mem.at<double>(o_a), a, e.par.na * sizeof(double), "a",
+                    err)) != GHMIX_OK ||
+      (st = copy_in(mem.at<double>(o_b), b, e.par.nb * sizeof(double), "b",
+                    err)) != GHMIX_OK ||
       (st = grid_for(n, device, &blocks, err)) != GHMIX_OK)
     return st;
-  e = cudaMemset(mem.at<void>(o_first), 0xff, sizeof first);
-  if (e != cudaSuccess)
-    return cuda_fail(err, "cudaMemset", e);
-  dd = mem.at<double>(o_dbl);
-  di = mem.at<int>(o_int);
-  gig_solve_kernel<<<blocks, GHMIX_CUDA_BLOCK>>>(
-      n, mem.at<double>(o_eta), start ? mem.at<double>(o_start) : NULL, *ctrl,
-      dd, dd + n, dd + 2 * n, di, dd + 3 * n, di + n, dd + 4 * n, di + 2 * n,
-      di + 3 * n, jacobian ? mem.at<double>(o_jac) : NULL,
-      mem.at<unsigned long long>(o_first));
-  if ((st = finish_launch("GIG solve", err)) != GHMIX_OK ||
-      (st = copy_out(first, mem.at<void>(o_first), sizeof first,
-                     "the first bad rows", err)) != GHMIX_OK ||
-      (st = copy_out(infeasible, di + 3 * n, n * sizeof(int), "infeasible",
-                     err)) != GHMIX_OK)
-    return st;
-  /* the CPU driver's errors, in its order */
-  if (first[0] != ULLONG_MAX)
-    return ghmix_error_set(err, GHMIX_ERR_INFEASIBLE, (ptrdiff_t)first[0],
-                           "eta is infeasible in row %ld", (long)first[0] + 1);
-  if (first[1] != ULLONG_MAX)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, (ptrdiff_t)first[1],
-                           "eta is not finite and positive in row %ld",
-                           (long)first[1] + 1);
-  if ((st = copy_out(p, dd, n * sizeof(double), "p", err)) != GHMIX_OK ||
-      (st = copy_out(a, dd + n, n * sizeof(double), "a", err)) != GHMIX_OK ||
-      (st = copy_out(b, dd + 2 * n, n * sizeof(double), "b", err)) !=
+  e.par.p = mem.at<double>(o_p);
+  e.par.a = mem.at<double>(o_a);
+  e.par.b = mem.at<double>(o_b);
+  e.out_log = mem.at<double>(o_out);
+  e.out_inv = e.out_log + n;
+  e.out_y = e.out_log + 2 * n;
+  gig_eta_kernel<<<blocks, GHMIX_CUDA_BLOCK>>>(e);
+  if ((st = finish_launch("GIG expectation", err)) != GHMIX_OK ||
+      (st = copy_out(out_log, e.out_log, n * sizeof(double), "E log Y", err)) !=
           GHMIX_OK ||
-      (st = copy_out(grad_norm, dd + 3 * n, n * sizeof(double), "grad_norm",
-                     err)) != GHMIX_OK ||
-      (st = copy_out(condition, dd + 4 * n, n * sizeof(double), "condition",
-                     err)) != GHMIX_OK ||
-      (st = copy_out(iterations, di, n * sizeof(int), "iterations", err)) !=
+      (st = copy_out(out_inv, e.out_inv, n * sizeof(double), "E 1/Y", err)) !=
           GHMIX_OK ||
-      (st = copy_out(converged, di + n, n * sizeof(int), "converged", err)) !=
-          GHMIX_OK ||
-      (st = copy_out(note, di + 2 * n, n * sizeof(int), "note", err)) !=
-          GHMIX_OK ||
-      (st = copy_out(jacobian, mem.at<double>(o_jac),
-                     jacobian ? 9 * n * sizeof(double) : 0, "jacobian", err)) !=
+      (st = copy_out(out_y, e.out_y, n * sizeof(double), "E Y", err)) !=
           GHMIX_OK)
     return st;
   return GHMIX_OK;
 }
 
 extern "C" ghmix_status
+ghmix_cuda_gig_from_expectation_batch(const ghmix_gig_solve_args *h, int device,
+                                      ghmix_error *err) {
+  device_guard guard;
+  device_arena mem;
+  ghmix_gig_solve_args s = *h; /* the same, with device pointers */
+  const size_t n = h->n;
+  size_t o_eta, o_start = 0, o_dbl, o_int, o_jac = 0, o_first;
+  unsigned long long first[2];
+  unsigned blocks;
+  ghmix_status st;
+  cudaError_t e;
+  ghmix_error_clear(err);
+  if ((st = guard.enter(device, err)) != GHMIX_OK || n == 0)
+    return st;
+  if (n > max_elements)
+    return too_many(n, err);
+  o_eta = mem.reserve(3 * n * sizeof(double));
+  if (h->start != NULL)
+    o_start = mem.reserve(3 * n * sizeof(double));
+  o_dbl = mem.reserve(5 * n * sizeof(double)); /* p a b grad_norm cond. */
+  o_int = mem.reserve(4 * n * sizeof(int));    /* iter. conv. note infeas. */
+  if (h->jacobian != NULL)
+    o_jac = mem.reserve(9 * n * sizeof(double));
+  o_first = mem.reserve(sizeof first);
+  if ((st = mem.allocate("gig_from_expectation", device, err)) != GHMIX_OK ||
+      (st = copy_in(mem.at<double>(o_eta), h->eta, 3 * n * sizeof(double),
+                    "eta", err)) != GHMIX_OK ||
+      (st = copy_in(mem.at<double>(o_start), h->start,
+                    h->start ? 3 * n * sizeof(double) : 0, "start", err)) !=
+          GHMIX_OK ||
+      (st = grid_for(n, device, &blocks, err)) != GHMIX_OK)
+    return st;
+  e = cudaMemset(mem.at<void>(o_first), 0xff, sizeof first);
+  if (e != cudaSuccess)
+    return cuda_fail(err, "cudaMemset", e);
+  s.eta = mem.at<double>(o_eta);
+  s.start = h->start != NULL ? mem.at<double>(o_start) : NULL;
+  s.p = mem.at<double>(o_dbl);
+  s.a = s.p + n;
+  s.b = s.p + 2 * n;
+  s.grad_norm = s.p + 3 * n;
+  s.condition = s.p + 4 * n;
+  s.jacobian = h->jacobian != NULL ? mem.at<double>(o_jac) : NULL;
+  s.iterations = mem.at<int>(o_int);
+  s.converged = s.iterations + n;
+  s.note = s.iterations + 2 * n;
+  s.infeasible = s.iterations + 3 * n;
+  gig_solve_kernel<<<blocks, GHMIX_CUDA_BLOCK>>>(
+      s, mem.at<unsigned long long>(o_first));
+  if ((st = finish_launch("GIG solve", err)) != GHMIX_OK ||
+      (st = copy_out(first, mem.at<void>(o_first), sizeof first,
+                     "the first bad rows", err)) != GHMIX_OK ||
+      (st = copy_out(h->infeasible, s.infeasible, n * sizeof(int), "infeasible",
+                     err)) != GHMIX_OK ||
+      (st = ghmix_gig_solve_bad_rows(first_row(first[0]), first_row(first[1]),
+                                     err)) != GHMIX_OK)
+    return st;
+  /* p a b grad_norm condition, then iterations converged note: contiguous
+   * on the device, separate in host memory */
+  {
+    static const char *const dbl_names[5] = {"p", "a", "b", "grad_norm",
+                                             "condition"};
+    static const char *const int_names[3] = {"iterations", "converged", "note"};
+    double *dbl_out[5] = {h->p, h->a, h->b, h->grad_norm, h->condition};
+    int *int_out[3] = {h->iterations, h->converged, h->note};
+    int k;
+    for (k = 0; k < 5; k++)
+      if ((st = copy_out(dbl_out[k], s.p + k * n, n * sizeof(double),
+                         dbl_names[k], err)) != GHMIX_OK)
+        return st;
+    for (k = 0; k < 3; k++)
+      if ((st = copy_out(int_out[k], s.iterations + k * n, n * sizeof(int),
+                         int_names[k], err)) != GHMIX_OK)
+        return st;
+  }
+  return copy_out(h->jacobian, s.jacobian,
+                  h->jacobian ? 9 * n * sizeof(double) : 0, "jacobian", err);
+}
+
+extern "C" ghmix_status
 ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
                              const size_t len[GHMIX_GH1_NARGS], int give_log,
                              double *out, int device, ghmix_error *err) {
+  static const char *const names[GHMIX_GH1_NARGS] = {
+      "x", "mu", "gamma", "sigma", "p", "a", "b"};
   device_guard guard;
   device_arena mem;
-  gh1_inputs args;
+  ghmix_gh1_args args;
   ghmix_gh1 shared;
   size_t off[GHMIX_GH1_NARGS], o_out;
   unsigned blocks;
-  int k, have_shared = 1;
+  int k, have_shared;
   ghmix_status st;
+  args.n = n;
+  for (k = 0; k < GHMIX_GH1_NARGS; k++)
+    args.len[k] = used_length(len[k], n);
   ghmix_error_clear(err);
-  if ((st = guard.enter(device, err)) != GHMIX_OK)
+  if ((st = guard.enter(device, err)) != GHMIX_OK || n == 0 ||
+      (st = ghmix_gh1_args_check(&args, err)) != GHMIX_OK)
     return st;
-  if (n == 0)
-    return GHMIX_OK;
-  for (k = 0; k < GHMIX_GH1_NARGS; k++) {
-    if (len[k] == 0)
-      return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                             "inputs must not be empty when n > 0");
-    if (k >= 2 && len[k] != 1)
-      have_shared = 0;
-  }
   if (n > max_elements)
     return too_many(n, err);
-  for (k = 0; k < GHMIX_GH1_NARGS; k++) {
-    /* an input longer than n: only its first n elements are used */
-    args.len[k] = len[k] < n ? len[k] : n;
+  for (k = 0; k < GHMIX_GH1_NARGS; k++)
     off[k] = mem.reserve(args.len[k] * sizeof(double));
-  }
   o_out = mem.reserve(n * sizeof(double));
   if ((st = mem.allocate("dgh", device, err)) != GHMIX_OK)
     return st;
   for (k = 0; k < GHMIX_GH1_NARGS; k++) {
-    static const char *const names[GHMIX_GH1_NARGS] = {
-        "x", "mu", "gamma", "sigma", "p", "a", "b"};
     if ((st = copy_in(mem.at<double>(off[k]), in[k],
                       args.len[k] * sizeof(double), names[k], err)) != GHMIX_OK)
       return st;
@@ -692,10 +581,12 @@ ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
   if ((st = grid_for(n, device, &blocks, err)) != GHMIX_OK)
     return st;
   memset(&shared, 0, sizeof shared);
+  have_shared = ghmix_gh1_args_shared(&args);
   if (have_shared) /* as the CPU driver: once, on the host */
-    ghmix_gh1_init(in[4][0], in[5][0], in[6][0], in[2][0] / in[3][0], &shared);
+    ghmix_gh1_init_density(in[4][0], in[5][0], in[6][0], in[2][0] / in[3][0],
+                           &shared);
   gh1_density_kernel<<<blocks, GHMIX_CUDA_BLOCK>>>(
-      n, args, shared, have_shared, give_log != 0, mem.at<double>(o_out));
+      args, shared, have_shared, give_log != 0, mem.at<double>(o_out));
   if ((st = finish_launch("GH density", err)) != GHMIX_OK ||
       (st = copy_out(out, mem.at<double>(o_out), n * sizeof(double),
                      "the densities", err)) != GHMIX_OK)

@@ -79,6 +79,21 @@ __global__ void gen_kernel(size_t n, uint64_t seed, double lo, double hi,
 
 __global__ void empty_kernel(void) {}
 
+/* The arguments of logk_kernel for n points x, nu on the device. */
+static ghmix_logk_args logk_args(size_t n, const double *x, const double *nu,
+                                 double *out, double *gx, double *gnu) {
+  ghmix_logk_args a;
+  a.n = n;
+  a.x = x;
+  a.nx = n;
+  a.nu = nu;
+  a.nnu = n;
+  a.logk = out;
+  a.grad_x = gx;
+  a.grad_nu = gnu;
+  return a;
+}
+
 static void gen_device(size_t n, uint64_t seed, double lo, double hi, int lg,
                        double *out) {
   gen_kernel<<<1024, 256>>>(n, seed, lo, hi, lg, out);
@@ -163,8 +178,8 @@ static void bench_logk(int quick) {
     unsigned nb = blocks_for(n);
     double t = time_kernel(
         [&]() {
-          logk_kernel<false>
-              <<<nb, GHMIX_CUDA_BLOCK>>>(n, x, n, nu, n, out, NULL, NULL);
+          logk_kernel<<<nb, GHMIX_CUDA_BLOCK>>>(
+              logk_args(n, x, nu, out, NULL, NULL));
         },
         3);
     CK(cudaGetLastError());
@@ -179,8 +194,8 @@ static void bench_logk(int quick) {
     CK(cudaMalloc(&gn, n * sizeof(double)));
     t = time_kernel(
         [&]() {
-          logk_kernel<true>
-              <<<nb, GHMIX_CUDA_BLOCK>>>(n, x, n, nu, n, out, gx, gn);
+          logk_kernel<<<nb, GHMIX_CUDA_BLOCK>>>(
+              logk_args(n, x, nu, out, gx, gn));
         },
         3);
     CK(cudaGetLastError());
@@ -198,8 +213,8 @@ static void bench_logk(int quick) {
     gen_device(n, 4, -1000, 1000, 0, nu);
     t = time_kernel(
         [&]() {
-          logk_kernel<false>
-              <<<nb, GHMIX_CUDA_BLOCK>>>(n, x, n, nu, n, out, NULL, NULL);
+          logk_kernel<<<nb, GHMIX_CUDA_BLOCK>>>(
+              logk_args(n, x, nu, out, NULL, NULL));
         },
         3);
     printf("%12.0e %14.6f %14.4g %12s  (x = 10^U(-300, 300), nu = "
@@ -247,8 +262,8 @@ static void bench_logk(int quick) {
       ghmix_cuda_bessel_logk_batch(1, &hx, 1, &hn, 1, &ho, NULL, NULL, 0, &err);
       t_call.push_back(now_s() - t0);
       t0 = now_s();
-      logk_kernel<false>
-          <<<1, GHMIX_CUDA_BLOCK>>>(1, dx, 1, dn, 1, dout, NULL, NULL);
+      logk_kernel<<<1, GHMIX_CUDA_BLOCK>>>(
+          logk_args(1, dx, dn, dout, NULL, NULL));
       CK(cudaDeviceSynchronize());
       t_kernel.push_back(now_s() - t0);
       t0 = now_s();
@@ -267,10 +282,34 @@ static void bench_logk(int quick) {
 
 /* ------------------------------------------------ gig_from_expectation */
 
+/* The solver's arguments for n rows of eta, outputs in dbl (5 n: p, a, b,
+ * grad_norm, condition) and ints (4 n: iterations, converged, note,
+ * infeasible), no start, no Jacobian. */
+static ghmix_gig_solve_args solve_args(size_t n, const double *eta,
+                                       const ghmix_gig_solve_control *ctrl,
+                                       double *dbl, int *ints) {
+  ghmix_gig_solve_args s;
+  s.n = n;
+  s.eta = eta;
+  s.start = NULL;
+  s.ctrl = *ctrl;
+  s.p = dbl;
+  s.a = dbl + n;
+  s.b = dbl + 2 * n;
+  s.grad_norm = dbl + 3 * n;
+  s.condition = dbl + 4 * n;
+  s.jacobian = NULL;
+  s.iterations = ints;
+  s.converged = ints + n;
+  s.note = ints + 2 * n;
+  s.infeasible = ints + 3 * n;
+  return s;
+}
+
 static void bench_gig_solve(int quick) {
   size_t n = quick ? 200000 : 1000000, i;
   double *p, *a, *b, *eta, *out;
-  int *iout, *inf;
+  int *iout;
   unsigned long long *first;
   ghmix_gig_solve_control ctrl;
   ghmix_error err;
@@ -290,23 +329,31 @@ static void bench_gig_solve(int quick) {
   gen_device(n, 5, -3, 3, 0, p);
   gen_device(n, 6, -1, 1, 1, a);
   gen_device(n, 7, -1, 1, 1, b);
-  gig_expectation_kernel<<<nb, GHMIX_CUDA_BLOCK>>>(n, p, n, a, n, b, n, eta,
-                                                   eta + n, eta + 2 * n);
+  {
+    ghmix_gig_eta_args e;
+    e.n = n;
+    e.par.p = p;
+    e.par.a = a;
+    e.par.b = b;
+    e.par.np = e.par.na = e.par.nb = n;
+    e.out_log = eta;
+    e.out_inv = eta + n;
+    e.out_y = eta + 2 * n;
+    gig_eta_kernel<<<nb, GHMIX_CUDA_BLOCK>>>(e);
+  }
   CK(cudaDeviceSynchronize());
-  inf = iout + 3 * n;
   t = time_kernel(
       [&]() {
         gig_solve_kernel<<<nb, GHMIX_CUDA_BLOCK>>>(
-            n, eta, NULL, ctrl, out, out + n, out + 2 * n, iout, out + 3 * n,
-            iout + n, out + 4 * n, iout + 2 * n, inf, NULL, first);
+            solve_args(n, eta, &ctrl, out, iout), first);
       },
       3);
   CK(cudaGetLastError());
   {
     /* CPU: one thread on the first rows */
     size_t m = 20000;
-    std::vector<double> he(3 * n), hp(m), ha(m), hb(m), hg(m), hc(m), hm(3 * m);
-    std::vector<int> hi(m), hcv(m), hn(m), hf(m);
+    std::vector<double> he(3 * n), hd(5 * m), hm(3 * m);
+    std::vector<int> hi(4 * m);
     double t0;
     CK(cudaMemcpy(he.data(), eta, 3 * n * sizeof(double),
                   cudaMemcpyDeviceToHost));
@@ -314,9 +361,11 @@ static void bench_gig_solve(int quick) {
       for (i = 0; i < m; i++)
         hm[k * m + i] = he[k * n + i];
     t0 = now_s();
-    ghmix_gig_from_expectation_batch(
-        m, hm.data(), NULL, &ctrl, hp.data(), ha.data(), hb.data(), hi.data(),
-        hg.data(), hcv.data(), hc.data(), hn.data(), hf.data(), NULL, 1, &err);
+    {
+      ghmix_gig_solve_args hs =
+          solve_args(m, hm.data(), &ctrl, hd.data(), hi.data());
+      ghmix_gig_from_expectation_batch(&hs, 1, &err);
+    }
     cpu_us = (now_s() - t0) / (double)m * 1e6;
     printf("CPU, one thread (%lu rows): %.2f us/row\n", (unsigned long)m,
            cpu_us);
@@ -324,15 +373,14 @@ static void bench_gig_solve(int quick) {
            (double)n, t, (double)n / t, (double)n / t * cpu_us * 1e-6);
     /* whole call */
     {
-      std::vector<double> pp(n), aa(n), bb(n), gg(n), cc(n);
-      std::vector<int> it(n), cv(n), nt(n), fi(n);
+      std::vector<double> dd(5 * n);
+      std::vector<int> ii(4 * n);
       std::vector<double> tt;
+      ghmix_gig_solve_args ws =
+          solve_args(n, he.data(), &ctrl, dd.data(), ii.data());
       for (int r = 0; r < 3; r++) {
         t0 = now_s();
-        if (ghmix_cuda_gig_from_expectation_batch(
-                n, he.data(), NULL, &ctrl, pp.data(), aa.data(), bb.data(),
-                it.data(), gg.data(), cv.data(), cc.data(), nt.data(),
-                fi.data(), NULL, 0, &err) != GHMIX_OK)
+        if (ghmix_cuda_gig_from_expectation_batch(&ws, 0, &err) != GHMIX_OK)
           printf("error: %s\n", err.message);
         if (r > 0)
           tt.push_back(now_s() - t0);

@@ -100,22 +100,18 @@ ghmix_cuda_gig_expectation_batch(size_t n, const double *p, size_t np,
                                      out_y, 1, err);
 }
 
-extern "C" ghmix_status ghmix_cuda_gig_from_expectation_batch(
-    size_t n, const double *eta, const double *start,
-    const ghmix_gig_solve_control *ctrl, double *p, double *a, double *b,
-    int *iterations, double *grad_norm, int *converged, double *condition,
-    int *note, int *infeasible, double *jacobian, int device,
-    ghmix_error *err) {
+extern "C" ghmix_status
+ghmix_cuda_gig_from_expectation_batch(const ghmix_gig_solve_args *s, int device,
+                                      ghmix_error *err) {
   ghmix_status st = mock_device(device, err);
   double bytes =
-      (double)n * (8.0 * (3 + (start ? 3 : 0) + 5 + (jacobian ? 9 : 0)) + 16.0);
-  if (st != GHMIX_OK || n == 0)
+      (double)s->n *
+      (8.0 * (3 + (s->start ? 3 : 0) + 5 + (s->jacobian ? 9 : 0)) + 16.0);
+  if (st != GHMIX_OK || s->n == 0)
     return st;
   if ((st = mock_alloc(bytes, "gig_from_expectation", err)) != GHMIX_OK)
     return st;
-  return ghmix_gig_from_expectation_batch(
-      n, eta, start, ctrl, p, a, b, iterations, grad_norm, converged, condition,
-      note, infeasible, jacobian, 1, err);
+  return ghmix_gig_from_expectation_batch(s, 1, err);
 }
 
 struct mock_mix {

@@ -649,20 +649,36 @@ static void solve_free(solve_out *o) {
   free(o->infeasible);
 }
 
+/* The solver's arguments for n rows of eta (and start) into o, with the
+ * default control. */
+static ghmix_gig_solve_args solve_args(size_t n, const double *eta,
+                                       const double *start, const solve_out *o,
+                                       int want_jac) {
+  ghmix_gig_solve_args s;
+  s.n = n;
+  s.eta = eta;
+  s.start = start;
+  ghmix_gig_solve_control_init(&s.ctrl);
+  s.p = o->p;
+  s.a = o->a;
+  s.b = o->b;
+  s.grad_norm = o->grad_norm;
+  s.condition = o->condition;
+  s.jacobian = want_jac ? o->jac : NULL;
+  s.iterations = o->iterations;
+  s.converged = o->converged;
+  s.note = o->note;
+  s.infeasible = o->infeasible;
+  return s;
+}
+
 static ghmix_status run_solve(int cuda, size_t n, const double *eta,
                               const double *start, int want_jac, solve_out *o,
                               ghmix_error *err) {
-  ghmix_gig_solve_control ctrl;
-  ghmix_gig_solve_control_init(&ctrl);
+  ghmix_gig_solve_args s = solve_args(n, eta, start, o, want_jac);
   if (cuda)
-    return ghmix_cuda_gig_from_expectation_batch(
-        n, eta, start, &ctrl, o->p, o->a, o->b, o->iterations, o->grad_norm,
-        o->converged, o->condition, o->note, o->infeasible,
-        want_jac ? o->jac : NULL, 0, err);
-  return ghmix_gig_from_expectation_batch(
-      n, eta, start, &ctrl, o->p, o->a, o->b, o->iterations, o->grad_norm,
-      o->converged, o->condition, o->note, o->infeasible,
-      want_jac ? o->jac : NULL, 1, err);
+    return ghmix_cuda_gig_from_expectation_batch(&s, 0, err);
+  return ghmix_gig_from_expectation_batch(&s, 1, err);
 }
 
 /* A well-conditioned problem (condition number below about 1e3): |p| <= 2,
@@ -1610,7 +1626,6 @@ static void test_errors(void) {
   int count = 0, launches = 5;
   void *h = (void *)&count;
   mix_setup s;
-  ghmix_gig_solve_control ctrl;
 
   ghmix_cuda_device_count(&count, &err);
 
@@ -1637,10 +1652,17 @@ static void test_errors(void) {
         "errors: an allocation too large is GHMIX_ERR_CUDA naming its bytes "
         "(\"%s\")",
         err.message);
-  ghmix_gig_solve_control_init(&ctrl);
-  st = ghmix_cuda_gig_from_expectation_batch((size_t)1 << 36, big, NULL, &ctrl,
-                                             big, big, big, NULL, big, NULL,
-                                             big, NULL, NULL, NULL, 0, &err);
+  {
+    ghmix_gig_solve_args sa;
+    sa.n = (size_t)1 << 36;
+    sa.eta = big;
+    sa.start = NULL;
+    ghmix_gig_solve_control_init(&sa.ctrl);
+    sa.p = sa.a = sa.b = sa.grad_norm = sa.condition = big;
+    sa.jacobian = NULL;
+    sa.iterations = sa.converged = sa.note = sa.infeasible = NULL;
+    st = ghmix_cuda_gig_from_expectation_batch(&sa, 0, &err);
+  }
   check(st == GHMIX_ERR_CUDA && message_bytes(err.message) > 1e12,
         "errors: gig_from_expectation too large is GHMIX_ERR_CUDA (\"%s\")",
         err.message);
@@ -1770,13 +1792,13 @@ static void test_no_leaks(void) {
   double stats[64], nu = 1.5, mem0 = 0, mem1 = 0;
   double eta[3] = {0, 1.5, 1.6};
   solve_out so;
-  ghmix_gig_solve_control ctrl;
+  ghmix_gig_solve_args sa;
   ghmix_error err;
   mix_setup s;
   size_t i;
   int round, failures = 0;
   solve_alloc(&so, 1);
-  ghmix_gig_solve_control_init(&ctrl);
+  sa = solve_args(1, eta, NULL, &so, 1);
   for (i = 0; i < n; i++)
     x[i] = logunif(-2, 2);
   for (i = 0; i < m * d; i++)
@@ -1794,10 +1816,7 @@ static void test_no_leaks(void) {
     failures +=
         ghmix_cuda_gig_expectation_batch(m, x, m, x + m, m, x, 1, o1, o2,
                                          o1 + m, 0, &err) != GHMIX_OK;
-    failures += ghmix_cuda_gig_from_expectation_batch(
-                    1, eta, NULL, &ctrl, so.p, so.a, so.b, so.iterations,
-                    so.grad_norm, so.converged, so.condition, so.note,
-                    so.infeasible, so.jac, 0, &err) != GHMIX_OK;
+    failures += ghmix_cuda_gig_from_expectation_batch(&sa, 0, &err) != GHMIX_OK;
     failures +=
         ghmix_cuda_mix_data_create(xm, m, m, (int)d, 0, &h, &err) != GHMIX_OK;
     failures +=
@@ -1828,10 +1847,8 @@ static void test_no_leaks(void) {
     failures += ghmix_cuda_mix_data_create(xm, (size_t)1 << 36, (size_t)1 << 36,
                                            8, 0, &h, &err) != GHMIX_ERR_CUDA;
     eta[1] = 0.1; /* infeasible */
-    failures += ghmix_cuda_gig_from_expectation_batch(
-                    1, eta, NULL, &ctrl, so.p, so.a, so.b, so.iterations,
-                    so.grad_norm, so.converged, so.condition, so.note,
-                    so.infeasible, so.jac, 0, &err) != GHMIX_ERR_INFEASIBLE;
+    failures += ghmix_cuda_gig_from_expectation_batch(&sa, 0, &err) !=
+                GHMIX_ERR_INFEASIBLE;
     eta[1] = 1.5;
   }
   if (!device_memory_free(&mem1))

@@ -14,6 +14,7 @@
 
 #include "bessel.h"
 #include "gig.h"
+#include "gig_sample.h"
 
 static int passed = 0, failed = 0;
 
@@ -207,9 +208,10 @@ int main(int argc, char **argv) {
   {
     ghmix_gig g;
     double ll, lu;
-    check(ghmix_gig_init(-1, 0, 1, &g) == 1 && g.kind == GHMIX_GIG_INVGAMMA,
+    check(ghmix_gig_init(-1, 0, 1, &g) == 1 &&
+              g.kind == GHMIX_GIG_KIND_INVGAMMA,
           "a = 0 with p < 0 is the inverse gamma", 0);
-    check(ghmix_gig_init(1, 0, 1, &g) == 0 && g.kind == GHMIX_GIG_INVALID,
+    check(ghmix_gig_init(1, 0, 1, &g) == 0 && g.kind == GHMIX_GIG_KIND_INVALID,
           "a = 0 with p > 0 is invalid", 0);
     check(ghmix_gig_init(-1, 1, 0, &g) == 0, "b = 0 with p < 0 is invalid", 0);
     check(ghmix_gig_init(1, -1, 1, &g) == 0, "a < 0 is invalid", 0);

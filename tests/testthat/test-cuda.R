@@ -291,7 +291,7 @@ test_that("dgh, dnig, predict, fitted: backend = 'cuda' without a device", {
   expect_error(predict(fits$d3, type = "quantile", backend = "cuda"),
                "should be one of")
   # the C entry points themselves
-  expect_error(.Call(ffi_cuda_dgh1, 1, 0, 0, 1, -0.5, 1, 1, FALSE, 0L),
+  expect_error(.Call(ffi_dgh1, 1, 0, 0, 1, -0.5, 1, 1, FALSE, 1L, 0L),
                class = cls)
   chol_l <- t(chol(s3))
   expect_error(.Call(ffi_cuda_mix_rows, x3, c(0, 0, 0), chol_l, c(0, 0, 0),
