@@ -126,11 +126,7 @@ dgig <- function(x, p, a, b, log = FALSE, threads = ghmix_threads()) {
 pgig <- function(q, p, a, b, lower.tail = TRUE, log.p = FALSE, # nolint
                  threads = ghmix_threads()) {
   call <- sys.call()
-  check_numeric(q, "q", call = call)
-  check_gig_params(p, a, b, call)
-  check_flag(lower.tail, "lower.tail", call = call)
-  check_flag(log.p, "log.p", call = call)
-  threads <- check_threads(threads, call = call)
+  threads <- check_gig_tail(q, "q", p, a, b, lower.tail, log.p, threads, call)
   out <- .Call(ffi_pgig, as.double(q), as.double(p), as.double(a),
                as.double(b), lower.tail, log.p, threads)
   gig_finish(out, list(q, p, a, b), call)
@@ -141,11 +137,8 @@ pgig <- function(q, p, a, b, lower.tail = TRUE, log.p = FALSE, # nolint
 qgig <- function(prob, p, a, b, lower.tail = TRUE, log.p = FALSE, # nolint
                  threads = ghmix_threads()) {
   call <- sys.call()
-  check_numeric(prob, "prob", call = call)
-  check_gig_params(p, a, b, call)
-  check_flag(lower.tail, "lower.tail", call = call)
-  check_flag(log.p, "log.p", call = call)
-  threads <- check_threads(threads, call = call)
+  threads <- check_gig_tail(prob, "prob", p, a, b, lower.tail, log.p, threads,
+                            call)
   out <- .Call(ffi_qgig, as.double(prob), as.double(p), as.double(a),
                as.double(b), lower.tail, log.p, threads)
   gig_finish(out, list(prob, p, a, b), call)
@@ -177,6 +170,17 @@ check_gig_params <- function(p, a, b, call) {
   check_numeric(p, "p", call = call)
   check_numeric(a, "a", call = call)
   check_numeric(b, "b", call = call)
+}
+
+# The arguments of pgig() and qgig() (v is q or prob); returns the thread
+# count.
+check_gig_tail <- function(v, v_name, p, a, b, lower_tail, log_p, threads,
+                           call) {
+  check_numeric(v, v_name, call = call)
+  check_gig_params(p, a, b, call)
+  check_flag(lower_tail, "lower.tail", call = call)
+  check_flag(log_p, "log.p", call = call)
+  check_threads(threads, call = call)
 }
 
 # `n` as in base R's random generators: a vector of length > 1 means its

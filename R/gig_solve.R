@@ -117,11 +117,8 @@ gig_expectation <- function(p, a, b, backend = c("cpu", "cuda"),
 gig_moments <- function(p, a, b, order = 1, backend = c("cpu", "cuda"),
                         threads = ghmix_threads()) {
   call <- sys.call()
-  args <- gig_param_args(list(p = p, a = a, b = b, order = order), backend,
-                         threads, call, "gig_moments")
-  out <- .Call(ffi_gig_moment, args$x$p, args$x$a, args$x$b, args$x$order,
-               ghmix_code("gig_moment", "raw"), args$threads)
-  gig_finish_vector(out, list(p, a, b, order), args$x, call)
+  gig_moment_call(list(p = p, a = a, b = b, order = order), "raw", backend,
+                  threads, call, "gig_moments")
 }
 
 #' @rdname gig_expectation
@@ -129,11 +126,8 @@ gig_moments <- function(p, a, b, order = 1, backend = c("cpu", "cuda"),
 gig_mean <- function(p, a, b, backend = c("cpu", "cuda"),
                      threads = ghmix_threads()) {
   call <- sys.call()
-  args <- gig_param_args(list(p = p, a = a, b = b), backend, threads, call,
-                         "gig_mean")
-  out <- .Call(ffi_gig_moment, args$x$p, args$x$a, args$x$b, 1,
-               ghmix_code("gig_moment", "raw"), args$threads)
-  gig_finish_vector(out, list(p, a, b), args$x, call)
+  gig_moment_call(list(p = p, a = a, b = b, order = 1), "raw", backend,
+                  threads, call, "gig_mean")
 }
 
 #' @rdname gig_expectation
@@ -141,11 +135,19 @@ gig_mean <- function(p, a, b, backend = c("cpu", "cuda"),
 gig_var <- function(p, a, b, backend = c("cpu", "cuda"),
                     threads = ghmix_threads()) {
   call <- sys.call()
-  args <- gig_param_args(list(p = p, a = a, b = b), backend, threads, call,
-                         "gig_var")
-  out <- .Call(ffi_gig_moment, args$x$p, args$x$a, args$x$b, 0,
-               ghmix_code("gig_moment", "variance"), args$threads)
-  gig_finish_vector(out, list(p, a, b), args$x, call)
+  gig_moment_call(list(p = p, a = a, b = b), "variance", backend, threads,
+                  call, "gig_var")
+}
+
+# E[Y^order] (kind "raw"; x = list(p, a, b, order)) or Var(Y) (kind
+# "variance"; x = list(p, a, b)), checked, with the attributes and warnings
+# of gig_finish_vector().
+gig_moment_call <- function(x, kind, backend, threads, call, fun) {
+  args <- gig_param_args(x, backend, threads, call, fun)
+  order <- if (is.null(args$x$order)) 0 else args$x$order
+  out <- .Call(ffi_gig_moment, args$x$p, args$x$a, args$x$b, order,
+               ghmix_code("gig_moment", kind), args$threads)
+  gig_finish_vector(out, x, args$x, call)
 }
 
 # Checks the numeric arguments, the device, the backend and the thread
@@ -362,23 +364,23 @@ gig_from_expectation <- function(eta, ..., start = NULL, jacobian = FALSE,
     res$note %in% ghmix_code("gig_note", c("gamma_mle", "invgamma_mle"))
   )
   if (length(beyond) > 0L) {
-    warn_gig_solve(
+    ghmix_warn(
       paste0(
         "No GIG with a, b > 0 has the given expectations in ",
         rows_text(beyond), ": they lie beyond the gamma or inverse-gamma ",
         "boundary; returned that limit (maximum likelihood), see `note`."
       ),
-      "ghmix_warning_boundary", beyond, call
+      class = "ghmix_warning_boundary", rows = beyond, call = call
     )
   }
   if (!all(res$converged)) {
     bad <- which(!res$converged)
-    warn_gig_solve(
+    ghmix_warn(
       paste0(
         "gig_from_expectation() did not converge in ", rows_text(bad),
         " (converged = FALSE; see grad_norm and note)."
       ),
-      "ghmix_warning_no_convergence", bad, call
+      class = "ghmix_warning_no_convergence", rows = bad, call = call
     )
   }
   out
@@ -392,14 +394,6 @@ rows_text <- function(rows, max = 5L) {
     if (length(rows) == 1L) "row " else "rows ", shown,
     if (more > 0L) sprintf(" and %d more", more) else ""
   )
-}
-
-warn_gig_solve <- function(message, class, rows, call) {
-  cond <- structure(
-    class = c(class, "ghmix_warning", "warning", "condition"),
-    list(message = message, call = call, rows = rows)
-  )
-  warning(cond)
 }
 
 abort_infeasible <- function(codes, call) {
