@@ -53,21 +53,24 @@ GHMIX_INLINE void debye_series0(const debye_geom *g, debye_jet *j) {
   j->sm1 = g->w * ghmix_debye_r0(g->nterms, g->t, g->w);
 }
 
-/* S = 1 + w R(t, w) */
-GHMIX_INLINE void debye_series1(const debye_geom *g, debye_jet *j) {
-  double d[3], w = g->w;
-  ghmix_debye_r1(g->nterms, g->t, w, d);
+/* S - 1 and its first derivatives from R and its derivatives d in t and w
+ * (S = 1 + w R(t, w)). */
+GHMIX_INLINE void debye_first(double w, const double *d, debye_jet *j) {
   j->sm1 = w * d[0];
   j->st = w * d[1];
   j->sw = d[0] + w * d[2];
 }
 
+GHMIX_INLINE void debye_series1(const debye_geom *g, debye_jet *j) {
+  double d[3];
+  ghmix_debye_r1(g->nterms, g->t, g->w, d);
+  debye_first(g->w, d, j);
+}
+
 GHMIX_INLINE void debye_series2(const debye_geom *g, debye_jet *j) {
   double d[6], w = g->w;
   ghmix_debye_r2(g->nterms, g->t, w, d);
-  j->sm1 = w * d[0];
-  j->st = w * d[1];
-  j->sw = d[0] + w * d[2];
+  debye_first(w, d, j);
   j->stt = w * d[3];
   j->stw = d[1] + w * d[4];
   j->sww = 2.0 * d[2] + w * d[5];
