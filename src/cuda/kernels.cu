@@ -133,32 +133,34 @@ private:
   device_arena &operator=(const device_arena &);
 };
 
-ghmix_status copy_in(void *dst, const void *src, size_t bytes, const char *what,
-                     ghmix_error *err) {
+/* cudaMemcpy of `bytes` (nothing when 0); dir, "to" or "from" the device,
+ * words the error message. */
+ghmix_status copy_bytes(void *dst, const void *src, size_t bytes,
+                        cudaMemcpyKind kind, const char *what, const char *dir,
+                        ghmix_error *err) {
   cudaError_t e;
   if (bytes == 0)
     return GHMIX_OK;
-  e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+  e = cudaMemcpy(dst, src, bytes, kind);
   if (e != cudaSuccess) {
     char buf[128];
-    snprintf(buf, sizeof buf, "cudaMemcpy of %s to the device", what);
+    snprintf(buf, sizeof buf, "cudaMemcpy of %s %s the device", what, dir);
     return cuda_fail(err, buf, e);
   }
   return GHMIX_OK;
 }
 
+ghmix_status copy_in(void *dst, const void *src, size_t bytes, const char *what,
+                     ghmix_error *err) {
+  return copy_bytes(dst, src, bytes, cudaMemcpyHostToDevice, what, "to", err);
+}
+
+/* (nothing when dst is NULL: an output not asked for) */
 ghmix_status copy_out(void *dst, const void *src, size_t bytes,
                       const char *what, ghmix_error *err) {
-  cudaError_t e;
-  if (bytes == 0 || dst == NULL)
+  if (dst == NULL)
     return GHMIX_OK;
-  e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) {
-    char buf[128];
-    snprintf(buf, sizeof buf, "cudaMemcpy of %s from the device", what);
-    return cuda_fail(err, buf, e);
-  }
-  return GHMIX_OK;
+  return copy_bytes(dst, src, bytes, cudaMemcpyDeviceToHost, what, "from", err);
 }
 
 /* Checks a launch and waits for the kernel, so that a fault is reported
