@@ -1,7 +1,7 @@
 /* The numerical core (src/core) compiled for the device: single-source.
  *
  * The CUDA kernels call the same per-element functions as the CPU drivers
- * (the element bodies of elementwise.c: log K_nu(x), the GIG expectation
+ * (the element bodies of elementwise.h: log K_nu(x), the GIG expectation
  * map and its inverse, the univariate GH density; one observation's
  * E-step), compiled from the same files.  This header includes those .c
  * files into the translation unit of the kernels, with GHMIX_CUDA_UNITY
@@ -45,7 +45,6 @@
 #include "../core/bessel_hankel.c"
 #include "../core/bessel_series.c"
 #include "../core/bessel_trapezoid.c"
-#include "../core/elementwise.c"
 #include "../core/estep.c"
 #include "../core/gamma.c"
 #include "../core/gh_dist.c" /* the density only: see its GHMIX_CUDA_UNITY */
