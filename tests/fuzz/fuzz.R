@@ -242,6 +242,9 @@ num <- function(n, sd = 1) stats::rnorm(n, sd = sd)
 flag <- function() pick(c(TRUE, FALSE))
 thr <- function() pick(1:2)
 small_n <- function() pick(c(0L, 1L, 2L, 5L, 50L))
+# The device of a routine that serves both backends: NULL (the CPU) or a
+# CUDA device index.
+dev <- function() if (flag()) NULL else 0L
 
 pd_matrix <- function(d) {
   a <- matrix(stats::rnorm(d * d), d, d)
@@ -273,10 +276,10 @@ gh1 <- function(n) list(num(n), num(1), num(1), pos(1), num(1), pos(1), pos(1))
 
 templates <- list(
   ffi_log_besselK = function() {
-    list(pos(small_n()), num(pick(1:3), 5), flag(), thr())
+    list(pos(small_n()), num(pick(1:3), 5), flag(), thr(), dev())
   },
   ffi_gig_expectation = function() {
-    list(num(small_n()), pos(1), pos(1), thr())
+    list(num(small_n()), pos(1), pos(1), thr(), dev())
   },
   ffi_gig_moment = function() {
     list(num(3), pos(3), pos(1), num(1), pick(0:1), thr())
@@ -284,7 +287,8 @@ templates <- list(
   ffi_gig_from_expectation = function() {
     n <- pick(1:5)
     st <- if (flag()) NULL else cbind(num(n), pos(n), pos(n))
-    list(eta_rows(n), st, pick(c(1L, 20L, 100L)), 1e-12, flag(), thr())
+    list(eta_rows(n), st, pick(c(1L, 20L, 100L)), 1e-12, flag(), thr(),
+         dev())
   },
   ffi_dgig = function() {
     list(pos(small_n()), num(1), pos(1), pos(1), flag(), thr())
@@ -297,7 +301,7 @@ templates <- list(
          thr())
   },
   ffi_rgig = function() list(small_n(), num(1), pos(1), pos(1)),
-  ffi_dgh1 = function() c(gh1(small_n()), list(flag(), thr())),
+  ffi_dgh1 = function() c(gh1(small_n()), list(flag(), thr(), dev())),
   ffi_pgh = function() c(gh1(pick(0:3)), list(flag(), flag(), thr())),
   ffi_qgh = function() {
     a <- gh1(pick(0:3))
@@ -322,13 +326,6 @@ templates <- list(
     d <- pick(1:4)
     list(lower_chol(d), num(d), c(-0.5, pos(2)))
   },
-  ffi_cuda_log_besselK = function() {
-    list(pos(small_n()), num(1), flag(), 0L)
-  },
-  ffi_cuda_gig_expectation = function() list(num(3), pos(3), pos(3), 0L),
-  ffi_cuda_gig_from_expectation = function() {
-    list(eta_rows(2L), NULL, 50L, 1e-12, flag(), 0L)
-  },
   ffi_cuda_mix_data_create = function() list(mix_args()$x, 0L),
   ffi_cuda_mix_data_free = function() list(list(.fuzz_ptr = pick(ptr_kinds))),
   ffi_cuda_mix_estep = function() {
@@ -336,7 +333,6 @@ templates <- list(
     list(list(.fuzz_ptr = pick(ptr_kinds)), m$center, m$chol, m$g, m$consts,
          m$what, flag())
   },
-  ffi_cuda_dgh1 = function() c(gh1(small_n()), list(flag(), 0L)),
   ffi_cuda_mix_rows = function() {
     m <- mix_args()
     list(m$x, m$center, m$chol, m$g, m$consts, m$what, flag(), flag(), 0L)
