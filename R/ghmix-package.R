@@ -4,9 +4,23 @@
 #' cases, normal variance-mean mixtures with a generalized inverse Gaussian
 #' mixing variable, with a numerical core in portable C that runs on CPU
 #' threads (OpenMP) or, in a build with the CUDA toolkit, on an NVIDIA GPU.
-#' This version provides the Bessel function at the heart of every GH
-#' computation, [log_besselK()], and the backend controls [ghmix_info()] and
-#' [ghmix_threads()].
+#'
+#' @section Functions:
+#' * Fitting: [fit_nig()], [fit_gh()], [fit_vg()], [fit_skewt()] (maximum
+#'   likelihood by an accelerated EM algorithm, in memory, out of core or on
+#'   a cluster), their control [ghmix_control()], chunked data
+#'   [ghmix_data()], and the methods of fits: `print`, `summary`, `coef`,
+#'   `logLik`, `nobs`, `vcov`, `fitted`, `predict`, `simulate`, `plot`.
+#' * The GH family's distribution functions: [dgh()], [pgh()], [qgh()],
+#'   [rgh()] and their NIG forms [dnig()], [pnig()], [qnig()], [rnig()].
+#' * The generalized inverse Gaussian distribution: [dgig()], [pgig()],
+#'   [qgig()], [rgig()]; its expectation parameters and moments
+#'   [gig_expectation()], [gig_moments()], [gig_mean()], [gig_var()]; and the
+#'   inverse map [gig_from_expectation()] (the M-step of GH fitting).
+#' * The modified Bessel function of the second kind in log space, with its
+#'   derivatives in the argument and the order: [log_besselK()].
+#' * Backends: [ghmix_info()], [ghmix_threads()],
+#'   [ghmix_benchmark_backends()].
 #'
 #' @section Backends and threads:
 #' Every computing function takes `backend = c("cpu", "cuda")` (default
@@ -19,29 +33,63 @@
 #'
 #' @section Conditions:
 #' Errors raised by ghmix are conditions of class
-#' `c("ghmix_error_<kind>", "ghmix_error", "error", "condition")`, so that
-#' they can be caught selectively with [tryCatch()]. The kinds are:
+#' `c("ghmix_error_<kind>", "ghmix_error", "error", "condition")`, warnings
+#' of class `c("ghmix_warning_<kind>", "ghmix_warning", "warning",
+#' "condition")`, so that they can be caught selectively with
+#' [tryCatch()] or [withCallingHandlers()]. Every condition has `message`
+#' and `call`; the fields listed are extra.
+#'
+#' Errors:
 #' * `ghmix_error_argument`: an invalid argument; the message names it.
+#' * `ghmix_error_start`: the starting values give a non-finite
+#'   log-likelihood.
+#' * `ghmix_error_chunked`: a method that needs the data in memory (such as
+#'   `plot()`) was called on a fit of chunked data.
+#' * `ghmix_error_chunk` (a chunk could not be read or used) and
+#'   `ghmix_error_cluster` (a worker of a cluster or a future failed or
+#'   died): fields `worker`, `host`, `pid`, `chunk` (where it happened),
+#'   `iteration` and `stage` (how far the fit got) and `parameters` (the
+#'   last parameters, usable as `start`).
+#' * `ghmix_error_infeasible`: [gig_from_expectation()] was given
+#'   expectations no distribution on (0, Inf) has; fields `rows`,
+#'   `inequality` (which one each row violates) and `index`.
 #' * `ghmix_error_cuda_not_built`: `backend = "cuda"` in a build without
 #'   CUDA; the message says how to reinstall with the CUDA toolkit.
 #' * `ghmix_error_no_device`: a CUDA build, but no usable GPU; the message
 #'   gives the CUDA runtime's reason (no driver, no device, ...).
-#' * `ghmix_error_cuda`: a failure inside the CUDA backend, or a kernel that
-#'   this version does not have yet.
-#' * `ghmix_error_domain`, `ghmix_error_nomem`, `ghmix_error_no_convergence`,
-#'   `ghmix_error_infeasible`: failures reported by the C core. When one is
-#'   tied to an element of the input, its 1-based position is in the field
-#'   `index` of the condition.
+#' * `ghmix_error_cuda`: a failure inside the CUDA backend (the message has
+#'   the CUDA error, and the bytes asked for when an allocation failed).
+#' * `ghmix_error_domain`, `ghmix_error_nomem`, `ghmix_error_no_convergence`:
+#'   failures reported by the C core; field `index`, the 1-based element the
+#'   failure is tied to, or `NA`.
+#'
+#' Warnings:
+#' * `ghmix_warning_ties`: the data have repeated rows where the family's
+#'   likelihood is unbounded; field `n_repeated`.
+#' * `ghmix_warning_convergence`: a fit stopped without converging (see the
+#'   fit's `message`).
+#' * `ghmix_warning_gauge`: the requested gauge does not exist for the fitted
+#'   law (E\[Y\] infinite), another was used.
+#' * `ghmix_warning_scale`: a fit's parameters cannot be represented in the
+#'   data's units (the fit keeps them in standardised units, see `?fit_nig`).
+#' * `ghmix_warning_vcov`: standard errors that do not mean what they
+#'   usually do (a fit that did not converge, a GH fit on the boundary of
+#'   the family, an observed information that is not positive definite).
+#' * `ghmix_warning_boundary` and `ghmix_warning_no_convergence`: from
+#'   [gig_from_expectation()], rows solved on the gamma or inverse-gamma
+#'   boundary, or not converged; field `rows`.
 #'
 #' A long computation interrupted with Ctrl-C signals an ordinary R
-#' `interrupt` condition.
+#' `interrupt` condition (class `c("ghmix_interrupt", "interrupt",
+#' "condition")`).
 #'
 #' @section Installation:
 #' The `configure` script builds the CUDA backend when it finds a working CUDA
 #' toolkit (`GHMIX_CUDA=auto`, the default), never (`GHMIX_CUDA=no`) or fails
 #' without one (`GHMIX_CUDA=yes`). It looks for `nvcc` in `CUDA_HOME`, on the
 #' `PATH` and in `/usr/local/cuda`; `GHMIX_CUDA_ARCHS` (e.g. `"80 90"`) sets the
-#' GPU architectures to compile for. [ghmix_info()] shows what was built.
+#' GPU architectures to compile for (by default those of the GPUs visible at
+#' install time, else sm_80 with PTX). [ghmix_info()] shows what was built.
 #'
 #' @keywords internal
 "_PACKAGE"
