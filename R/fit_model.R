@@ -43,8 +43,9 @@ apply_scale <- function(par, s) {
 set_gauge <- function(par, gauge) apply_scale(par, gauge_scale(par, gauge))
 
 gig_mean_value <- function(p, a, b) {
-  .Call(ffi_gig_expectation, as.double(p), as.double(a), as.double(b), 1L,
-        NULL)[3]
+  eta <- .Call(ffi_gig_expectation, as.double(p), as.double(a), as.double(b),
+               1L, NULL)
+  eta[1L, gig_eta_names == "E_y"]
 }
 
 logdet <- function(sigma) {
