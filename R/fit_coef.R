@@ -58,7 +58,7 @@ coef.ghmix_fit <- function(object,
   sc <- object$scaling
   if (!is.null(sc) && parametrization %in% c("alpha.bar", "alpha")) {
     # a standardised fit: in its units, then back in the data's
-    out <- coef(fit_std_view(object), parametrization = parametrization)
+    out <- stats::coef(fit_std_view(object), parametrization = parametrization)
     return(coef_from_std(out, par, sc, parametrization))
   }
   switch(parametrization,

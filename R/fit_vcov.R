@@ -63,7 +63,7 @@ vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
   sc <- object$scaling
   if (!is.null(sc)) {
     # a standardised fit: in its units, then by the (linear) change of units
-    out <- vcov(fit_std_view(object), cluster = cluster)
+    out <- stats::vcov(fit_std_view(object), cluster = cluster)
     lf <- scaling_log_factors(sc, object$family, object$symmetric)
     out[] <- out * exp(outer(lf, lf, "+"))
     return(out)
