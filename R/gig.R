@@ -184,10 +184,11 @@ check_gig_tail <- function(v, v_name, p, a, b, lower_tail, log_p, threads,
 }
 
 # `n` as in base R's random generators: a vector of length > 1 means its
-# length; otherwise one non-negative finite number, truncated.
+# length, a zero-length one 0 (as rgamma(numeric(), 1)); otherwise one
+# non-negative finite number, truncated, at most the longest vector R holds.
 check_n <- function(n, call) {
   numeric_like <- (is.numeric(n) || is.logical(n)) && !is.factor(n)
-  if (numeric_like && length(n) > 1L) {
+  if (numeric_like && length(n) != 1L) {
     return(as.double(length(n)))
   }
   if (!numeric_like || !isTRUE(n >= 0 && is.finite(n))) {
@@ -199,8 +200,18 @@ check_n <- function(n, call) {
       call
     )
   }
+  if (n > r_xlen_max) {
+    abort_argument(
+      sprintf("`n` must be at most %.0f (2^52), the longest vector R holds.",
+              r_xlen_max),
+      call
+    )
+  }
   floor(as.double(n))
 }
+
+# R_XLEN_T_MAX, the longest vector R can allocate.
+r_xlen_max <- 2^52
 
 # Attributes as base R's math functions give them (those of the first
 # argument as long as the result), and the "NaNs produced" warning for NaN
