@@ -212,7 +212,10 @@ test_that("non-numeric input is an error naming the argument", {
   expect_error(rgig(-1, 1, 1, 1), "`n` must be a non-negative number")
   expect_error(rgig(NA, 1, 1, 1), "`n`")
   expect_error(rgig(Inf, 1, 1, 1), "`n`")
-  expect_error(rgig(numeric(), 1, 1, 1), "`n`")
+  # a zero-length n is 0 draws, as rgamma(numeric(), 1) (issue 17); n
+  # beyond the longest vector R holds is an error naming it
+  expect_identical(rgig(numeric(), 1, 1, 1), numeric())
+  expect_error(rgig(1e20, 1, 1, 1), "`n`", class = "ghmix_error_argument")
   expect_error(rgig(2, "1", 1, 1), "`p` must be numeric")
 })
 
