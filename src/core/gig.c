@@ -47,8 +47,12 @@
 /* |u| beyond which a quantile gets a final Newton step on the double y */
 #define GIG_REFINE_U 2.0
 
-/* The walks of the half-line rule reach x = sigma e^40. */
-#define GIG_VMAX 40.0
+/* The walks of the half-line rule may reach w = sigma e^700: a flat law
+ * (tiny sqrt(ab), |p| < 1) is log-uniform over hundreds of e-folds, so its
+ * integrand in v stays of order 1 up to v ~ log(2 / Af); a walk ends once
+ * its terms are negligible, which for every law that is not that flat is
+ * long before v = 40. */
+#define GIG_VMAX 700.0
 
 /* ---------------------------------------------------------------------- */
 /* Exponent pieces                                                          */
@@ -166,7 +170,7 @@ typedef struct {
  * 1 + t, exp(-Af t) and exp(Ab t / (1 + t)), with no sharp feature. */
 GHMIX_INLINE double gig_tail_term(const gig_tail *t, double v) {
   double e = exp(-v), wh = exp(v - e), w = t->sigma * wh, x, d, f;
-  if (wh == 0.0)
+  if (wh == 0.0 || isinf(w))
     return 0.0;
   if (!t->in_t) {
     d = -t->s1 * w - gig_pair(t->af, t->laf, t->ab, t->lab, w);

@@ -269,6 +269,30 @@ test_that("rgig passes Kolmogorov-Smirnov tests against pgig (fixed seed)", {
   }
 })
 
+# The same at (p, a, b) where the sampler used to hang (issue 13; the
+# bad-input findings' H1-H6 and tests/fuzz F1, F2, F5) and where the law is
+# still wider than rounding: subnormal or tiny a or b, huge |p|, huge a and
+# b, the limits with a tiny rate.
+test_that("rgig at the repaired extremes passes Kolmogorov-Smirnov tests", {
+  pars <- list(
+    c(0.5, 1e-300, 1e-300), c(0.5, 1e-160, 1e-160), c(0, 1, 1e-310),
+    c(2.5, 1e-300, 1), c(-0.9, 1e-310, 1), c(0.9, 1e-200, 1e-200),
+    c(3, 1e-200, 1e-200), c(1.5, 1e-13, 1e-13), c(1, 1e-20, 1),
+    c(1, 1e-300, 0), c(-1, 0, 1e-300), c(1, 1e10, 1e10),
+    c(2.5, 1e12, 1e12), c(1e6, 1e-300, 1e-300), c(-1e6, 1, 1),
+    c(1e9, 1, 1), c(50, 1e300, 1e-300)
+  )
+  set.seed(20240602)
+  for (par in pars) {
+    y <- rgig(1e4, par[1], par[2], par[3])
+    expect_true(all(y > 0 & is.finite(y)))
+    pv <- suppressWarnings(
+      stats::ks.test(y, pgig, par[1], par[2], par[3])$p.value
+    )
+    expect_gt(pv, 1e-3, label = paste("KS p-value for", deparse(par)))
+  }
+})
+
 test_that("the mean of rgig draws matches E[Y] from besselK", {
   ey <- function(p, a, b) {
     w <- sqrt(a * b)
