@@ -646,11 +646,15 @@ GHMIX_INLINE double gig_step(gig_bracket *br, double r, double f, double dfdr) {
  * |p| G(-+r) <= |p| r, so r is at least gap / |p|.  So the far tails (gap
  * up to DBL_MAX) start within a few steps of the root. */
 GHMIX_INLINE double gig_tail_start(const ghmix_gig *g, double gap, int side) {
-  double r = sqrt(2.0 * gap / g->w2), wall = side > 0 ? g->alpha : g->beta;
-  double v, rw;
+  double q = 2.0 * gap / g->w2, wall = side > 0 ? g->alpha : g->beta;
+  double r = isfinite(q) ? sqrt(q) : sqrt(gap) * sqrt(2.0 / g->w2), v, rw;
   if (wall > 0) {
     v = gap / wall;
-    if (v > 1) {
+    if (isinf(v)) { /* gap near DBL_MAX: log1p(v + log1p(v)) in logs */
+      double lv = log(gap) - log(wall);
+      rw = lv + log1p(lv * exp(-lv));
+      r = rw < r ? rw : r;
+    } else if (v > 1) {
       rw = log1p(v + log1p(v));
       r = rw < r ? rw : r;
     }

@@ -273,6 +273,19 @@ test_that("rgig passes Kolmogorov-Smirnov tests against pgig (fixed seed)", {
 # bad-input findings' H1-H6 and tests/fuzz F1, F2, F5) and where the law is
 # still wider than rounding: subnormal or tiny a or b, huge |p|, huge a and
 # b, the limits with a tiny rate.
+test_that("qgig at log-probabilities near -DBL_MAX: b/(2|L|), 2|L|/a", {
+  big <- c(1e300, 1e308, .Machine$double.xmax)
+  lo <- qgig(-big, 0.5, 1, 1, log.p = TRUE)
+  # subnormal results carry fewer digits
+  expect_equal(lo, 0.5 / big, tolerance = 1e-6)
+  expect_equal(pgig(lo[1:2], 0.5, 1, 1, log.p = TRUE), -big[1:2],
+               tolerance = 1e-12)
+  expect_equal(qgig(-1e300, 0.5, 1, 1, log.p = TRUE, lower.tail = FALSE),
+               2e300, tolerance = 1e-12)
+  expect_identical(qgig(-big[2:3], 0.5, 1, 1, log.p = TRUE,
+                        lower.tail = FALSE), c(Inf, Inf))
+})
+
 test_that("rgig at the repaired extremes passes Kolmogorov-Smirnov tests", {
   pars <- list(
     c(0.5, 1e-300, 1e-300), c(0.5, 1e-160, 1e-160), c(0, 1, 1e-310),
