@@ -55,9 +55,17 @@
 #' for the region that is not T-concave (\eqn{|p| < 1}, small
 #' \eqn{\sqrt{ab}}{sqrt(ab)}); the gamma and inverse-gamma limits use the
 #' shifted ratio-of-uniforms method for the gamma distribution (with
-#' Stuart's \eqn{U^{1/p}}{U^(1/p)} step for shapes at most 1). It draws
+#' Stuart's \eqn{U^{1/p}}{U^(1/p)} step for shapes at most 1). Where
+#' \eqn{a} or \eqn{b} is tiny or huge (down to the subnormals, up to the
+#' largest double) or \eqn{|p|} is huge, the same methods run in the
+#' variable of the mode with their constants in logs, and a law narrower
+#' than the rounding of its mode (\eqn{\sqrt{p^2 + ab} > 2^{106}}{sqrt(p^2 +
+#' ab) > 2^106}) gives the mode; every draw takes a bounded expected number
+#' of trials, and one that would need more than \eqn{10^4} (not seen with
+#' valid parameters) is `NaN` with the warning "NAs produced". It draws
 #' from R's uniform generator, so [set.seed()] makes the draws
-#' reproducible; it runs on R's thread (R's generator is not thread-safe).
+#' reproducible; it runs on R's thread (R's generator is not thread-safe),
+#' and an interrupt stops it within a fraction of a second.
 #'
 #' @param x,q Numeric vector of quantiles.
 #' @param prob Numeric vector of probabilities.
