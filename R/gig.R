@@ -55,9 +55,17 @@
 #' for the region that is not T-concave (\eqn{|p| < 1}, small
 #' \eqn{\sqrt{ab}}{sqrt(ab)}); the gamma and inverse-gamma limits use the
 #' shifted ratio-of-uniforms method for the gamma distribution (with
-#' Stuart's \eqn{U^{1/p}}{U^(1/p)} step for shapes at most 1). It draws
+#' Stuart's \eqn{U^{1/p}}{U^(1/p)} step for shapes at most 1). Where
+#' \eqn{a} or \eqn{b} is tiny or huge (down to the subnormals, up to the
+#' largest double) or \eqn{|p|} is huge, the same methods run in the
+#' variable of the mode with their constants in logs, and a law narrower
+#' than the rounding of its mode (\eqn{\sqrt{p^2 + ab} > 2^{106}}{sqrt(p^2 +
+#' ab) > 2^106}) gives the mode; every draw takes a bounded expected number
+#' of trials, and one that would need more than \eqn{10^4} (not seen with
+#' valid parameters) is `NaN` with the warning "NAs produced". It draws
 #' from R's uniform generator, so [set.seed()] makes the draws
-#' reproducible; it runs on R's thread (R's generator is not thread-safe).
+#' reproducible; it runs on R's thread (R's generator is not thread-safe),
+#' and an interrupt stops it within a fraction of a second.
 #'
 #' @param x,q Numeric vector of quantiles.
 #' @param prob Numeric vector of probabilities.
@@ -184,10 +192,11 @@ check_gig_tail <- function(v, v_name, p, a, b, lower_tail, log_p, threads,
 }
 
 # `n` as in base R's random generators: a vector of length > 1 means its
-# length; otherwise one non-negative finite number, truncated.
+# length, a zero-length one 0 (as rgamma(numeric(), 1)); otherwise one
+# non-negative finite number, truncated, at most the longest vector R holds.
 check_n <- function(n, call) {
   numeric_like <- (is.numeric(n) || is.logical(n)) && !is.factor(n)
-  if (numeric_like && length(n) > 1L) {
+  if (numeric_like && length(n) != 1L) {
     return(as.double(length(n)))
   }
   if (!numeric_like || !isTRUE(n >= 0 && is.finite(n))) {
@@ -199,8 +208,18 @@ check_n <- function(n, call) {
       call
     )
   }
+  if (n > r_xlen_max) {
+    abort_argument(
+      sprintf("`n` must be at most %.0f (2^52), the longest vector R holds.",
+              r_xlen_max),
+      call
+    )
+  }
   floor(as.double(n))
 }
+
+# R_XLEN_T_MAX, the longest vector R can allocate.
+r_xlen_max <- 2^52
 
 # Attributes as base R's math functions give them (those of the first
 # argument as long as the result), and the "NaNs produced" warning for NaN

@@ -456,7 +456,8 @@ gig_start_matrix <- function(start, n, call) {
   }
   out <- three_columns(start, "start", c("p", "a", "b"), call)
   if (!(nrow(out) %in% c(1L, n))) {
-    abort_argument(sprintf("`start` must have 1 or %d rows.", n), call)
+    rows <- if (n == 1L) "1 row" else sprintf("1 or %d rows", n)
+    abort_argument(sprintf("`start` must have %s.", rows), call)
   }
   unname(out[rep_len(seq_len(nrow(out)), n), , drop = FALSE])
 }

@@ -41,9 +41,18 @@
 
 #define GIG_PI_2 1.5707963267948966
 #define GIG_LN2 0.6931471805599453
+#define GIG_LN2PI 1.8378770664093453 /* log(2 pi) */
+/* W = sqrt(p^2 + ab) beyond which J and its halves take Laplace's form */
+#define GIG_W_LAPLACE 0x1p1000
+/* |u| beyond which a quantile gets a final Newton step on the double y */
+#define GIG_REFINE_U 2.0
 
-/* The walks of the half-line rule reach x = sigma e^40. */
-#define GIG_VMAX 40.0
+/* The walks of the half-line rule may reach w = sigma e^700: a flat law
+ * (tiny sqrt(ab), |p| < 1) is log-uniform over hundreds of e-folds, so its
+ * integrand in v stays of order 1 up to v ~ log(2 / Af); a walk ends once
+ * its terms are negligible, which for every law that is not that flat is
+ * long before v = 40. */
+#define GIG_VMAX 700.0
 
 /* ---------------------------------------------------------------------- */
 /* Exponent pieces                                                          */
@@ -161,7 +170,7 @@ typedef struct {
  * 1 + t, exp(-Af t) and exp(Ab t / (1 + t)), with no sharp feature. */
 GHMIX_INLINE double gig_tail_term(const gig_tail *t, double v) {
   double e = exp(-v), wh = exp(v - e), w = t->sigma * wh, x, d, f;
-  if (wh == 0.0)
+  if (wh == 0.0 || isinf(w))
     return 0.0;
   if (!t->in_t) {
     d = -t->s1 * w - gig_pair(t->af, t->laf, t->ab, t->lab, w);
@@ -312,8 +321,9 @@ int ghmix_gig_init_density(double p, double a, double b, ghmix_gig *g) {
   lab = (a > 0 && b > 0) ? log(a) + log(b) : -INFINITY; /* log(ab) */
   wr = hypot(p, w);
   g->w2 = wr;
+  /* halves before the sum: wr + |p| overflows for |p| near DBL_MAX */
   if (p >= 0) { /* a > 0 */
-    g->alpha = 0.5 * (wr + p);
+    g->alpha = 0.5 * wr + 0.5 * p;
     g->la = log(g->alpha);
     g->lb = lab - 2 * GIG_LN2 - g->la;
     g->beta = (w > 1e-140 && w < 1e140) ? (0.5 * w) * (0.5 * w) / g->alpha
@@ -321,7 +331,7 @@ int ghmix_gig_init_density(double p, double a, double b, ghmix_gig *g) {
     g->m = 2.0 * g->alpha / a;
     g->lm = GIG_LN2 + g->la - log(a);
   } else { /* b > 0 */
-    g->beta = 0.5 * (wr - p);
+    g->beta = 0.5 * wr - 0.5 * p;
     g->lb = log(g->beta);
     g->la = lab - 2 * GIG_LN2 - g->lb;
     g->alpha = (w > 1e-140 && w < 1e140) ? (0.5 * w) * (0.5 * w) / g->beta
@@ -332,6 +342,16 @@ int ghmix_gig_init_density(double p, double a, double b, ghmix_gig *g) {
   g->m_ok = isfinite(g->m) && g->m >= DBL_MIN;
   g->delta = 0.25 / sqrt(wr);
   g->log_l0 = g->log_r0 = NAN;
+  if (wr > GIG_W_LAPLACE) {
+    /* Laplace's method: D(u) = -W u^2 / 2 + O(W u^3), so J = sqrt(2 pi / W)
+     * (1 + O(1/W)) and each half is J/2 (1 + O(1/sqrt(W))): exact to
+     * rounding here, where alpha + beta = W would overflow in the
+     * quadrature's set-up */
+    g->log_j = 0.5 * (GIG_LN2PI - log(wr));
+    g->log_l0 = g->log_r0 = g->log_j - GIG_LN2;
+    g->complete = 1;
+    return 1;
+  }
   if (g->kind == GHMIX_GIG_KIND_GENERAL && w >= DBL_MIN) {
     /* J = 2 K_p(w) e^(W - p tau), tau = asinh(p / w) = log(2 alpha / w):
      * cheap, and accurate when its terms are small (their rounding errors
@@ -617,6 +637,33 @@ GHMIX_INLINE double gig_step(gig_bracket *br, double r, double f, double dfdr) {
   return rn;
 }
 
+/* A first r for a tail whose log-probability is `gap` below that of its
+ * half: the Gaussian guess; far out, where the exponential wall c G(+-r)
+ * (c = alpha for the upper tail, beta for the lower) alone takes the gap
+ * (v = gap / c > 1), the root of G(r) = v, r = log1p(v + r) (two steps of
+ * that iteration from below), if smaller; without a wall (the gamma's lower
+ * and the inverse gamma's upper tail, where W = |p|) D is linear far out,
+ * |p| G(-+r) <= |p| r, so r is at least gap / |p|.  So the far tails (gap
+ * up to DBL_MAX) start within a few steps of the root. */
+GHMIX_INLINE double gig_tail_start(const ghmix_gig *g, double gap, int side) {
+  double q = 2.0 * gap / g->w2, wall = side > 0 ? g->alpha : g->beta;
+  double r = isfinite(q) ? sqrt(q) : sqrt(gap) * sqrt(2.0 / g->w2), v, rw;
+  if (wall > 0) {
+    v = gap / wall;
+    if (isinf(v)) { /* gap near DBL_MAX: log1p(v + log1p(v)) in logs */
+      double lv = log(gap) - log(wall);
+      rw = lv + log1p(lv * exp(-lv));
+      r = rw < r ? rw : r;
+    } else if (v > 1) {
+      rw = log1p(v + log1p(v));
+      r = rw < r ? rw : r;
+    }
+    return r;
+  }
+  rw = gap / fabs(g->p);
+  return rw > r ? rw : r;
+}
+
 /* Solves log(tail(u) / J) = target on one side of the mode (side = -1:
  * lower tail, u <= 0; side = +1: upper tail, u >= 0), where the target is
  * at most the log-probability of that half; works in the outward distance
@@ -631,7 +678,7 @@ GHMIX_INLINE double gig_solve_tail(const ghmix_gig *g, ghmix_gig_anchors *c,
   if (!(gap > 0))
     return 0.0; /* the mode itself (or rounding beyond it) */
 
-  r = sqrt(2.0 * gap / g->w2); /* as if the density were Gaussian */
+  r = gig_tail_start(g, gap, side);
   if (gap > 3) {
     /* far out: Newton on the approximation
      * log tail ~ D(u) - log(|D'(u)| + sqrt(|D''(u)|)), right in the far
@@ -655,7 +702,7 @@ GHMIX_INLINE double gig_solve_tail(const ghmix_gig *g, ghmix_gig_anchors *c,
   /* Newton with the exact tail: d/dr log tail = -exp(D) / tail = -1 / I */
   gig_bracket_init(&br);
   for (it = 0; it < 200; it++) {
-    double u = side * r, d = gig_d(g, u), li = 0.0, f, rn;
+    double u = side * r, d = gig_d(g, u), li = 0.0, f, rn, newton;
     if (d == -INFINITY) {
       f = -INFINITY;
     } else {
@@ -664,9 +711,16 @@ GHMIX_INLINE double gig_solve_tail(const ghmix_gig *g, ghmix_gig_anchors *c,
     }
     if (f == 0)
       break;
+    newton = isfinite(f) ? r + f * exp(li) : NAN;
+    if (fabs(newton - r) <= 2 * DBL_EPSILON * (r > 1 ? r : 1)) {
+      /* converged to rounding (gig_step would take such a step for one
+       * leaving the bracket, and bisect) */
+      r = newton;
+      break;
+    }
     rn = gig_step(&br, r, f, isfinite(f) ? -exp(-li) : -1.0);
-    if (fabs(rn - r) <= 1e-12 * (r > 1 ? r : 1)) {
-      r = rn;
+    if (rn == newton && fabs(rn - r) <= 1e-12 * (r > 1 ? r : 1)) {
+      r = rn; /* Newton converges quadratically: this step ends it */
       break;
     }
     r = rn;
@@ -677,32 +731,109 @@ GHMIX_INLINE double gig_solve_tail(const ghmix_gig *g, ghmix_gig_anchors *c,
   return side * r;
 }
 
+/* Double-double pieces of the final correction of a quantile. */
+#define GIG_LN2_HI 6.93147180369123816490e-01 /* 21 trailing zero bits */
+#define GIG_LN2_LO 1.90821492927058770002e-10
+
+/* (hi, lo) = a + b exactly (Knuth's two-sum) */
+GHMIX_INLINE void gig_two_sum(double a, double b, double *hi, double *lo) {
+  double s = a + b, bb = s - a;
+  *hi = s;
+  *lo = (a - (s - bb)) + (b - bb);
+}
+
+/* log x as hi + lo to about 1e-16 absolute for 0 < x < Inf (the rounded
+ * log errs by up to ulp(log x) / 2, 5.7e-14 at x = 1e-300): with x = f 2^e,
+ * f in [1/2, 1), log x = log f + e log 2, e log 2 split so that e LN2_HI
+ * is exact. */
+GHMIX_INLINE void gig_log_dd(double x, double *hi, double *lo) {
+  int e;
+  double f = frexp(x, &e);
+  gig_two_sum(e * GIG_LN2_HI, e * GIG_LN2_LO + log(f), hi, lo);
+}
+
+/* u = log(y / m) as hi + lo. */
+GHMIX_INLINE void gig_u_dd(const ghmix_gig *g, double y, double *hi,
+                           double *lo) {
+  double r = g->m_ok ? y / g->m : NAN;
+  if (isfinite(r) && r >= DBL_MIN) {
+    /* y / m = r + e / m exactly, log(y / m) = log r + e / y */
+    double e = fma(-r, g->m, y);
+    gig_log_dd(r, hi, lo);
+    *lo += e / y;
+    return;
+  }
+  gig_log_dd(y, hi, lo);
+  gig_two_sum(*hi, *lo - g->lm, hi, lo);
+}
+
+/* One Newton step on the double y for log P(tail beyond y) = t_hi + t_lo,
+ * side as in gig_solve_tail, with the residual evaluated at y itself: so
+ * that neither the rounding of u = log(y / m) (ulp(|u|) / 2, 2.8e-14 at
+ * |u| = 460) nor that of the large terms of the log tail enters.  With
+ * D(u) = p u - alpha (e^u - 1) - beta (e^-u - 1), the log tail is
+ *   p u + [-alpha (e^u - 1) - beta (e^-u - 1)] + li(u) - log J,
+ * li = log of the tail relative to e^D(u): the linear term p u (which
+ * alone carries a power-law tail) in double-double, the others, whose
+ * rounding is relative to the slope they give the tail, in double. */
+GHMIX_INLINE double gig_refine(const ghmix_gig *g, double y, double t_hi,
+                               double t_lo, int side) {
+  double uh, ul, ph, pl, rest, li, f, du;
+  if (!(y > 0 && y < INFINITY))
+    return y;
+  gig_u_dd(g, y, &uh, &ul);
+  if (side * uh <= 0 || gig_d(g, uh) == -INFINITY)
+    return y;
+  li = gig_halfline_log(g, uh, side);
+  ph = g->p * uh;
+  pl = fma(g->p, uh, -ph) + g->p * ul;
+  rest = -gig_cem1(g->alpha, g->la, uh) - gig_cem1(g->beta, g->lb, -uh) +
+         gig_d1(g, uh) * ul;
+  f = (ph - t_hi) + (((pl + rest) - t_lo) + (li - g->log_j));
+  du = side * f * exp(li); /* -f / (d log tail / du) */
+  if (!(fabs(du) <= 1e-8))
+    return y; /* not the small step of a converged solve: keep y */
+  return y + y * expm1(du);
+}
+
+/* The quantile for the log-probability lp_hi + lp_lo (lp_lo: the rounding
+ * of log(prob), or 0). */
+GHMIX_INLINE double gig_quantile(const ghmix_gig *g, ghmix_gig_anchors *c,
+                                 double lp, double lp_lo, int lower) {
+  double llo, lup, u, y;
+  int side;
+  if (!g->complete)
+    return NAN;
+  if (isnan(lp))
+    return lp;
+  if (lp == -INFINITY)
+    return lower ? 0.0 : INFINITY;
+  if (lp >= 0)
+    return lower ? INFINITY : 0.0;
+  /* the log-probabilities of both tails at the answer */
+  llo = lower ? lp : ghmix_log1m_exp(lp);
+  lup = lower ? ghmix_log1m_exp(lp) : lp;
+  side = llo <= g->log_l0 - g->log_j ? -1 : 1;
+  u = gig_solve_tail(g, c, side < 0 ? llo : lup, side);
+  y = exp(u);
+  if (g->m_ok && y >= DBL_MIN && y <= DBL_MAX)
+    y *= g->m;
+  else
+    y = exp(g->lm + u);
+  if (fabs(u) > GIG_REFINE_U) {
+    int own = (side < 0) == (lower != 0); /* the target is lp itself */
+    y = gig_refine(g, y, side < 0 ? llo : lup, own ? lp_lo : 0.0, side);
+  }
+  return y;
+}
+
 double ghmix_gig_quantile(const ghmix_gig *g, double logprob, int lower) {
-  return ghmix_gig_quantile_cached(g, NULL, logprob, lower);
+  return gig_quantile(g, NULL, logprob, 0.0, lower);
 }
 
 double ghmix_gig_quantile_cached(const ghmix_gig *g, ghmix_gig_anchors *c,
                                  double logprob, int lower) {
-  double llo, lup, u;
-  if (!g->complete)
-    return NAN;
-  if (isnan(logprob))
-    return logprob;
-  if (logprob == -INFINITY)
-    return lower ? 0.0 : INFINITY;
-  if (logprob >= 0)
-    return lower ? INFINITY : 0.0;
-  /* the log-probabilities of both tails at the answer */
-  llo = lower ? logprob : ghmix_log1m_exp(logprob);
-  lup = lower ? ghmix_log1m_exp(logprob) : logprob;
-  if (llo <= g->log_l0 - g->log_j)
-    u = gig_solve_tail(g, c, llo, -1);
-  else
-    u = gig_solve_tail(g, c, lup, 1);
-  if (g->m_ok && fabs(u) < 700) {
-    return g->m * exp(u);
-  }
-  return exp(g->lm + u);
+  return gig_quantile(g, c, logprob, 0.0, lower);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -738,15 +869,22 @@ int ghmix_gig_cdf_g(const ghmix_gig *g, ghmix_gig_anchors *c, double q,
 
 double ghmix_gig_qf_g(const ghmix_gig *g, ghmix_gig_anchors *c, double prob,
                       int lower_tail, int log_p) {
-  double lp;
+  double lp, lp_hi, lp_lo;
   if (isnan(prob) || isnan(g->p) || isnan(g->a) || isnan(g->b))
     return prob + g->p + g->a + g->b;
   if (g->kind == GHMIX_GIG_KIND_INVALID)
     return NAN;
   if (!ghmix_prob_ok(prob, log_p))
     return NAN;
-  lp = log_p ? prob : log(prob);
-  return ghmix_gig_quantile_cached(g, c, lp, lower_tail);
+  if (log_p)
+    return gig_quantile(g, c, prob, 0.0, lower_tail);
+  if (prob == 0)
+    return gig_quantile(g, c, -INFINITY, 0.0, lower_tail);
+  /* the target of the solve stays the rounded log, its rounding error
+   * comes in for the final step */
+  gig_log_dd(prob, &lp_hi, &lp_lo);
+  lp = log(prob);
+  return gig_quantile(g, c, lp, (lp_hi - lp) + lp_lo, lower_tail);
 }
 
 double ghmix_gig_density(double x, double p, double a, double b, int give_log) {

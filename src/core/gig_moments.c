@@ -239,6 +239,50 @@ GHMIX_HD double ghmix_gig_moment(double p, double a, double b, double r) {
   return exp(r * logs + lr);
 }
 
+/* s^2 t, s = exp(logs), t >= 0, without a spurious overflow or underflow
+ * of s^2 (s^2 is Inf or 0 for b/a beyond the doubles, where s^2 t may not
+ * be). */
+GHMIX_INLINE double gm_times_s2(double logs, double t) {
+  double s2 = exp(2.0 * logs), s;
+  if (s2 >= DBL_MIN && s2 <= DBL_MAX)
+    return s2 * t;
+  s = exp(logs);
+  if (s >= DBL_MIN && s <= DBL_MAX)
+    return (s * t) * s;
+  return exp(2.0 * logs + log(t));
+}
+
+/* Var Y for w = sqrt(ab) < GM_W_TINY, where the terms of Var Z (~ p / w^2)
+ * overflow.  p >= 0: Var Y = T / a^2 with T = w^2 Var Z
+ *   = w^2 + 4p + W (2 - 2p - W),  W = w K_{p-1}(w) / K_p(w)
+ * (d/dw log K = -(p + W)/w and w^2 d2/dw2 log K = w^2 + p + W (1 - 2p - W),
+ * DLMF 10.29.2 and the Bessel equation 10.25.1); W -> 0 as w -> 0, so T ->
+ * 4p without cancellation (the gamma limit 4p / a^2).  p < 0: Var Z =
+ * Ru(p) (Ru(p+1) - Ru(p)), Ru(q) = K_{q+1}(w) / K_q(w) (no cancellation
+ * there), scaled by s = sqrt(b/a) factor by factor (s itself, not
+ * exp(log s), whose rounding grows with |log s|). */
+#define GM_W_TINY 1e-100
+GHMIX_INLINE double gm_variance_tiny(double p, double a, double b, double w,
+                                     double logs) {
+  ghmix_bessel_result r, r1;
+  if (p >= 0) {
+    double big_w, t;
+    ghmix_bessel_eval(w, p, GHMIX_BESSEL_RATIOS, &r);
+    big_w = w * r.ratio_down;
+    t = w * w + 4.0 * p + big_w * (2.0 - 2.0 * p - big_w);
+    return (t / a) / a;
+  }
+  ghmix_bessel_eval(w, p, GHMIX_BESSEL_RATIOS, &r);
+  ghmix_bessel_eval(w, p + 1.0, GHMIX_BESSEL_RATIOS, &r1);
+  {
+    double ru = r.ratio_up, dr = r1.ratio_up - r.ratio_up;
+    double s = sqrt(b) / sqrt(a);
+    if (s >= DBL_MIN && s <= DBL_MAX)
+      return (s * ru) * (s * dr);
+    return exp(2.0 * logs + log(ru) + log(dr));
+  }
+}
+
 GHMIX_HD double ghmix_gig_variance(double p, double a, double b) {
   double w, logs, t;
   ghmix_gig_unit e;
@@ -254,6 +298,8 @@ GHMIX_HD double ghmix_gig_variance(double p, double a, double b) {
     return m * m / (q - 2.0);
   }
   gm_scale(a, b, &w, &logs);
+  if (w < GM_W_TINY)
+    return gm_variance_tiny(p, a, b, w, logs);
   {
     ghmix_bessel_result r;
     ghmix_bessel_eval(
@@ -273,7 +319,7 @@ GHMIX_HD double ghmix_gig_variance(double p, double a, double b) {
       }
     }
   }
-  return exp(2.0 * logs) * t;
+  return gm_times_s2(logs, t);
 }
 
 GHMIX_HD int ghmix_gig_fisher(double p, double a, double b, double info[9]) {

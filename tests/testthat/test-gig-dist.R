@@ -212,7 +212,10 @@ test_that("non-numeric input is an error naming the argument", {
   expect_error(rgig(-1, 1, 1, 1), "`n` must be a non-negative number")
   expect_error(rgig(NA, 1, 1, 1), "`n`")
   expect_error(rgig(Inf, 1, 1, 1), "`n`")
-  expect_error(rgig(numeric(), 1, 1, 1), "`n`")
+  # a zero-length n is 0 draws, as rgamma(numeric(), 1) (issue 17); n
+  # beyond the longest vector R holds is an error naming it
+  expect_identical(rgig(numeric(), 1, 1, 1), numeric())
+  expect_error(rgig(1e20, 1, 1, 1), "`n`", class = "ghmix_error_argument")
   expect_error(rgig(2, "1", 1, 1), "`p` must be numeric")
 })
 
@@ -259,6 +262,43 @@ test_that("rgig passes Kolmogorov-Smirnov tests against pgig (fixed seed)", {
   for (par in pars) {
     y <- rgig(1e5, par[1], par[2], par[3])
     expect_true(all(y > 0))
+    pv <- suppressWarnings(
+      stats::ks.test(y, pgig, par[1], par[2], par[3])$p.value
+    )
+    expect_gt(pv, 1e-3, label = paste("KS p-value for", deparse(par)))
+  }
+})
+
+# The same at (p, a, b) where the sampler used to hang (issue 13; the
+# bad-input findings' H1-H6 and tests/fuzz F1, F2, F5) and where the law is
+# still wider than rounding: subnormal or tiny a or b, huge |p|, huge a and
+# b, the limits with a tiny rate.
+test_that("qgig at log-probabilities near -DBL_MAX: b/(2|L|), 2|L|/a", {
+  big <- c(1e300, 1e308, .Machine$double.xmax)
+  lo <- qgig(-big, 0.5, 1, 1, log.p = TRUE)
+  # subnormal results carry fewer digits
+  expect_equal(lo, 0.5 / big, tolerance = 1e-6)
+  expect_equal(pgig(lo[1:2], 0.5, 1, 1, log.p = TRUE), -big[1:2],
+               tolerance = 1e-12)
+  expect_equal(qgig(-1e300, 0.5, 1, 1, log.p = TRUE, lower.tail = FALSE),
+               2e300, tolerance = 1e-12)
+  expect_identical(qgig(-big[2:3], 0.5, 1, 1, log.p = TRUE,
+                        lower.tail = FALSE), c(Inf, Inf))
+})
+
+test_that("rgig at the repaired extremes passes Kolmogorov-Smirnov tests", {
+  pars <- list(
+    c(0.5, 1e-300, 1e-300), c(0.5, 1e-160, 1e-160), c(0, 1, 1e-310),
+    c(2.5, 1e-300, 1), c(-0.9, 1e-310, 1), c(0.9, 1e-200, 1e-200),
+    c(3, 1e-200, 1e-200), c(1.5, 1e-13, 1e-13), c(1, 1e-20, 1),
+    c(1, 1e-300, 0), c(-1, 0, 1e-300), c(1, 1e10, 1e10),
+    c(2.5, 1e12, 1e12), c(1e6, 1e-300, 1e-300), c(-1e6, 1, 1),
+    c(1e9, 1, 1), c(50, 1e300, 1e-300)
+  )
+  set.seed(20240602)
+  for (par in pars) {
+    y <- rgig(1e4, par[1], par[2], par[3])
+    expect_true(all(y > 0 & is.finite(y)))
     pv <- suppressWarnings(
       stats::ks.test(y, pgig, par[1], par[2], par[3])$p.value
     )
