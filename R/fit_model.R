@@ -145,6 +145,7 @@ unpack_stats <- function(raw, layout) {
   list(
     n = raw[[ix$rows]], tau = raw[[ix$tau]], loglik = raw[[ix$loglik]],
     s_inv = raw[[ix$inv_y]], s_y = raw[[ix$y]], s_log = raw[[ix$log_y]],
+    s_inv_dev = raw[[ix$inv_y_dev]], s_y_dev = raw[[ix$y_dev]],
     n_bad = raw[[ix$bad]], sx = raw[ix$u], sxw = raw[ix$inv_y_u], sxx = sxx,
     rows = attr(raw, "rows"), launches = attr(raw, "launches")
   )
@@ -167,9 +168,11 @@ mix_mstep <- function(st, par, family, symmetric) {
   sigma <- st$sxx / n - tcrossprod(xw, mu_u) - tcrossprod(mu_u, xw) +
     delta * tcrossprod(mu_u) - eta * tcrossprod(gamma)
   sigma <- (sigma + t(sigma)) / 2
+  # (the deviation means: the NIG M-step's input near normality)
   sub <- .Call(
     ffi_mix_subordinator, mix_family(family)$code,
-    c(st$s_log / n, delta, eta), c(par$p, par$a, par$b)
+    c(st$s_log / n, delta, eta, st$s_inv_dev / n, st$s_y_dev / n),
+    c(par$p, par$a, par$b)
   )
   dimnames(sigma) <- dimnames(par$sigma)
   list(

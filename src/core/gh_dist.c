@@ -73,56 +73,63 @@ GHMIX_LOCAL double hankel_scaled(double w, double nu) {
   return NAN;
 }
 
-/* log f(z) in the frame g >= 0. */
-GHMIX_LOCAL double gh1_lpdf_core(const ghmix_gh1 *h, double z) {
+/* B - w = (B^2 - w^2) / (B + w), B^2 - w^2 = -(a (b + Q) + g^2 b) exactly
+ * for d = 1 (sb = sqrt(b + Q)): no cancellation; divided before it is
+ * multiplied where the numerator overflows. */
+GHMIX_INLINE double gh1_b_less_w(const ghmix_gh1 *h, double bq, double sb,
+                                 double B, double w) {
+  double num = h->a * bq + h->g * h->g * h->b, t = 1.0 / (B + w);
+  if (isfinite(num))
+    return -num / (B + w);
+  return -(h->a * sb * (sb * t) + h->g * (h->g * (h->b * t)));
+}
+
+/* log f(z) in the frame g >= 0.  z^2 overflows beyond |z| ~ 1e154: the
+ * row then takes |z| itself (ghmix_mix_row_r). */
+GHMIX_LOCAL double gh1_lpdf(const ghmix_gh1 *h, double z) {
   ghmix_mix_row_result r;
   double Q, B;
+  if (!isfinite(z))
+    return isnan(z) ? z : -INFINITY;
   Q = z * z;
   B = h->g * z;
-  if (B > 0 && h->c.a_post > 0) {
-    double bq = h->b + Q, w = sqrt(h->c.a_post) * sqrt(bq);
+  if (B > 0 && h->c.a_post > 0 && h->c.form == GHMIX_MIX_FORM_PLAIN) {
+    double bq = h->b + Q;
+    double sb = isfinite(Q) ? sqrt(bq) : hypot(sqrt(h->b), z);
+    double w = h->c.sqrt_a * sb;
     if (w >= h->w_hankel && isfinite(w)) {
       double hs = hankel_scaled(w, h->c.q);
       if (!isnan(hs)) {
-        /* B - w = (B^2 - w^2) / (B + w), B^2 - w^2 = -(a (b + Q) + g^2 b)
-         * exactly for d = 1: no cancellation */
-        double bw = -(h->a * bq + h->g * h->g * h->b) / (B + w);
-        return h->c.log_const +
-               h->c.q * (0.5 * log(bq) - 0.5 * log(h->c.a_post)) + GH_LN2 + hs +
-               bw;
+        double ls = isfinite(Q) ? 0.5 * log(bq) - h->c.log_sqrt_a
+                                : log(sb) - h->c.log_sqrt_a;
+        return h->c.log_const + h->c.q * ls + GH_LN2 + hs +
+               gh1_b_less_w(h, bq, sb, B, w);
       }
     }
   }
-  ghmix_mix_row(&h->c, Q, B, &r);
+  if (isinf(Q))
+    ghmix_mix_row_r(&h->c, fabs(z), B, &r);
+  else
+    ghmix_mix_row(&h->c, Q, B, &r);
   return r.loglik;
 }
 
-/* log f(z) in the frame g >= 0.  Beyond |z| = GH_ZCAP (where z^2 would
- * soon overflow) log f continues from z_c = +-GH_ZCAP: linearly in log|z|
- * for a power tail (then exact to O(1/z_c)), linearly in z for an
- * exponential one (exact to O(log(z) / z)). */
-GHMIX_LOCAL double gh1_lpdf(const ghmix_gh1 *h, double z) {
-  double zc, l1, l2, kappa;
-  if (!isfinite(z))
-    return isnan(z) ? z : -INFINITY;
-  if (fabs(z) <= GH_ZCAP)
-    return gh1_lpdf_core(h, z);
-  zc = z > 0 ? GH_ZCAP : -GH_ZCAP;
-  l1 = gh1_lpdf_core(h, zc);
-  l2 = gh1_lpdf_core(h, 0.5 * zc);
-  kappa = (l2 - l1) / GH_LN2; /* 1 + s for a power tail |z|^-(1+s) */
-  if (kappa < 1e6)
-    return l1 - kappa * log(fabs(z) / GH_ZCAP);
-  return l1 - (l2 - l1) / (0.5 * GH_ZCAP) * (fabs(z) - GH_ZCAP);
-}
-
 #ifndef GHMIX_CUDA_UNITY /* host only (see below) */
-/* d/dz log f = g - z E[1/Y | z] (the posterior moment), for z != 0.  Used
- * only to locate the mode. */
+/* d/dz log f = g - z E[1/Y | z] for z > 0, used only to locate the mode.
+ * With E[1/Y | z] = R / s, R = K_{q-1}(omega) / K_q(omega), s = sb /
+ * sqrt(A), sb = sqrt(b + z^2), it is [g - z sqrt(A) / sb] - (z sqrt(A) /
+ * sb) (R - 1), where (A = a + g^2, u = z / sb, v = sqrt(b) / sb)
+ *   g - z sqrt(A) / sb = ((g v)^2 - a u^2) / (g + u sqrt(A))   (exact),
+ * and R - 1 comes with its own relative accuracy (bessel.h): near the mode
+ * of a law with large g the two terms of g - z E[1/Y | z] agree to many
+ * digits, and their difference in doubles would be noise. */
 static double gh1_dlpdf(const ghmix_gh1 *h, double z) {
-  ghmix_mix_row_result r;
-  ghmix_mix_row(&h->cm, z * z, h->g * z, &r);
-  return h->g - z * r.e_inv_y;
+  ghmix_bessel_scaled_result k;
+  double Q = z * z, sa = h->c.sqrt_a;
+  double sb = isfinite(Q) ? sqrt(h->b + Q) : hypot(sqrt(h->b), z);
+  double u = z / sb, gv = h->g * (sqrt(h->b) / sb), den = h->g + u * sa;
+  ghmix_bessel_eval_scaled(sa * sb, h->c.q, GHMIX_BESSEL_RATIOS, &k);
+  return (gv * (gv / den) - h->a * u * (u / den)) - u * sa * k.down_m1;
 }
 #endif
 
@@ -141,9 +148,10 @@ GHMIX_HD int ghmix_gh1_init_density(double p, double a, double b, double g,
   h->g = fabs(g);
   if (!isfinite(g) || !ghmix_gig_valid(p, a, b))
     return 0;
-  if (!ghmix_mix_const_init(1, p, a, b, h->g * h->g, 0.0, 0, &h->c) ||
-      !ghmix_mix_const_init(1, p, a, b, h->g * h->g, 0.0, GHMIX_ESTEP_MOMENTS,
-                            &h->cm))
+  /* (g^2 may overflow: the constants take g itself then) */
+  if (!ghmix_mix_const_init_g(1, p, a, b, h->g * h->g, h->g, 0.0, 0, &h->c) ||
+      !ghmix_mix_const_init_g(1, p, a, b, h->g * h->g, h->g, 0.0,
+                              GHMIX_ESTEP_MOMENTS, &h->cm))
     return 0;
   /* Hankel's series for log K_q(w) + w converges to 1e-17 within a few
    * dozen terms from here on; below it the general formula loses at most

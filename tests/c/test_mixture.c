@@ -243,7 +243,7 @@ static void mstep_case(const char *label, int family, double p, double a,
   ghmix_mstep_mixing m;
   int ok;
   ghmix_gig_expectation(p, a, b, eta);
-  ok = ghmix_mstep_mixing_solve(family, eta, start, &m);
+  ok = ghmix_mstep_mixing_solve(family, eta, NULL, start, &m);
   check(ok && m.converged && rel(m.p, p) < tol &&
             (a == 0 ? m.a == 0 : rel(m.a, a) < tol) &&
             (b == 0 ? m.b == 0 : rel(m.b, b) < tol),
@@ -258,7 +258,7 @@ static void test_mstep(void) {
   mstep_case("VG", GHMIX_FAMILY_VG, 2.5, 1.5, 0, 1e-12);
   mstep_case("skew-t", GHMIX_FAMILY_SKEWT, -3.0, 0, 2.0, 1e-12);
   mstep_case("GH", GHMIX_FAMILY_GH, 1.2, 2.0, 0.7, 1e-10);
-  check(!ghmix_mstep_mixing_solve(GHMIX_FAMILY_COUNT, eta, start, &m),
+  check(!ghmix_mstep_mixing_solve(GHMIX_FAMILY_COUNT, eta, NULL, start, &m),
         "M-step: an unknown family is refused");
 }
 
