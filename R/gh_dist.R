@@ -536,10 +536,16 @@ dgh_multi <- function(x, mu, gamma, sigma, sigma_missing, p, a, b, log,
     } else {
       # Q and B from one triangular solve of all rows: u = R'^-1 (x - mu)
       u <- backsolve(par$chol, t(x) - par$mu, transpose = TRUE)
-      .Call(ffi_dgh_rows, as.double(colSums(u * u)),
-            as.double(crossprod(k$g, u)), d, as.double(p), as.double(a),
-            as.double(b), k$consts[["gsg"]], k$consts[["logdet"]], log,
-            threads)
+      q <- colSums(u * u)
+      out <- .Call(ffi_dgh_rows, as.double(q), as.double(crossprod(k$g, u)),
+                   d, as.double(p), as.double(a), as.double(b),
+                   k$consts[["gsg"]], k$consts[["logdet"]], log, threads)
+      far <- is.infinite(q) & rowSums(!is.finite(x)) == 0
+      if (any(far)) {
+        out[far] <- dgh_far_rows(x[far, , drop = FALSE], par, chol_l, p, a,
+                                 b, log, threads)
+      }
+      out
     }
   }
   # rows with NA give NA (NaN for NaN only); rows with an infinite
@@ -553,6 +559,16 @@ dgh_multi <- function(x, mu, gamma, sigma, sigma_missing, p, a, b, log,
   out[inf_row] <- if (log) -Inf else 0
   names(out) <- rownames(x)
   out
+}
+
+# The density at rows whose Q overflows (|x - mu| beyond ~1e154 in units
+# of Sigma): the E-step's rows, which take |L^-1 (x - mu)| with a scale.
+dgh_far_rows <- function(x, par, chol_l, p, a, b, log, threads) {
+  fit_par <- list(mu = par$mu, gamma = par$gamma, p = p, a = a, b = b)
+  rows <- mix_estep(mix_engine_cpu(x, threads), fit_par, mix_what_rows(),
+                    rows = TRUE, chol_l = chol_l)$rows
+  lf <- rows[, estep_row_columns()[["loglik"]]]
+  if (log) lf else exp(lf)
 }
 
 # The univariate density on the chosen backend (arguments checked).
