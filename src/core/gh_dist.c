@@ -560,6 +560,20 @@ static double far_log_tail(const ghmix_gh1 *h, double z, double lambda) {
          far_log_u(lambda, 1.0 - h->p);
 }
 
+/* log of the integral of f over [0, z], 0 < z <= c.  Where f falls from
+ * z over a length far below z, the tanh-sinh walks from the middle would
+ * meet only zeros: the integral is then the half-line from z leftward less
+ * the piece below 0, when that is the smaller by far. */
+static double piece_log(const ghmix_gh1 *h, double z) {
+  double s = drop_scale(h, z, -1, 0.25 * z), half;
+  if (s < 1e-3 * z) {
+    half = half_log(h, z, -1, s) - h->log_norm;
+    if (half >= h->log_piece[0] + 1.0)
+      return ghmix_log_sub(half, h->log_piece[0]) + h->log_norm;
+  }
+  return finite_log(h, z, 0.0);
+}
+
 /* Both log tails at z in the frame g >= 0, h complete. */
 static void logcdf_frame(const ghmix_gh1 *h, double z, double *lo, double *up) {
   const double *lp = h->log_piece;
@@ -616,7 +630,7 @@ static void logcdf_frame(const ghmix_gh1 *h, double z, double *lo, double *up) {
       *up = lp[2];
       return;
     }
-    i0 = finite_log(h, z, 0.0) - h->log_norm; /* [0, z]: f larger at z */
+    i0 = piece_log(h, z) - h->log_norm; /* [0, z]: f larger at z */
     i1 = i0 <= lp[1] - GH_LN2 ? ghmix_log_sub(lp[1], i0)
                               : finite_log(h, c, z) - h->log_norm;
     *lo = ghmix_log_add(lp[0], i0);
