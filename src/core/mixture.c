@@ -187,12 +187,29 @@ GHMIX_HD int ghmix_mix_row_arg(const ghmix_mix_const *c, double Q,
   return 1;
 }
 
+/* log f of a d = 1 row far out on the heavy side of a skewed law (B >
+ * MIX_B_EXACT), where B + log K_q(omega) ~ B - omega would cancel: with
+ * the scaled log K (bessel.h), B - omega = -(a (b + Q) + G b) / (B +
+ * omega) exactly (B^2 = G Q for d = 1). */
+#define MIX_B_EXACT 1e4
+GHMIX_LOCAL double mix_row_heavy_side(const ghmix_mix_const *c, double B,
+                                      const ghmix_mix_row_arg_t *arg) {
+  ghmix_bessel_scaled_result k;
+  double u = 1.0 / (B + arg->x);
+  double bmo =
+      -(c->a * arg->sb * (arg->sb * u) + c->g_norm * (c->g_norm * (c->b * u)));
+  ghmix_bessel_eval_scaled(arg->x, c->q, 0, &k);
+  return c->log_const + c->q * arg->ls + MIX_LN2 + k.lks + bmo;
+}
+
 GHMIX_HD int ghmix_mix_row_finish(const ghmix_mix_const *c, double B,
                                   const ghmix_mix_row_arg_t *arg,
                                   const ghmix_bessel_result *r,
                                   ghmix_mix_row_result *out) {
   /* - c(q, A, b') = (q/2) log(b'/A) + log 2 + log K_q(sqrt(A b')) */
   out->loglik = c->log_const + B + c->q * arg->ls + MIX_LN2 + r->logk;
+  if (c->d == 1 && B > MIX_B_EXACT)
+    out->loglik = mix_row_heavy_side(c, B, arg);
   if (c->what & GHMIX_ESTEP_MOMENTS) {
     double s = arg->sb / c->sqrt_a;
     out->e_y = s * r->ratio_up;
