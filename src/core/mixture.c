@@ -359,6 +359,29 @@ GHMIX_HD int ghmix_mix_row(const ghmix_mix_const *c, double Q, double B,
   return ghmix_mix_row_finish(c, B, &arg, &r, out);
 }
 
+/* A plain-form row whose omega = sqrt(A) sb overflows (sb finite): log K
+ * by Hankel's leading term (DLMF 10.40.2; the next terms are O(q^2 /
+ * omega), below 1e-300) and B - omega in units of sb, for d = 1 and B > 0
+ * cancellation-free as -sb (a + G b / sb^2) / (B / sb + sqrt(A)) (B^2 = G
+ * Q). */
+#define MIX_HALF_LOG_HALF_PI 0.22579135264472743 /* log(pi / 2) / 2 */
+GHMIX_LOCAL int mix_row_huge(const ghmix_mix_const *c, double sb, double B,
+                             ghmix_mix_row_result *out) {
+  double lsb = log(sb), bs = B / sb, e, s = sb / c->sqrt_a;
+  if (c->d == 1 && B > 0)
+    e = -sb * ((c->a + c->g_norm * (c->g_norm * ((c->b / sb) / sb))) /
+               (bs + c->sqrt_a));
+  else
+    e = sb * (bs - c->sqrt_a);
+  out->loglik = c->log_const + c->q * (lsb - c->log_sqrt_a) + MIX_LN2 +
+                MIX_HALF_LOG_HALF_PI - 0.5 * (c->log_sqrt_a + lsb) + e;
+  out->e_y = s;
+  out->e_inv_y = 1.0 / s;
+  out->e_log_y = lsb - c->log_sqrt_a;
+  mix_row_devs(c, out);
+  return isfinite(out->loglik);
+}
+
 GHMIX_HD int ghmix_mix_row_r(const ghmix_mix_const *c, double r, double B,
                              ghmix_mix_row_result *out) {
   ghmix_mix_row_arg_t arg;
@@ -373,6 +396,8 @@ GHMIX_HD int ghmix_mix_row_r(const ghmix_mix_const *c, double r, double B,
   /* the Bessel path of the plain form with b + Q = (hypot(sqrt b, r))^2 */
   arg.sb = hypot(sqrt(c->b), r);
   arg.x = c->sqrt_a * arg.sb;
+  if (isinf(arg.x))
+    return mix_row_huge(c, arg.sb, B, out);
   arg.ls = log(arg.sb) - c->log_sqrt_a;
   ghmix_bessel_eval(arg.x, c->q, ghmix_mix_row_bessel_what(c), &k);
   return ghmix_mix_row_finish(c, B, &arg, &k, out);
