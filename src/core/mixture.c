@@ -396,7 +396,7 @@ GHMIX_HD int ghmix_mix_row_r(const ghmix_mix_const *c, double r, double B,
   /* the Bessel path of the plain form with b + Q = (hypot(sqrt b, r))^2 */
   arg.sb = hypot(sqrt(c->b), r);
   arg.x = c->sqrt_a * arg.sb;
-  if (isinf(arg.x))
+  if (isinf(arg.x) && isfinite(arg.sb))
     return mix_row_huge(c, arg.sb, B, out);
   arg.ls = log(arg.sb) - c->log_sqrt_a;
   ghmix_bessel_eval(arg.x, c->q, ghmix_mix_row_bessel_what(c), &k);
