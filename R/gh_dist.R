@@ -343,11 +343,14 @@ gh_scale <- function(sigma, call) {
   sqrt(s)
 }
 
-# The recycled elements (of length n, the longest of the parameters and
-# the data's length nv) where a parameter given (not NA) is invalid: mu or
-# gamma infinite, sigma not a positive finite scale, (p, a, b) no GIG.
+# The recycled elements where a parameter given (not NA) is invalid: mu or
+# gamma infinite, sigma not a positive finite scale, (p, a, b) no GIG.  Of
+# the length of the longest parameter where the others' lengths divide it
+# (the pattern of the results then repeats with it), else of the results
+# (nv: the data's length).
 gh1_invalid <- function(par, nv) {
-  n <- max(nv, lengths(par))
+  lens <- lengths(par)
+  n <- if (all(max(lens) %% lens == 0L)) max(lens) else max(nv, lens)
   v <- lapply(par, function(u) rep_len(as.double(u), n))
   bad <- is.infinite(v[[1L]]) | is.infinite(v[[2L]]) |
     (!is.na(v[[3L]]) & !(v[[3L]] > 0 & is.finite(v[[3L]])))

@@ -114,6 +114,7 @@ GHMIX_HD int ghmix_mix_const_init_g(int d, double p, double a, double b,
   c->g_norm = g_norm;
   c->p_hyp = NAN;
   c->dev_scale = ghmix_mix_dev_scale(a, b);
+  c->inv_dev_scale = 1.0 / c->dev_scale;
   c->log_dev_scale = a > 0 && b > 0 ? 0.5 * mix_log_ratio(b, a) : 0.0;
   mix_const_form(c, -0.5 * d * MIX_LOG_2PI - 0.5 * logdet);
   return 1;
@@ -132,7 +133,7 @@ GHMIX_HD int ghmix_mix_const_init(int d, double p, double a, double b,
 GHMIX_INLINE void mix_row_devs(const ghmix_mix_const *c,
                                ghmix_mix_row_result *out) {
   out->inv_y_dev = c->dev_scale * out->e_inv_y - 1.0;
-  out->y_dev = out->e_y / c->dev_scale - 1.0;
+  out->y_dev = out->e_y * c->inv_dev_scale - 1.0;
 }
 
 /* Posterior GIG(q, 0, bq) (inverse gamma, q < 0) or GIG(q, A, 0) (gamma,
@@ -188,10 +189,9 @@ GHMIX_HD int ghmix_mix_row_arg(const ghmix_mix_const *c, double Q,
 }
 
 /* log f of a d = 1 row far out on the heavy side of a skewed law (B >
- * MIX_B_EXACT), where B + log K_q(omega) ~ B - omega would cancel: with
- * the scaled log K (bessel.h), B - omega = -(a (b + Q) + G b) / (B +
+ * GHMIX_MIX_B_EXACT), where B + log K_q(omega) ~ B - omega would cancel:
+ * with the scaled log K (bessel.h), B - omega = -(a (b + Q) + G b) / (B +
  * omega) exactly (B^2 = G Q for d = 1). */
-#define MIX_B_EXACT 1e4
 GHMIX_LOCAL double mix_row_heavy_side(const ghmix_mix_const *c, double B,
                                       const ghmix_mix_row_arg_t *arg) {
   ghmix_bessel_scaled_result k;
@@ -202,14 +202,11 @@ GHMIX_LOCAL double mix_row_heavy_side(const ghmix_mix_const *c, double B,
   return c->log_const + c->q * arg->ls + MIX_LN2 + k.lks + bmo;
 }
 
-GHMIX_HD int ghmix_mix_row_finish(const ghmix_mix_const *c, double B,
+/* The moments (and E log Y) of a Bessel-path row from K_q's values. */
+GHMIX_INLINE void mix_row_moments(const ghmix_mix_const *c,
                                   const ghmix_mix_row_arg_t *arg,
                                   const ghmix_bessel_result *r,
                                   ghmix_mix_row_result *out) {
-  /* - c(q, A, b') = (q/2) log(b'/A) + log 2 + log K_q(sqrt(A b')) */
-  out->loglik = c->log_const + B + c->q * arg->ls + MIX_LN2 + r->logk;
-  if (c->d == 1 && B > MIX_B_EXACT)
-    out->loglik = mix_row_heavy_side(c, B, arg);
   if (c->what & GHMIX_ESTEP_MOMENTS) {
     double s = arg->sb / c->sqrt_a;
     out->e_y = s * r->ratio_up;
@@ -218,6 +215,24 @@ GHMIX_HD int ghmix_mix_row_finish(const ghmix_mix_const *c, double B,
   }
   if (c->what & GHMIX_ESTEP_LOGY)
     out->e_log_y = arg->ls + r->dnu;
+}
+
+GHMIX_HD int ghmix_mix_row_finish_heavy(const ghmix_mix_const *c, double B,
+                                        const ghmix_mix_row_arg_t *arg,
+                                        const ghmix_bessel_result *r,
+                                        ghmix_mix_row_result *out) {
+  out->loglik = mix_row_heavy_side(c, B, arg);
+  mix_row_moments(c, arg, r, out);
+  return isfinite(out->loglik);
+}
+
+GHMIX_HD int ghmix_mix_row_finish(const ghmix_mix_const *c, double B,
+                                  const ghmix_mix_row_arg_t *arg,
+                                  const ghmix_bessel_result *r,
+                                  ghmix_mix_row_result *out) {
+  /* - c(q, A, b') = (q/2) log(b'/A) + log 2 + log K_q(sqrt(A b')) */
+  out->loglik = c->log_const + B + c->q * arg->ls + MIX_LN2 + r->logk;
+  mix_row_moments(c, arg, r, out);
   return isfinite(out->loglik);
 }
 
@@ -342,21 +357,25 @@ GHMIX_LOCAL int mix_row_form(const ghmix_mix_const *c, double Q, double r,
   return mix_row_limit(c, c->b + Q, g.lbq, B, out);
 }
 
+/* A row with NaN in Q (or r) or B: NaN results. */
+GHMIX_INLINE int mix_row_nan(ghmix_mix_row_result *out) {
+  out->loglik = out->e_inv_y = out->e_y = out->e_log_y = NAN;
+  out->inv_y_dev = out->y_dev = NAN;
+  return 0;
+}
+
 GHMIX_HD int ghmix_mix_row(const ghmix_mix_const *c, double Q, double B,
                            ghmix_mix_row_result *out) {
   ghmix_mix_row_arg_t arg;
   ghmix_bessel_result r;
-  if (isnan(Q) || isnan(B)) {
-    out->loglik = out->e_inv_y = out->e_y = out->e_log_y = NAN;
-    out->inv_y_dev = out->y_dev = NAN;
-    return 0;
-  }
+  if (isnan(Q) || isnan(B))
+    return mix_row_nan(out);
   if (c->form != GHMIX_MIX_FORM_PLAIN)
     return mix_row_form(c, Q, NAN, B, out);
   if (!ghmix_mix_row_arg(c, Q, &arg))
     return mix_row_limit(c, c->b + Q, NAN, B, out);
   ghmix_bessel_eval(arg.x, c->q, ghmix_mix_row_bessel_what(c), &r);
-  return ghmix_mix_row_finish(c, B, &arg, &r, out);
+  return ghmix_mix_row_done(c, B, &arg, &r, out);
 }
 
 /* A plain-form row whose omega = sqrt(A) sb overflows (sb finite): log K
@@ -386,11 +405,8 @@ GHMIX_HD int ghmix_mix_row_r(const ghmix_mix_const *c, double r, double B,
                              ghmix_mix_row_result *out) {
   ghmix_mix_row_arg_t arg;
   ghmix_bessel_result k;
-  if (isnan(r) || isnan(B)) {
-    out->loglik = out->e_inv_y = out->e_y = out->e_log_y = NAN;
-    out->inv_y_dev = out->y_dev = NAN;
-    return 0;
-  }
+  if (isnan(r) || isnan(B))
+    return mix_row_nan(out);
   if (c->form != GHMIX_MIX_FORM_PLAIN || c->a_post == 0)
     return mix_row_form(c, INFINITY, r, B, out);
   /* the Bessel path of the plain form with b + Q = (hypot(sqrt b, r))^2 */
@@ -400,7 +416,7 @@ GHMIX_HD int ghmix_mix_row_r(const ghmix_mix_const *c, double r, double B,
     return mix_row_huge(c, arg.sb, B, out);
   arg.ls = log(arg.sb) - c->log_sqrt_a;
   ghmix_bessel_eval(arg.x, c->q, ghmix_mix_row_bessel_what(c), &k);
-  return ghmix_mix_row_finish(c, B, &arg, &k, out);
+  return ghmix_mix_row_done(c, B, &arg, &k, out);
 }
 
 #ifndef GHMIX_CUDA_UNITY /* host only: the model's set-up */

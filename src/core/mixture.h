@@ -71,6 +71,7 @@ typedef struct {
   double form_const;  /* the row-independent part of log f in its form */
   double p_hyp;       /* hypot(p, w) (the large-order form) */
   double dev_scale, log_dev_scale; /* ghmix_mix_dev_scale(a, b), its log */
+  double inv_dev_scale;            /* 1 / dev_scale */
 } ghmix_mix_const;
 
 /* One row's results.  loglik is log f(x); +Inf when the density is
@@ -144,6 +145,23 @@ GHMIX_HD int ghmix_mix_row_finish(const ghmix_mix_const *c, double B,
                                   const ghmix_mix_row_arg_t *arg,
                                   const ghmix_bessel_result *r,
                                   ghmix_mix_row_result *out);
+/* ghmix_mix_row_finish for a d = 1 row far out on the heavy side (B >
+ * GHMIX_MIX_B_EXACT), where B + log K_q(x) cancels: log f from the scaled
+ * log K (bessel.h) and B - x without the cancellation.  Callers branch
+ * (ghmix_mix_row_done), so that the common path stays a leaf. */
+#define GHMIX_MIX_B_EXACT 1e4
+GHMIX_HD int ghmix_mix_row_finish_heavy(const ghmix_mix_const *c, double B,
+                                        const ghmix_mix_row_arg_t *arg,
+                                        const ghmix_bessel_result *r,
+                                        ghmix_mix_row_result *out);
+GHMIX_INLINE int ghmix_mix_row_done(const ghmix_mix_const *c, double B,
+                                    const ghmix_mix_row_arg_t *arg,
+                                    const ghmix_bessel_result *r,
+                                    ghmix_mix_row_result *out) {
+  if (c->d == 1 && B > GHMIX_MIX_B_EXACT)
+    return ghmix_mix_row_finish_heavy(c, B, arg, r, out);
+  return ghmix_mix_row_finish(c, B, arg, r, out);
+}
 
 /* ------------------------------------------------------------------------
  * One row of an E-step, for every driver (src/cpu, src/cuda). */
@@ -220,7 +238,7 @@ GHMIX_INLINE int ghmix_mix_row_step(const ghmix_mix_const *c, double Q,
                                     ghmix_mix_row_result *r,
                                     ghmix_mix_terms *t) {
   if (k != NULL)
-    ghmix_mix_row_finish(c, B, arg, k, r);
+    ghmix_mix_row_done(c, B, arg, k, r);
   else
     ghmix_mix_row(c, Q, B, r);
   return ghmix_mix_row_terms(c, r, t);
