@@ -472,6 +472,14 @@ void ghmix_gh1_complete(ghmix_gh1 *h) {
   h->mode = c;
   h->s_right = drop_scale(h, c, 1, s0);
   h->s_left = drop_scale(h, c, -1, s0);
+  if (c >= GH_ZCAP) {
+    /* the mode beyond the quadrature's reach (gamma ~ 1e150 and more): no
+     * pieces (see far_mode_frame) */
+    h->log_piece[0] = h->log_piece[1] = h->log_piece[2] = NAN;
+    h->log_norm = 0.0;
+    h->complete = 1;
+    return;
+  }
   raw[2] = half_log(h, c, 1, h->s_right);
   if (c > 0) {
     raw[1] = finite_log(h, c, 0.0);
@@ -574,6 +582,23 @@ static double piece_log(const ghmix_gh1 *h, double z) {
   return finite_log(h, z, 0.0);
 }
 
+/* Both log tails where the mode lies beyond GH_ZCAP: only a lower tail at
+ * 0 < z <= GH_ZCAP far below the mode, where f falls from z over a length
+ * below z / 1000, is within reach: the half-line from z leftward (the
+ * density is normalised exactly).  NaN elsewhere. */
+static void far_mode_frame(const ghmix_gh1 *h, double z, double *lo,
+                           double *up) {
+  double s;
+  *lo = *up = NAN;
+  if (!(z > 0) || z > GH_ZCAP)
+    return;
+  s = drop_scale(h, z, -1, 0.25 * z);
+  if (!(s < 1e-3 * z))
+    return;
+  *lo = half_log(h, z, -1, s);
+  *up = log1p(-exp(*lo));
+}
+
 /* Both log tails at z in the frame g >= 0, h complete. */
 static void logcdf_frame(const ghmix_gh1 *h, double z, double *lo, double *up) {
   const double *lp = h->log_piece;
@@ -590,6 +615,10 @@ static void logcdf_frame(const ghmix_gh1 *h, double z, double *lo, double *up) {
   if (z == INFINITY) {
     *lo = 0.0;
     *up = -INFINITY;
+    return;
+  }
+  if (c >= GH_ZCAP) {
+    far_mode_frame(h, z, lo, up);
     return;
   }
   if ((z < 0 || z > c) && !isnan(far_lambda(h, z))) {
@@ -890,7 +919,8 @@ static double quantile_frame(const ghmix_gh1 *h, double lt, int lower) {
 }
 
 double ghmix_gh1_quantile(const ghmix_gh1 *h, double logprob, int lower) {
-  if (!h->valid || !h->complete || isnan(logprob) || logprob > 0)
+  if (!h->valid || !h->complete || isnan(logprob) || logprob > 0 ||
+      h->mode >= GH_ZCAP) /* (the mode beyond the quadrature's reach) */
     return NAN;
   if (logprob == -INFINITY)
     return lower ? -INFINITY : INFINITY;
