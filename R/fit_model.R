@@ -146,12 +146,16 @@ unpack_stats <- function(raw, layout) {
   list(
     n = raw[[ix$rows]], tau = raw[[ix$tau]], loglik = raw[[ix$loglik]],
     s_inv = raw[[ix$inv_y]], s_y = raw[[ix$y]], s_log = raw[[ix$log_y]],
+    s_inv_dev = raw[[ix$inv_y_dev]], s_y_dev = raw[[ix$y_dev]],
     n_bad = raw[[ix$bad]], sx = raw[ix$u], sxw = raw[ix$inv_y_u], sxx = sxx,
     rows = attr(raw, "rows"), launches = attr(raw, "launches")
   )
 }
 
 # The M-step from the statistics of an E-step at par (about par$mu).
+# |E 1/Y E Y - 1| below which the M-step holds gamma (mix_mstep()).
+mstep_den_min <- 1e-9
+
 mix_mstep <- function(st, par, family, symmetric) {
   n <- st$tau
   delta <- st$s_inv / n
@@ -161,16 +165,30 @@ mix_mstep <- function(st, par, family, symmetric) {
   if (symmetric) {
     gamma <- rep(0, length(xbar))
     mu_u <- xw / delta
-  } else {
+  } else if (abs(delta * eta - 1) > mstep_den_min) {
     gamma <- (delta * xbar - xw) / (delta * eta - 1)
     mu_u <- xbar - eta * gamma
+  } else {
+    # near normality (E 1/Y E Y - 1 below the rounding of the sums that
+    # give gamma): the conditional M-step with gamma held, then mu, Sigma
+    # given gamma (ECM, Meng and Rubin 1993: still monotone)
+    gamma <- par$gamma
+    mu_u <- (xw - gamma) / delta
+    sigma <- st$sxx / n - tcrossprod(xw, mu_u) - tcrossprod(mu_u, xw) -
+      tcrossprod(xbar, gamma) - tcrossprod(gamma, xbar) +
+      delta * tcrossprod(mu_u) + tcrossprod(mu_u, gamma) +
+      tcrossprod(gamma, mu_u) + eta * tcrossprod(gamma)
   }
-  sigma <- st$sxx / n - tcrossprod(xw, mu_u) - tcrossprod(mu_u, xw) +
-    delta * tcrossprod(mu_u) - eta * tcrossprod(gamma)
+  if (symmetric || abs(delta * eta - 1) > mstep_den_min) {
+    sigma <- st$sxx / n - tcrossprod(xw, mu_u) - tcrossprod(mu_u, xw) +
+      delta * tcrossprod(mu_u) - eta * tcrossprod(gamma)
+  }
   sigma <- (sigma + t(sigma)) / 2
+  # (the deviation means: the NIG M-step's input near normality)
   sub <- .Call(
     ffi_mix_subordinator, mix_family(family)$code,
-    c(st$s_log / n, delta, eta), c(par$p, par$a, par$b)
+    c(st$s_log / n, delta, eta, st$s_inv_dev / n, st$s_y_dev / n),
+    c(par$p, par$a, par$b)
   )
   dimnames(sigma) <- dimnames(par$sigma)
   list(

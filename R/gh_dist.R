@@ -124,11 +124,16 @@
 #'   `n` by \eqn{d} matrix (multivariate: when `sigma` is a matrix or `mu`
 #'   or `gamma` has length \eqn{d > 1}).
 #'
-#' Invalid parameters are errors of class `ghmix_error_argument` naming the
-#' argument: a GIG parameter set outside the family, a `sigma` that is not
-#' positive (univariate) or not a symmetric positive definite matrix of the
-#' right size (multivariate), lengths of `mu`, `gamma` that do not match the
-#' dimension, non-numeric input.
+#' Invalid parameter values give `NaN` with a warning, as in base R's
+#' [dnorm()] and in [dgig()]: a GIG parameter set outside the family
+#' (\eqn{a < 0}, \eqn{b < 0}, \eqn{p}, \eqn{a} or \eqn{b} infinite,
+#' \eqn{a = b = 0}, \eqn{a = 0} with \eqn{p \ge 0}, \eqn{b = 0} with
+#' \eqn{p \le 0}), an infinite `mu` or `gamma` or a `sigma` that is not a
+#' positive finite scale (univariate). Structural problems are errors of
+#' class `ghmix_error_argument` naming the argument: non-numeric input, a
+#' `sigma` that is not a symmetric positive definite matrix of the right
+#' size (multivariate), lengths of `mu`, `gamma` that do not match the
+#' dimension, `p`, `a`, `b` not single numbers (multivariate).
 #' @references
 #' Barndorff-Nielsen, O. E. (1977). Exponentially decreasing distributions
 #' for the logarithm of particle size. *Proceedings of the Royal Society of
@@ -184,11 +189,11 @@ dgh <- function(x, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
   }
   sigma <- gh_scale(sigma, call)
   check_numeric(x, "x", call = call)
-  check_gh1_params(mu, gamma, sigma, p, a, b, call)
+  par <- gh1_valid_params(list(mu, gamma, sigma, p, a, b), length(x), call)
   backend <- check_backend(backend, call = call, device = device)
-  out <- dgh1_call(x, mu, gamma, sigma, p, a, b, log, backend, device,
-                   threads)
-  gig_finish(out, list(x, mu, gamma, sigma, p, a, b), call)
+  out <- dgh1_call(x, par[[1L]], par[[2L]], par[[3L]], par[[4L]], par[[5L]],
+                   par[[6L]], log, backend, device, threads)
+  gig_finish(gh1_nan(out, par), list(x, mu, gamma, sigma, p, a, b), call)
 }
 
 #' @rdname GH
@@ -214,19 +219,18 @@ qgh <- function(prob, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
 gh1_tail <- function(ffi, v, v_name, par, lower_tail, log_p, threads,
                      call) {
   check_numeric(v, v_name, call = call)
-  par[[3L]] <- gh_scale(par[[3L]], call)
-  check_gh1_params(par[[1L]], par[[2L]], par[[3L]], par[[4L]], par[[5L]],
-                   par[[6L]], call)
+  par[3L] <- list(gh_scale(par[[3L]], call))
+  ok_par <- gh1_valid_params(par, length(v), call)
   check_flag(lower_tail, "lower.tail", call = call)
   check_flag(log_p, "log.p", call = call)
   threads <- check_threads(threads, call = call)
   # values only in the argument list (no language objects for do.call to
   # evaluate); a symbol held in a variable would defeat R CMD check's
   # registration check of .Call(ffi, ...)
-  args <- c(list(ffi), lapply(c(list(v), par), as.double),
+  args <- c(list(ffi), lapply(c(list(v), ok_par), as.double),
             list(lower_tail, log_p, threads))
   out <- do.call(.Call, args)
-  gig_finish(out, c(list(v), par), call)
+  gig_finish(gh1_nan(out, ok_par), c(list(v), par), call)
 }
 
 #' @rdname GH
@@ -234,26 +238,33 @@ gh1_tail <- function(ffi, v, v_name, par, lower_tail, log_p, threads,
 rgh <- function(n, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1) {
   call <- sys.call()
   n <- check_n(n, call)
+  if (n > 2^52) { # the longest vector R allocates
+    abort_argument("`n` must be at most 2^52 (the longest R vector).", call)
+  }
   multi <- is.matrix(sigma) || length(mu) > 1L || length(gamma) > 1L
   if (multi) {
     return(rgh_multi(n, mu, gamma, sigma, missing(sigma), p, a, b, call))
   }
-  check_gh1_params(mu, gamma, sigma, p, a, b, call)
+  par <- gh1_valid_params(list(mu, gamma, sigma, p, a, b), n, call)
   if (n == 0) {
     return(numeric())
   }
-  if (min(lengths(list(mu, gamma, sigma, p, a, b))) == 0L) {
+  if (min(lengths(par)) == 0L) {
     warning(simpleWarning("NAs produced", call))
     return(rep(NA_real_, n))
   }
-  y <- rgig(n, p, a, b)
+  y <- rgig(n, par[[4L]], par[[5L]], par[[6L]])
   z <- stats::rnorm(n)
-  out <- rep_len(as.double(mu), n) + y * rep_len(as.double(gamma), n) +
-    sqrt(y) * rep_len(as.double(sigma), n) * z
+  out <- rep_len(as.double(par[[1L]]), n) +
+    y * rep_len(as.double(par[[2L]]), n) +
+    sqrt(y) * rep_len(as.double(par[[3L]]), n) * z
   if (anyNA(out)) {
     warning(simpleWarning("NAs produced", call))
   }
-  out
+  if (!is.null(attr(par, "invalid"))) {
+    warning(simpleWarning("NaNs produced", call))
+  }
+  gh1_nan(out, par)
 }
 
 #' @rdname GH
@@ -332,75 +343,58 @@ gh_scale <- function(sigma, call) {
   sqrt(s)
 }
 
-# The first invalid GIG parameter set among the recycled p, a, b (NA
-# ignored): a message naming the arguments, or NULL.
-gig_param_problem <- function(p, a, b) {
-  n <- max(length(p), length(a), length(b))
-  if (min(length(p), length(a), length(b)) == 0L) {
-    return(NULL)
-  }
-  p <- rep_len(as.double(p), n)
-  a <- rep_len(as.double(a), n)
-  b <- rep_len(as.double(b), n)
-  known <- !(is.na(p) | is.na(a) | is.na(b))
-  rules <- list(
-    list(is.infinite(p), "`p` must be finite"),
-    list(is.infinite(a), "`a` must be finite"),
-    list(is.infinite(b), "`b` must be finite"),
-    list(a < 0, "`a` must be non-negative"),
-    list(b < 0, "`b` must be non-negative"),
-    list(a == 0 & b == 0, "`a` and `b` must not both be 0"),
-    list(a == 0 & p >= 0, paste(
-      "`p` must be negative when `a` = 0",
-      "(the skew-t / inverse-gamma limit)"
-    )),
-    list(b == 0 & p <= 0, paste(
-      "`p` must be positive when `b` = 0",
-      "(the variance-gamma limit)"
-    ))
-  )
-  for (rule in rules) {
-    bad <- which(rule[[1L]] & known)
-    if (length(bad) > 0L) {
-      where <- if (n > 1L) sprintf(" (element %d)", bad[[1L]]) else ""
-      return(paste0(rule[[2L]], where, "."))
-    }
-  }
-  NULL
+# The recycled elements where a parameter given (not NA) is invalid: mu or
+# gamma infinite, sigma not a positive finite scale, (p, a, b) no GIG.  Of
+# the length of the longest parameter where the others' lengths divide it
+# (the pattern of the results then repeats with it), else of the results
+# (nv: the data's length).
+gh1_invalid <- function(par, nv) {
+  lens <- lengths(par)
+  n <- if (all(max(lens) %% lens == 0L)) max(lens) else max(nv, lens)
+  v <- lapply(par, function(u) rep_len(as.double(u), n))
+  bad <- is.infinite(v[[1L]]) | is.infinite(v[[2L]]) |
+    (!is.na(v[[3L]]) & !(v[[3L]] > 0 & is.finite(v[[3L]])))
+  bad[is.na(bad)] <- FALSE
+  bad | gig_invalid(v[[4L]], v[[5L]], v[[6L]])
 }
 
-check_gig_family <- function(p, a, b, call) {
-  check_numeric(p, "p", call = call)
-  check_numeric(a, "a", call = call)
-  check_numeric(b, "b", call = call)
-  msg <- gig_param_problem(p, a, b)
-  if (!is.null(msg)) {
-    abort_argument(msg, call)
-  }
+# The recycled (p, a, b) that are no GIG parameter set (NA: FALSE).
+gig_invalid <- function(p, a, b) {
+  bad <- is.infinite(p) | is.infinite(a) | is.infinite(b) | a < 0 | b < 0 |
+    (a == 0 & b == 0) | (a == 0 & p >= 0) | (b == 0 & p <= 0)
+  bad & !(is.na(p) | is.na(a) | is.na(b))
 }
 
-# Univariate parameters: numeric; NA allowed (NA results); otherwise mu and
-# gamma finite, sigma positive and finite, (p, a, b) a GIG.
-check_gh1_params <- function(mu, gamma, sigma, p, a, b, call) {
-  check_numeric(mu, "mu", call = call)
-  check_numeric(gamma, "gamma", call = call)
-  check_numeric(sigma, "sigma", call = call)
-  for (arg in c("mu", "gamma")) {
-    v <- get(arg)
-    if (any(is.infinite(v))) {
-      abort_argument(sprintf("`%s` must be finite.", arg), call)
-    }
+# Univariate parameters (list(mu, gamma, sigma, p, a, b)), checked for type,
+# for data of length nv: the list with invalid elements replaced by those
+# of the standard NIG (for the C code), marked by attribute "invalid" (the
+# elements whose result is NaN: gh1_nan()).
+gh1_valid_params <- function(par, nv, call) {
+  arg <- c("mu", "gamma", "sigma", "p", "a", "b")
+  for (k in seq_along(par)) check_numeric(par[[k]], arg[[k]], call = call)
+  if (min(lengths(par)) == 0L) {
+    return(par)
   }
-  if (any(!is.na(sigma) & !(sigma > 0 & is.finite(sigma)))) {
-    abort_argument(
-      paste(
-        "`sigma` must be a positive finite scale (univariate; for a",
-        "multivariate distribution pass the matrix Sigma)."
-      ),
-      call
-    )
+  bad <- gh1_invalid(par, nv)
+  if (any(bad)) {
+    std <- list(0, 0, 1, -0.5, 1, 1)
+    par <- lapply(seq_along(par), function(k) {
+      u <- rep_len(as.double(par[[k]]), length(bad))
+      u[bad] <- std[[k]]
+      u
+    })
+    attr(par, "invalid") <- bad
   }
-  check_gig_family(p, a, b, call)
+  par
+}
+
+# out with NaN where gh1_valid_params() found invalid parameters.
+gh1_nan <- function(out, par) {
+  bad <- attr(par, "invalid")
+  if (!is.null(bad) && length(out) > 0L) {
+    out[rep_len(bad, length(out))] <- NaN
+  }
+  out
 }
 
 # Multivariate parameters for dimension d: mu and gamma finite vectors of
@@ -423,7 +417,6 @@ check_ghmv_params <- function(mu, gamma, sigma, sigma_missing, p, a, b, d,
       )
     }
   }
-  check_gig_family(p, a, b, call)
   if (sigma_missing) {
     sigma <- diag(d)
   }
@@ -527,6 +520,10 @@ dgh_multi <- function(x, mu, gamma, sigma, sigma_missing, p, a, b, log,
   }
   par <- check_ghmv_params(mu, gamma, sigma, sigma_missing, p, a, b, d, call)
   backend <- check_backend(backend, call = call, device = device)
+  if (gig_invalid(p, a, b)) {
+    warning(simpleWarning("NaNs produced", call))
+    return(stats::setNames(rep(NaN, nrow(x)), rownames(x)))
+  }
   if (d == 1L) {
     # the univariate functions (their exponent is cancellation-free)
     out <- dgh1_call(x[, 1L], par$mu, par$gamma, par$chol[1L, 1L], p, a, b,
@@ -542,10 +539,16 @@ dgh_multi <- function(x, mu, gamma, sigma, sigma_missing, p, a, b, log,
     } else {
       # Q and B from one triangular solve of all rows: u = R'^-1 (x - mu)
       u <- backsolve(par$chol, t(x) - par$mu, transpose = TRUE)
-      .Call(ffi_dgh_rows, as.double(colSums(u * u)),
-            as.double(crossprod(k$g, u)), d, as.double(p), as.double(a),
-            as.double(b), k$consts[["gsg"]], k$consts[["logdet"]], log,
-            threads)
+      q <- colSums(u * u)
+      out <- .Call(ffi_dgh_rows, as.double(q), as.double(crossprod(k$g, u)),
+                   d, as.double(p), as.double(a), as.double(b),
+                   k$consts[["gsg"]], k$consts[["logdet"]], log, threads)
+      far <- is.infinite(q) & rowSums(!is.finite(x)) == 0
+      if (any(far)) {
+        out[far] <- dgh_far_rows(x[far, , drop = FALSE], par, chol_l, p, a,
+                                 b, log, threads)
+      }
+      out
     }
   }
   # rows with NA give NA (NaN for NaN only); rows with an infinite
@@ -561,6 +564,16 @@ dgh_multi <- function(x, mu, gamma, sigma, sigma_missing, p, a, b, log,
   out
 }
 
+# The density at rows whose Q overflows (|x - mu| beyond ~1e154 in units
+# of Sigma): the E-step's rows, which take |L^-1 (x - mu)| with a scale.
+dgh_far_rows <- function(x, par, chol_l, p, a, b, log, threads) {
+  fit_par <- list(mu = par$mu, gamma = par$gamma, p = p, a = a, b = b)
+  rows <- mix_estep(mix_engine_cpu(x, threads), fit_par, mix_what_rows(),
+                    rows = TRUE, chol_l = chol_l)$rows
+  lf <- rows[, estep_row_columns()[["loglik"]]]
+  if (log) lf else exp(lf)
+}
+
 # The univariate density on the chosen backend (arguments checked).
 dgh1_call <- function(x, mu, gamma, sigma, p, a, b, log, backend, device,
                       threads) {
@@ -572,10 +585,19 @@ dgh1_call <- function(x, mu, gamma, sigma, p, a, b, log, backend, device,
 rgh_multi <- function(n, mu, gamma, sigma, sigma_missing, p, a, b, call) {
   d <- if (is.matrix(sigma)) nrow(sigma) else max(length(mu), length(gamma))
   par <- check_ghmv_params(mu, gamma, sigma, sigma_missing, p, a, b, d, call)
+  invalid <- gig_invalid(p, a, b)
+  if (invalid) { # NaN draws (the NIG's variates consumed)
+    p <- -0.5
+    a <- b <- 1
+  }
   y <- rgig(n, p, a, b)
   z <- matrix(stats::rnorm(n * d), n, d)
   x <- (sqrt(y) * z) %*% par$chol + outer(y, par$gamma)
   x <- x + rep(par$mu, each = n)
+  if (invalid && n > 0) {
+    x[] <- NaN
+    warning(simpleWarning("NaNs produced", call))
+  }
   nm <- names(mu)
   if (is.null(nm)) nm <- colnames(sigma)
   colnames(x) <- nm

@@ -97,19 +97,23 @@ SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
 }
 
 /* The mixing distribution's M-step (src/core/mstep.h): family a
- * ghmix_family, eta = (mean E log Y, mean E 1/Y, mean E Y), start =
- * c(p, a, b), the current values (GH only).  Returns list(p, a, b,
+ * ghmix_family, eta = (mean E log Y, mean E 1/Y, mean E Y), optionally
+ * followed by the means of the deviation statistics (inv_y_dev, y_dev),
+ * start = c(p, a, b), the values of the E-step.  Returns list(p, a, b,
  * converged, note). */
 SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start) {
   static const char *names[] = {"p", "a", "b", "converged", "note"};
   ghmix_mstep_mixing m;
+  const double *e;
   double v[3];
   int iv[2];
-  if (XLENGTH(eta) != 3 || XLENGTH(start) != 3)
-    Rf_error("internal error: eta and start must have length 3");
+  if ((XLENGTH(eta) != 3 && XLENGTH(eta) != 5) || XLENGTH(start) != 3)
+    Rf_error("internal error: eta must have length 3 or 5, start length 3");
+  e = ghmix_r_doubles(eta, "eta");
   if (!ghmix_mstep_mixing_solve(
-          ghmix_r_int(family, "family", 0, GHMIX_FAMILY_COUNT - 1),
-          ghmix_r_doubles(eta, "eta"), ghmix_r_doubles(start, "start"), &m))
+          ghmix_r_int(family, "family", 0, GHMIX_FAMILY_COUNT - 1), e,
+          XLENGTH(eta) == 5 ? e + 3 : NULL, ghmix_r_doubles(start, "start"),
+          &m))
     Rf_error("internal error: unknown family");
   v[0] = m.p, v[1] = m.a, v[2] = m.b;
   iv[0] = m.converged, iv[1] = m.note;

@@ -36,6 +36,31 @@ GHMIX_HD double ghmix_bessel_logk(double x, double nu);
 GHMIX_HD void ghmix_bessel_eval(double x, double nu, int what,
                                 ghmix_bessel_result *res);
 
+/* The exponentially scaled form, for arguments where log K_nu(x) ~ -x
+ * would cancel against other terms of size x (bessel_scaled.c): lks =
+ * log K_nu(x) + x, computed directly (not by adding x), and, as `what`
+ * asks (GHMIX_BESSEL_GRAD: dnu; GHMIX_BESSEL_RATIOS: up_m1, down_m1), the
+ * neighbour ratios less 1, each with its own relative accuracy where the
+ * ratio is close to 1 (large x).  x > 0 and finite nu; NaN otherwise. */
+typedef struct {
+  double lks;     /* log K_nu(x) + x */
+  double dnu;     /* d/dnu log K_nu(x) */
+  double up_m1;   /* K_{nu+1}(x) / K_nu(x) - 1 */
+  double down_m1; /* K_{nu-1}(x) / K_nu(x) - 1 */
+} ghmix_bessel_scaled_result;
+
+GHMIX_HD void ghmix_bessel_eval_scaled(double x, double nu, int what,
+                                       ghmix_bessel_scaled_result *res);
+
+/* For |nu| >= GHMIX_BESSEL_REST_NU_MIN: log K_nu(x) less the exponent of
+ * the uniform expansion, log K_nu(x) - (nu asinh(nu / x) - hypot(nu, x))
+ * (DLMF 10.41.4: (1/2) log(pi / (2 hypot(nu, x))) plus the log of the
+ * series), an O(1) quantity, and *hyp = hypot(nu, x).  Callers that
+ * difference log K at two large orders difference the exponents in closed
+ * form and add these rests (mixture.c). */
+#define GHMIX_BESSEL_REST_NU_MIN 16.0
+GHMIX_HD double ghmix_bessel_log_rest(double x, double nu, double *hyp);
+
 #ifdef __cplusplus
 }
 #endif

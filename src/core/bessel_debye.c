@@ -144,3 +144,65 @@ GHMIX_HD void ghmix_bessel_debye(double x, double nu, int what,
         1.0 / debye_ratio_up(x, nu - 1.0, &gm, jm.st * isvm, jm.sw * isvm);
   }
 }
+
+/* The exponent f plus x: nu asinh(nu / x) - (A - x) with A - x =
+ * nu^2 / (A + x), free of the cancellation of f + x for x >> nu; for
+ * x <= 2 nu, f and x are both O(nu) and their sum is. */
+GHMIX_INLINE double debye_exponent_scaled(double x, double nu,
+                                          const debye_geom *g) {
+  if (x > 2.0 * nu)
+    return nu * ghmix_bessel_peak_t0(x, nu) - nu * (nu / (g->a + x));
+  return ghmix_bessel_peak_exponent(x, nu) + x;
+}
+
+/* debye_ratio_up less 1: (nu + A) / x - 1 = (nu + nu^2 / (A + x)) / x. */
+GHMIX_INLINE double debye_ratio_up_m1(double x, double nu, const debye_geom *g,
+                                      double lt, double lw) {
+  double s = g->s, w = g->w;
+  return (nu + nu * (nu / (g->a + x))) / x +
+         g->c * w * (0.5 + 2.0 * lt * s * s + lw * w);
+}
+
+GHMIX_HD void ghmix_bessel_debye_scaled(double x, double nu, int what,
+                                        ghmix_bessel_scaled_result *res) {
+  debye_geom g;
+  debye_jet j;
+  debye_geometry(x, nu, &g);
+  double fs = debye_exponent_scaled(x, nu, &g);
+  if (!(what & (GHMIX_BESSEL_GRAD | GHMIX_BESSEL_RATIOS))) {
+    debye_series0(&g, &j);
+    double sv = 1.0 + j.sm1;
+    res->lks = fs + 0.5 * log(HALF_PI * g.w * sv * sv);
+    return;
+  }
+  debye_series1(&g, &j);
+  double sv = 1.0 + j.sm1, isv = 1.0 / sv;
+  double lt = j.st * isv, lw = j.sw * isv;
+  res->lks = fs + 0.5 * log(HALF_PI * g.w * sv * sv);
+  if (what & GHMIX_BESSEL_GRAD) {
+    double s = g.s, w = g.w;
+    res->dnu = ghmix_bessel_peak_t0(x, nu) - 0.5 * s * w +
+               lt * (2.0 * s * g.c * g.c * w) + lw * (-s * w * w);
+  }
+  if (what & GHMIX_BESSEL_RATIOS) {
+    debye_geom gm;
+    debye_jet jm;
+    double um;
+    res->up_m1 = debye_ratio_up_m1(x, nu, &g, lt, lw);
+    debye_geometry(x, nu - 1.0, &gm);
+    debye_series1(&gm, &jm);
+    isv = 1.0 / (1.0 + jm.sm1);
+    um = debye_ratio_up_m1(x, nu - 1.0, &gm, jm.st * isv, jm.sw * isv);
+    res->down_m1 = -um / (1.0 + um);
+  }
+}
+
+GHMIX_HD double ghmix_bessel_debye_rest(double x, double nu, double *hyp) {
+  debye_geom g;
+  debye_jet j;
+  debye_geometry(x, nu, &g);
+  debye_series0(&g, &j);
+  *hyp = g.a;
+  double sv = 1.0 + j.sm1;
+  return 0.5 * log(HALF_PI * g.w * sv * sv);
+}

@@ -76,3 +76,23 @@ GHMIX_HD int ghmix_bessel_hankel(double x, double nu, int what,
   }
   return 1;
 }
+
+/* log K + x = (1/2) log(pi / (2x)) + log S; with K' / K = -1 - 1/(2x) + sx,
+ * sx = S' / S, the ratios less 1 are K_{nu+1} / K_nu - 1 = (nu + 1/2) / x
+ * - sx and K_{nu-1} / K_nu - 1 = (1/2 - nu) / x - sx (DLMF 10.29.2), each
+ * O(1/x) with its own relative accuracy. */
+GHMIX_HD int ghmix_bessel_hankel_scaled(double x, double nu, int what,
+                                        ghmix_bessel_scaled_result *res) {
+  hankel_sums acc = hankel_sum(x, nu);
+  if (!acc.converged)
+    return 0;
+  res->lks = HALF_LOG_HALF_PI - 0.5 * log(x) + log(acc.s);
+  if (what & GHMIX_BESSEL_GRAD)
+    res->dnu = acc.s_nu / acc.s;
+  if (what & GHMIX_BESSEL_RATIOS) {
+    double sx = -acc.k_s / (acc.s * x);
+    res->up_m1 = (nu + 0.5) / x - sx;
+    res->down_m1 = (0.5 - nu) / x - sx;
+  }
+  return 1;
+}

@@ -25,6 +25,12 @@ GHMIX_HD double ghmix_bessel_peak_exponent(double x, double nu);
 GHMIX_HD void ghmix_bessel_debye(double x, double nu, int what,
                                  ghmix_bessel_result *res);
 
+/* The scaled form (bessel.h) by the same expansion, and the rest of log K
+ * beyond the expansion's exponent (ghmix_bessel_log_rest); nu >= 15. */
+GHMIX_HD void ghmix_bessel_debye_scaled(double x, double nu, int what,
+                                        ghmix_bessel_scaled_result *res);
+GHMIX_HD double ghmix_bessel_debye_rest(double x, double nu, double *hyp);
+
 /* Small-x series (Temme's method, then forward recurrence in the order);
  * for x <= GHMIX_SERIES_X_MAX and nu < GHMIX_DEBYE_NU_MIN. */
 #define GHMIX_SERIES_X_MAX 2.0
@@ -37,6 +43,11 @@ GHMIX_HD void ghmix_bessel_series(double x, double nu, int what,
 #define GHMIX_HANKEL_X_MIN 30.0
 GHMIX_HD int ghmix_bessel_hankel(double x, double nu, int what,
                                  ghmix_bessel_result *res);
+
+/* The scaled form (bessel.h) by Hankel's expansion; the same conditions
+ * and return value. */
+GHMIX_HD int ghmix_bessel_hankel_scaled(double x, double nu, int what,
+                                        ghmix_bessel_scaled_result *res);
 
 /* Temme's continued fraction CF2 and forward recurrence in the order; for
  * x > GHMIX_SERIES_X_MAX and nu < GHMIX_DEBYE_NU_MIN (valid for any such

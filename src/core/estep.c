@@ -101,6 +101,10 @@ const char *ghmix_stat_name(ghmix_stat_id id) {
     return "y";
   case GHMIX_STAT_LOG_Y:
     return "log_y";
+  case GHMIX_STAT_INV_Y_DEV:
+    return "inv_y_dev";
+  case GHMIX_STAT_Y_DEV:
+    return "y_dev";
   case GHMIX_STAT_U:
     return "u";
   case GHMIX_STAT_INV_Y_U:

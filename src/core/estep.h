@@ -76,11 +76,17 @@ typedef enum {
   GHMIX_STAT_LOGLIK,   /* [1] sum w_i log f(x_i), f the mixture density */
   GHMIX_STAT_BAD,      /* [1] rows left out: f(x_i) not finite and > 0 */
   /* each component k */
-  GHMIX_STAT_TAU,     /* [1] sum v_ik */
-  GHMIX_STAT_INV_Y,   /* [1] sum v_ik E[1/Y | x_i, k] */
-  GHMIX_STAT_Y,       /* [1] sum v_ik E[Y | x_i, k] */
-  GHMIX_STAT_LOG_Y,   /* [1] sum v_ik E[log Y | x_i, k] (0 without
-                         GHMIX_ESTEP_LOGY) */
+  GHMIX_STAT_TAU,   /* [1] sum v_ik */
+  GHMIX_STAT_INV_Y, /* [1] sum v_ik E[1/Y | x_i, k] */
+  GHMIX_STAT_Y,     /* [1] sum v_ik E[Y | x_i, k] */
+  GHMIX_STAT_LOG_Y, /* [1] sum v_ik E[log Y | x_i, k] (0 without
+                       GHMIX_ESTEP_LOGY) */
+  /* [1] sum v_ik (c_k E[1/Y | x_i, k] - 1) and [1] sum v_ik (E[Y | x_i, k] /
+   * c_k - 1), c_k = sqrt(b_k / a_k) (1 when a_k or b_k is 0), each term
+   * with its own relative accuracy (mixture.h): the NIG M-step's input
+   * where E 1/Y E Y - 1 is below the rounding of its factors */
+  GHMIX_STAT_INV_Y_DEV,
+  GHMIX_STAT_Y_DEV,
   GHMIX_STAT_U,       /* [d] sum v_ik u */
   GHMIX_STAT_INV_Y_U, /* [d] sum v_ik E[1/Y | x_i, k] u */
   /* GHMIX_COV_FULL: [d x d, column-major, both triangles]
@@ -93,9 +99,9 @@ typedef enum {
   GHMIX_STAT_COUNT
 } ghmix_stat_id;
 
-/* The blocks ROWS to LOG_Y have length 1 (the scalar statistics of the
+/* The blocks ROWS to Y_DEV have length 1 (the scalar statistics of the
  * model and of each component); the others are vectors or matrices. */
-#define GHMIX_STAT_NSCALAR ((int)GHMIX_STAT_LOG_Y + 1)
+#define GHMIX_STAT_NSCALAR ((int)GHMIX_STAT_Y_DEV + 1)
 
 /* Where a block lies in the statistics vector.  length 0: the block is
  * not part of this shape (e.g. INV_Y_UU of a factor model). */

@@ -73,56 +73,63 @@ GHMIX_LOCAL double hankel_scaled(double w, double nu) {
   return NAN;
 }
 
-/* log f(z) in the frame g >= 0. */
-GHMIX_LOCAL double gh1_lpdf_core(const ghmix_gh1 *h, double z) {
+/* B - w = (B^2 - w^2) / (B + w), B^2 - w^2 = -(a (b + Q) + g^2 b) exactly
+ * for d = 1 (sb = sqrt(b + Q)): no cancellation; divided before it is
+ * multiplied where the numerator overflows. */
+GHMIX_INLINE double gh1_b_less_w(const ghmix_gh1 *h, double bq, double sb,
+                                 double B, double w) {
+  double num = h->a * bq + h->g * h->g * h->b, t = 1.0 / (B + w);
+  if (isfinite(num))
+    return -num / (B + w);
+  return -(h->a * sb * (sb * t) + h->g * (h->g * (h->b * t)));
+}
+
+/* log f(z) in the frame g >= 0.  z^2 overflows beyond |z| ~ 1e154: the
+ * row then takes |z| itself (ghmix_mix_row_r). */
+GHMIX_LOCAL double gh1_lpdf(const ghmix_gh1 *h, double z) {
   ghmix_mix_row_result r;
   double Q, B;
+  if (!isfinite(z))
+    return isnan(z) ? z : -INFINITY;
   Q = z * z;
   B = h->g * z;
-  if (B > 0 && h->c.a_post > 0) {
-    double bq = h->b + Q, w = sqrt(h->c.a_post) * sqrt(bq);
+  if (B > 0 && h->c.a_post > 0 && h->c.form == GHMIX_MIX_FORM_PLAIN) {
+    double bq = h->b + Q;
+    double sb = isfinite(Q) ? sqrt(bq) : hypot(sqrt(h->b), z);
+    double w = h->c.sqrt_a * sb;
     if (w >= h->w_hankel && isfinite(w)) {
       double hs = hankel_scaled(w, h->c.q);
       if (!isnan(hs)) {
-        /* B - w = (B^2 - w^2) / (B + w), B^2 - w^2 = -(a (b + Q) + g^2 b)
-         * exactly for d = 1: no cancellation */
-        double bw = -(h->a * bq + h->g * h->g * h->b) / (B + w);
-        return h->c.log_const +
-               h->c.q * (0.5 * log(bq) - 0.5 * log(h->c.a_post)) + GH_LN2 + hs +
-               bw;
+        double ls = isfinite(Q) ? 0.5 * log(bq) - h->c.log_sqrt_a
+                                : log(sb) - h->c.log_sqrt_a;
+        return h->c.log_const + h->c.q * ls + GH_LN2 + hs +
+               gh1_b_less_w(h, bq, sb, B, w);
       }
     }
   }
-  ghmix_mix_row(&h->c, Q, B, &r);
+  if (isinf(Q))
+    ghmix_mix_row_r(&h->c, fabs(z), B, &r);
+  else
+    ghmix_mix_row(&h->c, Q, B, &r);
   return r.loglik;
 }
 
-/* log f(z) in the frame g >= 0.  Beyond |z| = GH_ZCAP (where z^2 would
- * soon overflow) log f continues from z_c = +-GH_ZCAP: linearly in log|z|
- * for a power tail (then exact to O(1/z_c)), linearly in z for an
- * exponential one (exact to O(log(z) / z)). */
-GHMIX_LOCAL double gh1_lpdf(const ghmix_gh1 *h, double z) {
-  double zc, l1, l2, kappa;
-  if (!isfinite(z))
-    return isnan(z) ? z : -INFINITY;
-  if (fabs(z) <= GH_ZCAP)
-    return gh1_lpdf_core(h, z);
-  zc = z > 0 ? GH_ZCAP : -GH_ZCAP;
-  l1 = gh1_lpdf_core(h, zc);
-  l2 = gh1_lpdf_core(h, 0.5 * zc);
-  kappa = (l2 - l1) / GH_LN2; /* 1 + s for a power tail |z|^-(1+s) */
-  if (kappa < 1e6)
-    return l1 - kappa * log(fabs(z) / GH_ZCAP);
-  return l1 - (l2 - l1) / (0.5 * GH_ZCAP) * (fabs(z) - GH_ZCAP);
-}
-
 #ifndef GHMIX_CUDA_UNITY /* host only (see below) */
-/* d/dz log f = g - z E[1/Y | z] (the posterior moment), for z != 0.  Used
- * only to locate the mode. */
+/* d/dz log f = g - z E[1/Y | z] for z > 0, used only to locate the mode.
+ * With E[1/Y | z] = R / s, R = K_{q-1}(omega) / K_q(omega), s = sb /
+ * sqrt(A), sb = sqrt(b + z^2), it is [g - z sqrt(A) / sb] - (z sqrt(A) /
+ * sb) (R - 1), where (A = a + g^2, u = z / sb, v = sqrt(b) / sb)
+ *   g - z sqrt(A) / sb = ((g v)^2 - a u^2) / (g + u sqrt(A))   (exact),
+ * and R - 1 comes with its own relative accuracy (bessel.h): near the mode
+ * of a law with large g the two terms of g - z E[1/Y | z] agree to many
+ * digits, and their difference in doubles would be noise. */
 static double gh1_dlpdf(const ghmix_gh1 *h, double z) {
-  ghmix_mix_row_result r;
-  ghmix_mix_row(&h->cm, z * z, h->g * z, &r);
-  return h->g - z * r.e_inv_y;
+  ghmix_bessel_scaled_result k;
+  double Q = z * z, sa = h->c.sqrt_a;
+  double sb = isfinite(Q) ? sqrt(h->b + Q) : hypot(sqrt(h->b), z);
+  double u = z / sb, gv = h->g * (sqrt(h->b) / sb), den = h->g + u * sa;
+  ghmix_bessel_eval_scaled(sa * sb, h->c.q, GHMIX_BESSEL_RATIOS, &k);
+  return (gv * (gv / den) - h->a * u * (u / den)) - u * sa * k.down_m1;
 }
 #endif
 
@@ -141,9 +148,10 @@ GHMIX_HD int ghmix_gh1_init_density(double p, double a, double b, double g,
   h->g = fabs(g);
   if (!isfinite(g) || !ghmix_gig_valid(p, a, b))
     return 0;
-  if (!ghmix_mix_const_init(1, p, a, b, h->g * h->g, 0.0, 0, &h->c) ||
-      !ghmix_mix_const_init(1, p, a, b, h->g * h->g, 0.0, GHMIX_ESTEP_MOMENTS,
-                            &h->cm))
+  /* (g^2 may overflow: the constants take g itself then) */
+  if (!ghmix_mix_const_init_g(1, p, a, b, h->g * h->g, h->g, 0.0, 0, &h->c) ||
+      !ghmix_mix_const_init_g(1, p, a, b, h->g * h->g, h->g, 0.0,
+                              GHMIX_ESTEP_MOMENTS, &h->cm))
     return 0;
   /* Hankel's series for log K_q(w) + w converges to 1e-17 within a few
    * dozen terms from here on; below it the general formula loses at most
@@ -389,8 +397,11 @@ static double de_model_sum(void *ctx, double h, double scale) {
 }
 
 /* log of the integral described by j (j->l0 added back). */
-static double de_integrate(de_job *j) {
+/* log of the integral; *rel (if not NULL): the same less the log density
+ * l0 at the start, computed as such (not as a difference of the two). */
+static double de_integrate_rel(de_job *j, double *rel) {
   ghmix_de_integrand in = {de_term, de_edge, de_model_sum, NULL, 0.0, 0.0};
+  double r;
   in.ctx = j;
   in.vright = in.vleft = j->finite ? GH_FIN_VMAX : GH_VMAX;
   j->left_model = j->right_model = 0;
@@ -398,12 +409,19 @@ static double de_integrate(de_job *j) {
   j->slope = j->beta = NAN;
   j->v_pure = j->lt_pure = NAN;
   j->lpure = log(GH_PURE) + log(fmax(1.0, fmax(fabs(j->z0), exp(j->ls))));
-  return log(ghmix_de_integrate(&in)) + j->l0;
+  r = log(ghmix_de_integrate(&in));
+  if (rel != NULL)
+    *rel = r;
+  return r + j->l0;
 }
 
+static double de_integrate(de_job *j) { return de_integrate_rel(j, NULL); }
+
 /* log of the integral of f over the half-line from z0 in direction dir
- * (f decreasing away from z0), with length scale s. */
-static double half_log(const ghmix_gh1 *h, double z0, int dir, double s) {
+ * (f decreasing away from z0), with length scale s; *rel (if not NULL)
+ * that log less log f(z0). */
+static double half_log_rel(const ghmix_gh1 *h, double z0, int dir, double s,
+                           double *rel) {
   de_job j;
   j.h = h;
   j.finite = 0;
@@ -412,9 +430,15 @@ static double half_log(const ghmix_gh1 *h, double z0, int dir, double s) {
   j.dir = dir;
   j.ls = log(s);
   j.l0 = gh1_lpdf(h, z0);
-  if (!isfinite(j.l0))
+  if (!isfinite(j.l0)) {
     j.l0 = gh1_lpdf(h, z0 + dir * s);
-  return de_integrate(&j);
+    rel = NULL; /* (the start is not z0) */
+  }
+  return de_integrate_rel(&j, rel);
+}
+
+static double half_log(const ghmix_gh1 *h, double z0, int dir, double s) {
+  return half_log_rel(h, z0, dir, s, NULL);
 }
 
 /* log of the integral of f between z0 and z1 != z0, f larger at z0. */
@@ -448,6 +472,14 @@ void ghmix_gh1_complete(ghmix_gh1 *h) {
   h->mode = c;
   h->s_right = drop_scale(h, c, 1, s0);
   h->s_left = drop_scale(h, c, -1, s0);
+  if (c >= GH_ZCAP) {
+    /* the mode beyond the quadrature's reach (gamma ~ 1e150 and more): no
+     * pieces (see far_mode_frame) */
+    h->log_piece[0] = h->log_piece[1] = h->log_piece[2] = NAN;
+    h->log_norm = 0.0;
+    h->complete = 1;
+    return;
+  }
   raw[2] = half_log(h, c, 1, h->s_right);
   if (c > 0) {
     raw[1] = finite_log(h, c, 0.0);
@@ -476,6 +508,97 @@ static double tail_scale(const ghmix_gh1 *h, double z, int dir) {
   return drop_scale(h, z, dir, guess);
 }
 
+/* The exponential rate of the tail on the side of sign dir (frame g >=
+ * 0), kappa = sqrt(A) - dir g (A = a + g^2, cancellation-free on the side
+ * dir = +1: a / (sqrt(A) + g)); 0 for a power tail. */
+static double tail_rate(const ghmix_gh1 *h, int dir) {
+  double sa = h->c.sqrt_a;
+  if (!(h->c.a_post > 0))
+    return 0.0;
+  return dir > 0 ? h->a / (sa + h->g) : sa + h->g;
+}
+
+/* log U(lambda), U(lambda) = int_1^inf u^-beta e^(-lambda (u - 1)) du =
+ * e^lambda E_beta(lambda) (DLMF 8.19.3), lambda >= 1, by the continued
+ * fraction of E_beta (DLMF 8.19.17, its even part) with modified Lentz. */
+static double far_log_u(double lambda, double beta) {
+  double b = lambda + beta, c = 1e300, d = 1.0 / b, u = d;
+  int i;
+  if (lambda > 1e20)
+    return -log(lambda) + log1p(-beta / lambda);
+  for (i = 1; i < 1000; i++) {
+    double an = -i * (beta - 1.0 + i), del;
+    b += 2.0;
+    d = an * d + b;
+    d = 1.0 / (d == 0 ? 1e-300 : d);
+    c = b + an / c;
+    if (c == 0)
+      c = 1e-300;
+    del = c * d;
+    u *= del;
+    if (fabs(del - 1.0) <= 1e-16)
+      break;
+  }
+  return log(u);
+}
+
+/* lambda = kappa |z| where the log tail from z outward is taken in its
+ * asymptotic form (far_log_tail), else NaN: beyond |z| = GH_TCAP on an
+ * exponential tail (lambda >= 1), and from |z| = GH_FAR_Z on where the
+ * form is exact to rounding (lambda and the posterior argument sqrt(A)|z|
+ * large: the neglected terms are O(q^2 / (sqrt(A) kappa z^2)) in log T)
+ * and the quadrature's terms, differences of log f values of size
+ * kappa |z|, would carry its rounding. */
+#define GH_FAR_Z 1e8
+static double far_lambda(const ghmix_gh1 *h, double z) {
+  double t = fabs(z), lambda = tail_rate(h, z > 0 ? 1 : -1) * t;
+  if (t > GH_TCAP)
+    return lambda >= 1.0 ? lambda : NAN;
+  if (t >= GH_FAR_Z && lambda >= 1e4 &&
+      h->c.sqrt_a * t >= 1e4 * (h->c.q * h->c.q + 1.0))
+    return lambda;
+  return NAN;
+}
+
+/* The log tail from z outward in the asymptotic form: to O(1/z) log f(z)
+ * = C - kappa |z| - beta log|z| (Hankel, DLMF 10.40.2: beta = 1 - p), so
+ * that the tail is f(z) |z| U(kappa |z|) (far_log_u). */
+static double far_log_tail(const ghmix_gh1 *h, double z, double lambda) {
+  return gh1_lpdf(h, z) - h->log_norm + log(fabs(z)) +
+         far_log_u(lambda, 1.0 - h->p);
+}
+
+/* log of the integral of f over [0, z], 0 < z <= c.  Where f falls from
+ * z over a length far below z, the tanh-sinh walks from the middle would
+ * meet only zeros: the integral is then the half-line from z leftward less
+ * the piece below 0, when that is the smaller by far. */
+static double piece_log(const ghmix_gh1 *h, double z) {
+  double s = drop_scale(h, z, -1, 0.25 * z), half;
+  if (s < 1e-3 * z) {
+    half = half_log(h, z, -1, s) - h->log_norm;
+    if (half >= h->log_piece[0] + 1.0)
+      return ghmix_log_sub(half, h->log_piece[0]) + h->log_norm;
+  }
+  return finite_log(h, z, 0.0);
+}
+
+/* Both log tails where the mode lies beyond GH_ZCAP: only a lower tail at
+ * 0 < z <= GH_ZCAP far below the mode, where f falls from z over a length
+ * below z / 1000, is within reach: the half-line from z leftward (the
+ * density is normalised exactly).  NaN elsewhere. */
+static void far_mode_frame(const ghmix_gh1 *h, double z, double *lo,
+                           double *up) {
+  double s;
+  *lo = *up = NAN;
+  if (!(z > 0) || z > GH_ZCAP)
+    return;
+  s = drop_scale(h, z, -1, 0.25 * z);
+  if (!(s < 1e-3 * z))
+    return;
+  *lo = half_log(h, z, -1, s);
+  *up = log1p(-exp(*lo));
+}
+
 /* Both log tails at z in the frame g >= 0, h complete. */
 static void logcdf_frame(const ghmix_gh1 *h, double z, double *lo, double *up) {
   const double *lp = h->log_piece;
@@ -494,9 +617,20 @@ static void logcdf_frame(const ghmix_gh1 *h, double z, double *lo, double *up) {
     *up = -INFINITY;
     return;
   }
+  if (c >= GH_ZCAP) {
+    far_mode_frame(h, z, lo, up);
+    return;
+  }
+  if ((z < 0 || z > c) && !isnan(far_lambda(h, z))) {
+    /* an exponential tail far out: its asymptotic form */
+    out = far_log_tail(h, z, far_lambda(h, z));
+    inner = log1p(-exp(out));
+    *lo = z > 0 ? inner : out;
+    *up = z > 0 ? out : inner;
+    return;
+  }
   if (fabs(z) > GH_TCAP && (z < 0 || c < 0.5 * GH_TCAP)) {
-    /* a tail beyond 1e140: only a power tail is not negligible there; it
-     * continues the tail from 1e140 on its power law */
+    /* a power tail beyond 1e100, continued from 1e100 on its power law */
     double zr = z > 0 ? GH_TCAP : -GH_TCAP, lo_r, up_r, out_r, kappa;
     logcdf_frame(h, zr, &lo_r, &up_r);
     out_r = z > 0 ? up_r : lo_r;
@@ -525,7 +659,7 @@ static void logcdf_frame(const ghmix_gh1 *h, double z, double *lo, double *up) {
       *up = lp[2];
       return;
     }
-    i0 = finite_log(h, z, 0.0) - h->log_norm; /* [0, z]: f larger at z */
+    i0 = piece_log(h, z) - h->log_norm; /* [0, z]: f larger at z */
     i1 = i0 <= lp[1] - GH_LN2 ? ghmix_log_sub(lp[1], i0)
                               : finite_log(h, c, z) - h->log_norm;
     *lo = ghmix_log_add(lp[0], i0);
@@ -573,14 +707,57 @@ typedef struct {
   int increasing; /* the tail increases with xi */
 } q_job;
 
-/* log tail at xi; also the derivative in xi. */
+/* log tail at xi; also the derivative in xi, d f(x) / T(x).  For an
+ * outer tail far out (|log T| > Q_REL_MIN) the ratio T / f comes without
+ * the difference of log T and log f, large numbers whose difference in
+ * doubles would be noise: from the asymptotic form (f / T = 1 / (|x|
+ * U), far_log_tail) or from the quadrature itself. */
+#define Q_REL_MIN 1e4
 static double q_eval(const q_job *q, double xi, double *dg) {
-  double d = exp(xi), x = q->base + q->sgn * d, lo, up, g, ell;
+  double d = exp(xi), x = q->base + q->sgn * d, lo, up, g, ell, rel, lam;
+  int dir = q->sgn > 0 ? 1 : -1;
   logcdf_frame(q->h, x, &lo, &up);
   g = q->lower ? lo : up;
+  if (!q->increasing && g < -Q_REL_MIN) {
+    lam = far_lambda(q->h, x);
+    if (!isnan(lam)) {
+      *dg = -exp(log(d) - log(fabs(x)) - far_log_u(lam, 1.0 - q->h->p));
+      return g;
+    }
+    if (fabs(x) <= GH_TCAP &&
+        isfinite(half_log_rel(q->h, x, dir, tail_scale(q->h, x, dir), &rel)) &&
+        isfinite(rel)) {
+      *dg = -exp(log(d) - rel);
+      return g;
+    }
+  }
   ell = gh1_lpdf(q->h, x) - q->h->log_norm;
   *dg = (q->increasing ? 1.0 : -1.0) * exp(log(d) + ell - g);
   return g;
+}
+
+/* An outer quantile far out on an exponential tail (far_lambda): the
+ * root t = |x| of far_log_tail(x) = lt by Newton's method in t (slope
+ * -1 / (t U)), from t0; NaN where the asymptotic form does not apply. */
+static double q_far(const q_job *q, double lt, double t0) {
+  int dir = q->sgn > 0 ? 1 : -1, k;
+  double t = t0;
+  for (k = 0; k < 20; k++) {
+    double lam = far_lambda(q->h, dir * t), lu, r, tn;
+    if (isnan(lam))
+      return NAN;
+    lu = far_log_u(lam, 1.0 - q->h->p);
+    r = far_log_tail(q->h, dir * t, lam) - lt;
+    tn = t + r * (t * exp(lu));
+    if (!(tn > 0) || isinf(tn))
+      return isinf(tn) ? dir * tn : NAN;
+    if (fabs(tn - t) <= 1e-16 * t) {
+      t = tn;
+      break;
+    }
+    t = tn;
+  }
+  return dir * t;
 }
 
 /* A starting point for a tail far below the piece's own mass: solves
@@ -702,8 +879,11 @@ static double quantile_frame(const ghmix_gh1 *h, double lt, int lower) {
     else
       xi_hi = xi;
     if (!bounded && !q.increasing && isinf(xi_hi) && xi >= xi_cap) {
-      /* a power tail beyond the reach of the density in doubles: continue
-       * it (the log tail is linear in xi there, with slope dg) */
+      /* beyond 1e100: an exponential tail's asymptotic form, or a power
+       * tail continued (the log tail is linear in xi there, slope dg) */
+      double far = q_far(&q, lt, GH_TCAP * (1 + 1e-15));
+      if (!isnan(far))
+        return far;
       return q.base + q.sgn * exp(xi - r / dg);
     }
     xn = xi - r / dg;
@@ -717,6 +897,8 @@ static double quantile_frame(const ghmix_gh1 *h, double lt, int lower) {
     }
     if (isinf(xi_hi) && xn > xi + 5.0)
       xn = xi + 5.0;
+    if (isinf(xi_lo) && xn < xi - 5.0)
+      xn = xi - 5.0;
     if (!bounded && xn > xi_cap)
       xn = xi_cap;
     d = fabs(xn - xi);
@@ -727,11 +909,18 @@ static double quantile_frame(const ghmix_gh1 *h, double lt, int lower) {
     if (xi_hi - xi_lo <= 1e-15 * fmax(1.0, fabs(xi)))
       break;
   }
+  if (!bounded && !q.increasing) {
+    /* far out, the root in x itself (exp(xi) would cost ulps of xi) */
+    double far = q_far(&q, lt, fabs(q.base + q.sgn * exp(xi)));
+    if (!isnan(far))
+      return far;
+  }
   return q.base + q.sgn * exp(xi);
 }
 
 double ghmix_gh1_quantile(const ghmix_gh1 *h, double logprob, int lower) {
-  if (!h->valid || !h->complete || isnan(logprob) || logprob > 0)
+  if (!h->valid || !h->complete || isnan(logprob) || logprob > 0 ||
+      h->mode >= GH_ZCAP) /* (the mode beyond the quadrature's reach) */
     return NAN;
   if (logprob == -INFINITY)
     return lower ? -INFINITY : INFINITY;

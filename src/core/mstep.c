@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "gig_solve.h"
+#include "mixture.h"
 
 /* GH: GIG(p, a, b) with E t(Y) = eta, the convex problem of gig_solve.h. */
 static void mstep_gh(const double eta[3], const double start[3],
@@ -22,8 +23,28 @@ static void mstep_gh(const double eta[3], const double start[3],
   out->note = sol.note;
 }
 
+/* NIG: inverse Gaussian IG(m, l) = GIG(-1/2, l / m^2, l), MLE (Tweedie
+ * 1957): m = E Y, 1/l = E 1/Y - 1/E Y.  With the deviation means u, v
+ * about c (E 1/Y = (1 + u) / c, E Y = c (1 + v)), 1/l = (u + v + u v) /
+ * (c (1 + v)): the same, without the cancellation of E 1/Y against 1/E Y
+ * (u + v is O(1 / sqrt(ab)) with the relative accuracy of its terms). */
+static void mstep_nig(const double eta[3], const double dev[2],
+                      const double start[3], ghmix_mstep_mixing *out) {
+  out->p = -0.5;
+  if (dev != NULL && sqrt(start[1]) * sqrt(start[2]) >= GHMIX_MIX_W_SCALED) {
+    double c = ghmix_mix_dev_scale(start[1], start[2]);
+    double den = dev[0] + dev[1] + dev[0] * dev[1], v1 = 1.0 + dev[1];
+    out->b = c * (v1 / den);
+    out->a = (1.0 / (c * v1)) / den;
+    return;
+  }
+  out->b = 1.0 / (eta[1] - 1.0 / eta[2]);
+  out->a = out->b / (eta[2] * eta[2]);
+}
+
 int ghmix_mstep_mixing_solve(int family, const double eta[3],
-                             const double start[3], ghmix_mstep_mixing *out) {
+                             const double dev[2], const double start[3],
+                             ghmix_mstep_mixing *out) {
   out->converged = 1;
   out->note = GHMIX_GIG_NOTE_INTERIOR;
   switch (family) {
@@ -31,11 +52,7 @@ int ghmix_mstep_mixing_solve(int family, const double eta[3],
     mstep_gh(eta, start, out);
     return 1;
   case GHMIX_FAMILY_NIG:
-    /* inverse Gaussian IG(m, l) = GIG(-1/2, l / m^2, l), MLE (Tweedie
-     * 1957): m = E Y, 1/l = E 1/Y - 1/E Y */
-    out->p = -0.5;
-    out->b = 1.0 / (eta[1] - 1.0 / eta[2]);
-    out->a = out->b / (eta[2] * eta[2]);
+    mstep_nig(eta, dev, start, out);
     return 1;
   case GHMIX_FAMILY_VG:
     /* gamma(p, rate a/2) MLE: psi(p) - log p = E log Y - log E Y,

@@ -19,11 +19,16 @@ typedef struct {
   int note;       /* GHMIX_GIG_NOTE_INTERIOR; for GH the solver's note */
 } ghmix_mstep_mixing;
 
-/* family: a ghmix_family.  start = (p, a, b), the current values, where
- * the GH solve starts (not read for the other families).  Returns 0 for an
- * unknown family, else 1 (the parameters are NaN when eta gives none). */
+/* family: a ghmix_family.  start = (p, a, b), the current values, those
+ * of the E-step that gave eta, where the GH solve starts.  dev: NULL, or
+ * the means of the deviation statistics of that E-step (estep.h:
+ * INV_Y_DEV and Y_DEV over TAU), which the NIG M-step takes where
+ * sqrt(ab) >= GHMIX_MIX_W_SCALED (E 1/Y E Y - 1 is then O(1 / sqrt(ab))
+ * and below the rounding of the two means).  Returns 0 for an unknown
+ * family, else 1 (the parameters are NaN when eta gives none). */
 int ghmix_mstep_mixing_solve(int family, const double eta[3],
-                             const double start[3], ghmix_mstep_mixing *out);
+                             const double dev[2], const double start[3],
+                             ghmix_mstep_mixing *out);
 
 #ifdef __cplusplus
 }

@@ -192,13 +192,20 @@ static void mix_block_row(const mix_job *job, size_t lo, int i, int m,
   ghmix_mix_row_result r;
   ghmix_mix_terms t;
   const ghmix_bessel_result *k = NULL;
-  int j;
-  if (job->tab != NULL && !isnan(w->b[i]) &&
-      ghmix_mix_row_arg(c, w->q[i], &arg)) {
-    ghmix_bessel_table_eval(job->tab, arg.x, arg.ls + 2 * c->log_sqrt_a, &kq);
-    k = &kq;
+  int j, ok;
+  if (isinf(w->q[i])) {
+    /* Q overflowed: the row from |L^-1 (x - m)| (scaled) */
+    ok = ghmix_mix_row_step_r(c, ghmix_mix_norm(job->d, w->z + i, (size_t)m),
+                              w->b[i], &r, &t);
+  } else {
+    if (job->tab != NULL && !isnan(w->b[i]) &&
+        ghmix_mix_row_arg(c, w->q[i], &arg)) {
+      ghmix_bessel_table_eval(job->tab, arg.x, arg.ls + 2 * c->log_sqrt_a, &kq);
+      k = &kq;
+    }
+    ok = ghmix_mix_row_step(c, w->q[i], w->b[i], &arg, k, &r, &t);
   }
-  if (!ghmix_mix_row_step(c, w->q[i], w->b[i], &arg, k, &r, &t))
+  if (!ok)
     for (j = 0; j < job->d; j++)
       w->u[(size_t)j * m + i] = 0;
   if (job->rows)
@@ -351,7 +358,8 @@ static void mix_symmetrize(double *sxx, int d) {
 static int mix_table_pays(const ghmix_mix_const *c, size_t n) {
   double k = fabs(c->q) - 0.5;
   int halfint = k >= 0 && k <= 40 && k == floor(k);
-  if (n < MIX_TABLE_MIN_ROWS || c->a_post <= 0)
+  if (n < MIX_TABLE_MIN_ROWS || c->a_post <= 0 ||
+      c->form != GHMIX_MIX_FORM_PLAIN)
     return 0;
   return (ghmix_mix_row_bessel_what(c) & GHMIX_BESSEL_GRAD) || !halfint;
 }

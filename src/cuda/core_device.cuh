@@ -43,6 +43,7 @@
 #include "../core/bessel_exponent.c"
 #include "../core/bessel_halfint.c"
 #include "../core/bessel_hankel.c"
+#include "../core/bessel_scaled.c"
 #include "../core/bessel_series.c"
 #include "../core/bessel_trapezoid.c"
 #include "../core/estep.c"

@@ -15,7 +15,8 @@
  * column is also the weight w of the vector sums.
  *
  * Step 1 (ghmix_mix_tile_row, thread t, row i = tile * T + t): z =
- * L^-1 (x_i - m) into column t (ghmix_mix_solve_row), ghmix_mix_row_step;
+ * L^-1 (x_i - m) into column t (ghmix_mix_solve_row), ghmix_mix_row_step
+ * (ghmix_mix_row_step_r from |z| where Q = |z|^2 overflows);
  * the row's results into rows (if not NULL); then u = x_i - m (zeros for a
  * row that is not accepted, or i >= n) and the terms into column t.
  *
@@ -152,7 +153,10 @@ GHMIX_INLINE void ghmix_mix_tile_row(int t, int T, size_t i, size_t n, int d,
     ghmix_mix_row_result r;
     double q, bz;
     ghmix_mix_solve_row(d, par, x + i, n, ucol + t, (size_t)S, &q, &bz);
-    ok = ghmix_mix_row_step(c, q, bz, NULL, NULL, &r, &terms);
+    ok = isinf(q)
+             ? ghmix_mix_row_step_r(c, ghmix_mix_norm(d, ucol + t, (size_t)S),
+                                    bz, &r, &terms)
+             : ghmix_mix_row_step(c, q, bz, NULL, NULL, &r, &terms);
     if (rows != NULL)
       ghmix_mix_row_store(c, &r, i, n, rows);
   } else {
@@ -255,7 +259,10 @@ GHMIX_INLINE void ghmix_mix_rows_one(size_t i, size_t n, int d, double *x,
   ghmix_mix_terms terms; /* not summed here */
   double q, bz;
   ghmix_mix_solve_row(d, par, x + i, n, x + i, n, &q, &bz);
-  ghmix_mix_row_step(c, q, bz, NULL, NULL, &r, &terms);
+  if (isinf(q)) /* Q overflowed: the row from |z| (scaled) */
+    ghmix_mix_row_step_r(c, ghmix_mix_norm(d, x + i, n), bz, &r, &terms);
+  else
+    ghmix_mix_row_step(c, q, bz, NULL, NULL, &r, &terms);
   if (ncol == GHMIX_ROW_COUNT)
     ghmix_mix_row_store(c, &r, i, n, out);
   else

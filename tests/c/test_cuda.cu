@@ -1022,13 +1022,20 @@ static void mix_reference(const double *x, size_t n, size_t ldx,
       continue;
     }
     {
-      const ghmix_stat_id ids[7] = {GHMIX_STAT_ROWS,  GHMIX_STAT_WEIGHT,
-                                    GHMIX_STAT_TAU,   GHMIX_STAT_LOGLIK,
-                                    GHMIX_STAT_INV_Y, GHMIX_STAT_Y,
-                                    GHMIX_STAT_LOG_Y};
-      const double t[7] = {
-          1, 1, 1, r.loglik, r.e_inv_y, r.e_y, logy ? r.e_log_y : 0.0};
-      for (k = 0; k < 7; k++) {
+      const ghmix_stat_id ids[9] = {
+          GHMIX_STAT_ROWS,   GHMIX_STAT_WEIGHT,    GHMIX_STAT_TAU,
+          GHMIX_STAT_LOGLIK, GHMIX_STAT_INV_Y,     GHMIX_STAT_Y,
+          GHMIX_STAT_LOG_Y,  GHMIX_STAT_INV_Y_DEV, GHMIX_STAT_Y_DEV};
+      const double t[9] = {1,
+                           1,
+                           1,
+                           r.loglik,
+                           r.e_inv_y,
+                           r.e_y,
+                           logy ? r.e_log_y : 0.0,
+                           r.inv_y_dev,
+                           r.y_dev};
+      for (k = 0; k < 9; k++) {
         acc[mix_at(d, ids[k])] += t[k];
         scale[mix_at(d, ids[k])] += fabs(t[k]);
       }

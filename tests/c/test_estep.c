@@ -76,14 +76,14 @@ int main(void) {
   check_shape(&s, "full d = 3, G = 1");
   /* the documented offsets of the one-component full model */
   b = ghmix_estep_stat(&s, 0, GHMIX_STAT_INV_Y_UU);
-  check(ghmix_estep_nstats(&s) == 4 + 4 + 2 * 3 + 9 && b.offset == 14 &&
+  check(ghmix_estep_nstats(&s) == 4 + 6 + 2 * 3 + 9 && b.offset == 16 &&
             b.rows == 3 && b.cols == 3,
-        "full d = 3: 23 statistics, sum w u u' at 14, 3 x 3");
+        "full d = 3: 25 statistics, sum w u u' at 16, 3 x 3");
   s.components = 3;
   s.d = 5;
   check_shape(&s, "full d = 5, G = 3");
   b = ghmix_estep_stat(&s, 2, GHMIX_STAT_TAU);
-  check(b.offset == 4 + 2 * (4 + 10 + 25), "G = 3: component 3 starts at 82");
+  check(b.offset == 4 + 2 * (6 + 10 + 25), "G = 3: component 3 starts at 86");
   s.cov = GHMIX_COV_FACTOR;
   s.factors = 2;
   check(ghmix_estep_shape_valid(&s), "factor d = 5, r = 2 is valid");

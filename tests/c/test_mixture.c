@@ -243,7 +243,7 @@ static void mstep_case(const char *label, int family, double p, double a,
   ghmix_mstep_mixing m;
   int ok;
   ghmix_gig_expectation(p, a, b, eta);
-  ok = ghmix_mstep_mixing_solve(family, eta, start, &m);
+  ok = ghmix_mstep_mixing_solve(family, eta, NULL, start, &m);
   check(ok && m.converged && rel(m.p, p) < tol &&
             (a == 0 ? m.a == 0 : rel(m.a, a) < tol) &&
             (b == 0 ? m.b == 0 : rel(m.b, b) < tol),
@@ -258,7 +258,7 @@ static void test_mstep(void) {
   mstep_case("VG", GHMIX_FAMILY_VG, 2.5, 1.5, 0, 1e-12);
   mstep_case("skew-t", GHMIX_FAMILY_SKEWT, -3.0, 0, 2.0, 1e-12);
   mstep_case("GH", GHMIX_FAMILY_GH, 1.2, 2.0, 0.7, 1e-10);
-  check(!ghmix_mstep_mixing_solve(GHMIX_FAMILY_COUNT, eta, start, &m),
+  check(!ghmix_mstep_mixing_solve(GHMIX_FAMILY_COUNT, eta, NULL, start, &m),
         "M-step: an unknown family is refused");
 }
 
@@ -388,6 +388,60 @@ static void driver_case(const char *label, int d, size_t n, double p, double a,
   setup_free(&s);
 }
 
+/* ---------------------------------------------------- forms' seams */
+
+/* The row's log f and moments just below and just above a parameter
+ * threshold where the row changes form (mixture.h): the two forms agree. */
+static void seam_case(const char *label, int d, double p0, double a0, double b0,
+                      double p1, double a1, double b1, double gsg, double Q,
+                      double B, double tol) {
+  ghmix_mix_const c0, c1;
+  ghmix_mix_row_result r0, r1;
+  int ok =
+      ghmix_mix_const_init(d, p0, a0, b0, gsg, 0.0, GHMIX_ESTEP_MOMENTS, &c0) &&
+      ghmix_mix_const_init(d, p1, a1, b1, gsg, 0.0, GHMIX_ESTEP_MOMENTS, &c1);
+  ghmix_mix_row(&c0, Q, B, &r0);
+  ghmix_mix_row(&c1, Q, B, &r1);
+  check(ok && c0.form != c1.form &&
+            fabs(r0.loglik - r1.loglik) <= tol * fmax(1.0, fabs(r0.loglik)) &&
+            rel(r1.e_y, r0.e_y) <= tol && rel(r1.e_inv_y, r0.e_inv_y) <= tol,
+        "seam %s (d = %d, Q = %g, B = %g): log f %.17g vs %.17g, E Y %.3g, "
+        "E 1/Y %.3g apart",
+        label, d, Q, B, r0.loglik, r1.loglik, rel(r1.e_y, r0.e_y),
+        rel(r1.e_inv_y, r0.e_inv_y));
+}
+
+static void test_seams(void) {
+  const double lo = 1.0 - 1e-15, hi = 1.0 + 1e-15;
+  const double w = GHMIX_MIX_W_SCALED, pl = GHMIX_MIX_P_LARGE;
+  const double k = GHMIX_MIX_K_LARGE;
+  int d;
+  for (d = 1; d <= 3; d += 2) {
+    /* near-normal: w = sqrt(ab) */
+    seam_case("w", d, -0.5, w * lo, w, -0.5, w * hi, w, 0.3, 2.0, 0.5, 1e-14);
+    seam_case("w", d, 1.5, w * lo, w, 1.5, w * hi, w, 0.0, 40.0, 0.0, 1e-14);
+    /* large order */
+    seam_case("p", d, pl * lo, 2.0, 3.0, pl * hi, 2.0, 3.0, 0.5, 1.0, 0.3,
+              1e-14);
+    /* Student-like (a = 0) */
+    seam_case("k", d, -k * lo, 0.0, 2.0 * k, -k * hi, 0.0, 2.0 * k, 0.0, 3.0,
+              0.0, 1e-14);
+  }
+}
+
+/* d = 1, the heavy side's switch at B = 1e4 (mixture.c): rows just below
+ * and above it (Q = B^2 / G, as for a point of the line) agree. */
+static void test_heavy_seam(void) {
+  ghmix_mix_const c;
+  ghmix_mix_row_result r0, r1;
+  double g2 = 0.25, b0 = 1e4 * (1.0 - 1e-15), b1 = 1e4 * (1.0 + 1e-15);
+  ghmix_mix_const_init(1, -0.5, 1.0, 1.0, g2, 0.0, GHMIX_ESTEP_MOMENTS, &c);
+  ghmix_mix_row(&c, b0 * b0 / g2, b0, &r0);
+  ghmix_mix_row(&c, b1 * b1 / g2, b1, &r1);
+  check(fabs(r1.loglik - r0.loglik) <= 1e-14 * fabs(r0.loglik),
+        "seam B = 1e4 (d = 1): log f %.17g vs %.17g", r0.loglik, r1.loglik);
+}
+
 static void test_driver(void) {
   const int both = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
   double stats[16], x[4] = {1, 2, 3, 4};
@@ -425,6 +479,8 @@ int main(void) {
   test_row_step();
   test_model();
   test_mstep();
+  test_seams();
+  test_heavy_seam();
   test_driver();
   printf("test_mixture: %d passed, %d failed\n", passed, failed);
   printf("%d passed, %d failed\n", passed, failed);

@@ -21,7 +21,8 @@ test_that("codes are distinct integers in every group", {
 
 # Block lengths from the definition in src/core/estep.h.
 expected_blocks <- function(d, g, cov, r) {
-  per <- c(tau = 1, inv_y = 1, y = 1, log_y = 1, u = d, inv_y_u = d)
+  per <- c(tau = 1, inv_y = 1, y = 1, log_y = 1, inv_y_dev = 1, y_dev = 1,
+           u = d, inv_y_u = d)
   per <- if (cov == "full") {
     c(per, inv_y_uu = d * d)
   } else {
