@@ -186,7 +186,12 @@ print.ghmix_control <- function(x, ...) {
 #'   elements `mu`, `gamma`, `sigma`, and the mixing parameters `p`, `a`, `b`
 #'   (those fixed by the family may be left out). By default: column means,
 #'   \eqn{\gamma = 0}, the sample covariance, and a mixing distribution with
-#'   mean 1; `fit_gh()` starts from `fit_nig()`.
+#'   mean 1; `fit_gh()` starts from `fit_nig()`. A start at the normal limit
+#'   of the NIG or GH family (very large `a` and `b`, e.g. 1e300) stays
+#'   there: the likelihood is flat to first order in the mixing parameters
+#'   and an EM step moves them by O(1/sqrt(ab)); the fit then warns (class
+#'   `ghmix_warning_normal_limit`) when the likelihood rises away from the
+#'   limit, i.e. when the limit is not a maximum.
 #' @param control A [ghmix_control()] object.
 #' @param gauge `"mean"` or `"det"`; see the Gauge section.
 #' @param na.rm `FALSE` (default): rows with `NA`, `NaN` or infinite values

@@ -45,6 +45,11 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
     start <- mix_start_internal(nig$em$point$par, src$scaling)
   }
   run <- fit_stage(src, family, start, args, call, state, "fit")
+  if (is.matrix(src$stored)) {
+    rows <- src$stored
+    if (!is.null(src$scaling)) rows <- scaling_apply(rows, src$scaling)
+    mix_warn_normal_limit(rows, run$em$point$par, family, call)
+  }
   fit <- mix_result(run$em, run$ctx, src, args, call, t_start)
   src$finish(fit, src$engine)
 }

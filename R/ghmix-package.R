@@ -68,6 +68,9 @@
 #'   likelihood is unbounded; field `n_repeated`.
 #' * `ghmix_warning_convergence`: a fit stopped without converging (see the
 #'   fit's `message`).
+#' * `ghmix_warning_normal_limit`: a NIG or GH fit ended at the normal limit
+#'   (sqrt(ab) >= 1e8) where the likelihood still rises away from it: EM
+#'   cannot leave that limit; fields `sqrt_ab` and `slope`.
 #' * `ghmix_warning_gauge`: the requested gauge does not exist for the fitted
 #'   law (E\[Y\] infinite), another was used.
 #' * `ghmix_warning_scale`: a fit's parameters cannot be represented in the

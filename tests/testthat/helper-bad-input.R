@@ -187,12 +187,16 @@ bad_cases$list <- list()
 # Adds a case; expr is quoted (use bquote() to splice values in). Cases are
 # reported in groups named by the function the label starts with. `alone`:
 # run in a child of its own (cases that change the state of the session).
+# `open`: a known open problem (why, and where it is tracked): the case
+# must still fail (its test is then skipped with that reason) and fails
+# once it passes, so that the mark is removed.
 bad_case <- function(label, expr, check, timeout = 10, fresh = FALSE,
-                     objects = list(), mem_kb = NULL, alone = FALSE) {
+                     objects = list(), mem_kb = NULL, alone = FALSE,
+                     open = NULL) {
   bad_cases$list[[length(bad_cases$list) + 1L]] <- list(
     label = label, expr = expr, check = check, timeout = timeout,
     fresh = fresh, objects = objects, mem_kb = mem_kb, alone = alone,
-    group = sub("[( <].*$", "", label)
+    open = open, group = sub("[( <].*$", "", label)
   )
   invisible()
 }
@@ -500,6 +504,11 @@ ref_gh_logpdf <- function(x, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1,
 
 # Running and reporting -------------------------------------------------------
 
+# pass, FAIL, or OPEN (a known open case that fails as expected)
+bad_result_word <- function(problems, open) {
+  if (!length(problems)) "pass" else if (is.null(open)) "FAIL" else "OPEN"
+}
+
 # Runs the cases, one test_that() block per group with one expectation per
 # case; with GHMIX_BAD_INPUT_REPORT set to a path, writes a tab-separated
 # line per case there (label, status of the process, pass/FAIL, what came
@@ -519,10 +528,20 @@ bad_run_all <- function(env) {
       })
     })
     test_that(sprintf("bad input: %s", g), {
+      still_open <- character()
       for (k in seq_along(idx)) {
-        expect(length(problems[[k]]) == 0L,
-               paste0(cases[[idx[k]]]$label, ":\n  ",
-                      paste(problems[[k]], collapse = "\n  ")))
+        case <- cases[[idx[k]]]
+        failed <- length(problems[[k]]) > 0L
+        if (is.null(case$open)) {
+          expect(!failed, paste0(case$label, ":\n  ",
+                                 paste(problems[[k]], collapse = "\n  ")))
+        } else {
+          expect(failed, paste0(case$label, ": passes now; remove `open`"))
+          if (failed) still_open <- c(still_open, case$open)
+        }
+      }
+      if (length(still_open)) {
+        skip(paste("known open:", paste(still_open, collapse = "; ")))
       }
     })
     if (nzchar(report)) {
@@ -530,7 +549,7 @@ bad_run_all <- function(env) {
         r <- recs[[k]]
         paste(
           gsub("\t", " ", cases[[idx[k]]]$label), r$status,
-          if (length(problems[[k]])) "FAIL" else "pass",
+          bad_result_word(problems[[k]], cases[[idx[k]]]$open),
           gsub("[\t\n]", " ", paste(c(bad_describe(r), problems[[k]]),
                                      collapse = " || ")),
           sprintf("%.2f", if (is.null(r$elapsed)) NA_real_ else r$elapsed),

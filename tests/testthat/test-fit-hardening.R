@@ -254,3 +254,34 @@ test_that("predict() matches columns by name only where names are unique", {
   colnames(dup) <- c("v", "v")
   expect_identical(predict(g, dup), predict(g, xd))
 })
+
+test_that("a start at the normal limit warns when the limit is no maximum", {
+  set.seed(21)
+  x <- cbind(stats::rt(400, 4), stats::rt(400, 4))
+  w <- NULL
+  f <- withCallingHandlers(
+    fit_nig(x, start = list(a = 1e20, b = 1e20)),
+    ghmix_warning_normal_limit = function(cnd) {
+      w <<- cnd
+      invokeRestart("muffleWarning")
+    }
+  )
+  expect_s3_class(w, "ghmix_warning_normal_limit")
+  expect_equal(w$sqrt_ab, sqrt(f$parameters$a * f$parameters$b))
+  # the slope in Var(Y) at the limit against a difference quotient of the
+  # NIG log-likelihood (E[Y] = 1, so a = b = 1 / Var(Y) to first order)
+  par <- f$parameters
+  ll <- function(v) {
+    sum(dgh(x, par$mu, par$gamma, par$sigma, p = -0.5, a = 1 / v,
+            b = 1 / v, log = TRUE))
+  }
+  v <- 1e-7
+  expect_equal(w$slope, (ll(v) - ll(1e-12)) / (v - 1e-12), tolerance = 1e-3)
+  expect_gt(w$slope, 0)
+  # the default start reaches the NIG maximum, above the normal limit
+  expect_gt(fit_nig(x)$loglik, f$loglik + 1)
+  # normal data from the default start: no such warning
+  set.seed(22)
+  expect_no_warning(fit_nig(stats::rnorm(300)),
+                    class = "ghmix_warning_normal_limit")
+})
