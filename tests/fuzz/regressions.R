@@ -11,19 +11,7 @@
 # calls that hit the same open finding, which `fuzz.R --skip-known` does
 # not make.  Drop `matches` once the finding is fixed; keep the case.
 
-# The `matches` predicates of the open findings.
-f3_matches <- function(routine, args) {
-  x <- args[[1L]]
-  d <- if (is.matrix(x)) nrow(x) else length(x)
-  routine == "ffi_mix_consts" && is.double(x) &&
-    length(x) < as.double(d) * d
-}
-
-f4_matches <- function(routine, args) {
-  routine == "ffi_mix_subordinator" &&
-    (length(args[[2L]]) < 3L || length(args[[3L]]) < 3L)
-}
-
+# (No finding is open: no case has a `matches` predicate.)
 fuzz_regressions <- list(
   # F1 (fixed): rgig() hung, without polling for interrupts, when a or b
   # was subnormal (rgig(1, -0.5, 1e-310, 2), rgig(1, -0.5, 2, 1e-310), and
@@ -45,22 +33,20 @@ fuzz_regressions <- list(
   list(id = "F5", routine = "ffi_rgig",
        args = quote(list(100L, 0.055596455191921731, 1.7976931348623157e+308,
                          1.7976931348623157e+308))),
-  # F3: ffi_mix_consts() takes d = nrow(chol) (the length of a vector
-  # without dim) and reads d * d values of chol without checking that it
-  # is d x d: out of bounds, a segfault for large d.  Internal only (R/
+  # F3 (fixed): ffi_mix_consts() took d = nrow(chol) (the length of a
+  # vector without dim) and read d * d values of chol without checking that
+  # it is d x d: out of bounds, a segfault for large d.  Internal only (R/
   # passes a square factor).
   list(id = "F3", routine = "ffi_mix_consts",
-       args = quote(list(rep(1, 1e5), rep(0.5, 1e5), c(-0.5, 1, 1))),
-       matches = f3_matches),
-  # F4: ffi_mix_subordinator() reads eta[0..2] and start[0..2] without
-  # checking their lengths: a heap-buffer-overflow (AddressSanitizer,
+       args = quote(list(rep(1, 1e5), rep(0.5, 1e5), c(-0.5, 1, 1)))),
+  # F4 (fixed): ffi_mix_subordinator() read eta[0..2] and start[0..2]
+  # without checking their lengths: a heap-buffer-overflow (AddressSanitizer,
   # r_mixture.c:97) for a shorter eta, e.g. family 2 (VG) with eta of
   # length 1.  Seen only when the vector sits at the end of a malloc'ed
   # block (R keeps small vectors in pages), so this case passes without
   # the sanitizers and usually with them.  Internal only.
   list(id = "F4", routine = "ffi_mix_subordinator",
-       args = quote(list(2L, 1.440379892420665, c(2.5, 0.63, 0.82))),
-       matches = f4_matches),
+       args = quote(list(2L, 1.440379892420665, c(2.5, 0.63, 0.82)))),
   # Not findings: checks that an external pointer of the wrong kind given
   # for the CUDA E-step handle is rejected, not dereferenced (in a CUDA
   # build; a CPU-only build rejects every ffi_cuda_* call).
