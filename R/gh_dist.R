@@ -238,9 +238,6 @@ gh1_tail <- function(ffi, v, v_name, par, lower_tail, log_p, threads,
 rgh <- function(n, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1) {
   call <- sys.call()
   n <- check_n(n, call)
-  if (n > 2^52) { # the longest vector R allocates
-    abort_argument("`n` must be at most 2^52 (the longest R vector).", call)
-  }
   multi <- is.matrix(sigma) || length(mu) > 1L || length(gamma) > 1L
   if (multi) {
     return(rgh_multi(n, mu, gamma, sigma, missing(sigma), p, a, b, call))
