@@ -38,13 +38,17 @@ cluster_link <- function(cl, clock) {
   link$round <- function(idx, fun, args) {
     size <- length(serialize(list(fun, args[[idx[1L]]]), NULL))
     fail <- list()
+    # (a send or a receive and its entry in link$pending happen together,
+    # with interrupts held: an interrupt in between would leave an answer
+    # that cluster_close() waits for in vain, or one that a later round
+    # reads as its own; the wait for an answer stays interruptible)
     for (i in idx) {
-      err <- tryCatch({
+      err <- suspendInterrupts(tryCatch({
         send_call(cl[[i]], fun, args[[i]])
-        NULL
-      }, error = function(e) conditionMessage(e))
-      if (is.null(err)) {
         link$pending <- c(link$pending, i)
+        NULL
+      }, error = function(e) conditionMessage(e)))
+      if (is.null(err)) {
         clock$sent <- clock$sent + size
       } else {
         fail[[length(fail) + 1L]] <- list(i = i, message = err)
@@ -52,10 +56,15 @@ cluster_link <- function(cl, clock) {
     }
     out <- vector("list", length(cl))
     for (i in intersect(idx, link$pending)) {
-      val <- tryCatch(recv_result(cl[[i]]), error = function(e) {
-        structure(list(message = conditionMessage(e)), class = "ghmix_lost")
+      cluster_wait(cl[[i]])
+      val <- suspendInterrupts({
+        got <- tryCatch(recv_result(cl[[i]]), error = function(e) {
+          structure(list(message = conditionMessage(e)),
+                    class = "ghmix_lost")
+        })
+        link$pending <- setdiff(link$pending, i)
+        got
       })
-      link$pending <- setdiff(link$pending, i)
       if (inherits(val, c("ghmix_lost", "try-error"))) {
         msg <- if (inherits(val, "try-error")) as.character(val) else
           val$message
@@ -132,6 +141,20 @@ cluster_prepare <- function(link) {
     }
   }
   invisible(link)
+}
+
+# Waits, interruptibly, until a socket node (PSOCK, SOCK) has an answer to
+# read; other kinds of node are read when their answer is asked for.
+cluster_wait <- function(node) {
+  con <- node$con
+  if (!inherits(con, "sockconn")) {
+    return(invisible())
+  }
+  while (!isTRUE(tryCatch(socketSelect(list(con), timeout = 0.1),
+                          error = function(e) TRUE))) {
+    NULL
+  }
+  invisible()
 }
 
 # Collect what is still in flight (an interrupted E-step), then release the

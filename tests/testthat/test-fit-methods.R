@@ -27,6 +27,12 @@ true_par <- function(d, p, a, b) {
 }
 
 quiet <- function(expr) suppressWarnings(expr)
+# EuStockMarkets has 25 repeated rows: the skew-t fits warn about them
+ties_known <- function(expr) {
+  withCallingHandlers(expr, ghmix_warning_ties = function(w) {
+    invokeRestart("muffleWarning")
+  })
+}
 
 mix_label <- function(fit) {
   c(nig = "NIG", gh = "GH", vg = "VG", skewt = "skew-t")[[fit$family]]
@@ -46,8 +52,8 @@ fits <- local({
     gh_2 = quiet(fit_gh(x_gh2)),
     vg_1 = quiet(fit_vg(r[, "SMI"])),
     vg_4 = quiet(fit_vg(r)),
-    skewt_1 = fit_skewt(r[, "DAX"]),
-    skewt_4 = fit_skewt(r)
+    skewt_1 = ties_known(fit_skewt(r[, "DAX"])),
+    skewt_4 = ties_known(fit_skewt(r))
   )
 })
 
