@@ -135,6 +135,9 @@ bad_fresh <- function(expr, objects, timeout, mem_kb = NULL) {
     "saveRDS(a$child(a$expr, env), commandArgs(TRUE)[[2L]])"
   ), file.path(dir, "run.R"))
   rscript <- file.path(R.home("bin"), "Rscript")
+  # (AddressSanitizer reserves terabytes of address space for its shadow
+  # memory: no address-space limit there)
+  if (grepl("asan", Sys.getenv("LD_PRELOAD"))) mem_kb <- NULL
   cmd <- sprintf(
     "%s timeout -s KILL %d %s --vanilla %s %s %s",
     if (is.null(mem_kb)) "" else sprintf("ulimit -v %d;", as.integer(mem_kb)),
