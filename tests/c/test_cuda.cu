@@ -58,6 +58,7 @@ extern "C" {
 #include "../../src/cpu/gh_dist_cpu.h"
 #include "../../src/cpu/gig_solve_cpu.h"
 #include "../../src/cuda/ghmix_cuda.h"
+#include "mix_setup.h"
 }
 
 /* ---------------------------------------------------------- thresholds
@@ -907,56 +908,6 @@ static void test_gig_solve(size_t n) {
 
 /* ========================================================== E-step */
 
-typedef struct {
-  int d;
-  double *center, *chol, *g;
-  ghmix_mix_component comp;
-  ghmix_mix_model model;
-} mix_setup;
-
-/* Random parameters: L lower triangular, well conditioned; g = L^-1 gamma;
- * (p, a, b) by family; the model completed. */
-static int mix_setup_init(mix_setup *s, int d, double p, double a, double b,
-                          int what) {
-  int i, j;
-  double *gamma = (double *)xmalloc((size_t)d * sizeof(double));
-  ghmix_error err;
-  s->d = d;
-  s->center = (double *)xmalloc((size_t)d * sizeof(double));
-  s->chol = (double *)xmalloc((size_t)d * d * sizeof(double));
-  s->g = (double *)xmalloc((size_t)d * sizeof(double));
-  for (j = 0; j < d; j++) {
-    s->center[j] = unif(-1, 1);
-    gamma[j] = unif(-0.5, 0.5);
-    for (i = 0; i < d; i++)
-      s->chol[i + (size_t)j * d] =
-          i < j ? 0.0 : (i == j ? unif(0.5, 1.5) : unif(-0.3, 0.3) / sqrt(d));
-  }
-  ghmix_mix_chol_consts(d, s->chol, gamma, s->g, &s->comp.gsg, &s->comp.logdet);
-  free(gamma);
-  s->comp.center = s->center;
-  s->comp.chol = s->chol;
-  s->comp.g = s->g;
-  s->comp.p = p;
-  s->comp.a = a;
-  s->comp.b = b;
-  s->comp.log_prop = 0;
-  s->model.shape.d = d;
-  s->model.shape.components = 1;
-  s->model.shape.cov = GHMIX_COV_FULL;
-  s->model.shape.factors = 0;
-  s->model.shape.what = what;
-  s->model.comp = &s->comp;
-  s->model.weights = NULL;
-  return ghmix_mix_model_complete(&s->model, &err) == GHMIX_OK;
-}
-
-static void mix_setup_free(mix_setup *s) {
-  free(s->center);
-  free(s->chol);
-  free(s->g);
-}
-
 /* Statistics of the one-component full model of dimension d, and where
  * block id starts among them. */
 static size_t mix_nstats(int d) {
@@ -1081,7 +1032,7 @@ static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
   size_t worst = 0;
   cmp_t cr[4];
 
-  if (!mix_setup_init(&s, d, p, a, b, what)) {
+  if (!mix_setup_init(&s, d, p, a, b, what, unif)) {
     check(0, "E-step %s: invalid test parameters", label);
     return;
   }
@@ -1165,7 +1116,7 @@ static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
   {
     mix_setup s2;
     double *st3 = (double *)xmalloc(ns * sizeof(double));
-    if (mix_setup_init(&s2, d, -1.3, 0.7, 2.1, what)) {
+    if (mix_setup_init(&s2, d, -1.3, 0.7, 2.1, what, unif)) {
       st = ghmix_cuda_mix_estep(h, &s2.model, st3, NULL, NULL, &err);
       poison(st2, ns);
       st = st != GHMIX_OK
@@ -1500,7 +1451,7 @@ static void test_rows_case(const char *label, int d, size_t n, size_t ldx,
   size_t i, k;
   int j, l;
 
-  if (!mix_setup_init(&s, d, p, a, b, what)) {
+  if (!mix_setup_init(&s, d, p, a, b, what, unif)) {
     check(0, "rows %s: invalid test parameters", label);
     return;
   }
@@ -1682,7 +1633,7 @@ static void test_errors(void) {
   check(st == GHMIX_ERR_DOMAIN && h == NULL,
         "errors: ldx < n is GHMIX_ERR_DOMAIN");
   /* E-step: parameters of another d, an empty data set */
-  if (mix_setup_init(&s, 3, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS)) {
+  if (mix_setup_init(&s, 3, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS, unif)) {
     double xs[6] = {1, 2, 3, 4, 5, 6}, stats[64];
     const size_t ns = mix_nstats(3);
     size_t k;
@@ -1728,7 +1679,7 @@ static void test_errors(void) {
   }
   ghmix_cuda_mix_data_free(NULL);
   /* the row kernel: bad shapes, n = 0, too large, bad device */
-  if (mix_setup_init(&s, 3, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS)) {
+  if (mix_setup_init(&s, 3, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS, unif)) {
     double xs[6] = {1, 2, 3, 4, 5, 6}, rows[8];
     st = ghmix_cuda_mix_rows(xs, 2, 2, 3, &s.model, 1, 2, rows, 0, &err);
     check(st == GHMIX_ERR_DOMAIN, "errors: rows with ncol = 2 is "
@@ -1810,7 +1761,7 @@ static void test_no_leaks(void) {
     x[i] = logunif(-2, 2);
   for (i = 0; i < m * d; i++)
     xm[i] = unif(-2, 2);
-  if (!mix_setup_init(&s, (int)d, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS)) {
+  if (!mix_setup_init(&s, (int)d, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS, unif)) {
     check(0, "leaks: E-step parameters");
     return;
   }

@@ -18,6 +18,7 @@
 #include "../../src/core/mixture.h"
 #include "../../src/core/mstep.h"
 #include "../../src/cpu/mixture_cpu.h"
+#include "mix_setup.h"
 
 static int passed = 0, failed = 0;
 
@@ -125,55 +126,8 @@ static void test_row_step(void) {
 
 /* ---------------------------------------------------------- the model */
 
-typedef struct {
-  int d;
-  double *center, *chol, *g;
-  ghmix_mix_component comp;
-  ghmix_mix_model model;
-} setup;
-
 static double unif(double lo, double hi) {
   return lo + (hi - lo) * ((double)rand() + 0.5) / ((double)RAND_MAX + 1.0);
-}
-
-static int setup_init(setup *s, int d, double p, double a, double b, int what) {
-  double *gamma = malloc(sizeof(double) * (size_t)d);
-  ghmix_error err;
-  int i, j;
-  s->d = d;
-  s->center = malloc(sizeof(double) * (size_t)d);
-  s->chol = malloc(sizeof(double) * (size_t)d * d);
-  s->g = malloc(sizeof(double) * (size_t)d);
-  for (j = 0; j < d; j++) {
-    s->center[j] = unif(-1, 1);
-    gamma[j] = unif(-0.5, 0.5);
-    for (i = 0; i < d; i++)
-      s->chol[i + (size_t)j * d] =
-          i < j ? 0.0 : (i == j ? unif(0.5, 1.5) : unif(-0.3, 0.3) / sqrt(d));
-  }
-  ghmix_mix_chol_consts(d, s->chol, gamma, s->g, &s->comp.gsg, &s->comp.logdet);
-  free(gamma);
-  s->comp.center = s->center;
-  s->comp.chol = s->chol;
-  s->comp.g = s->g;
-  s->comp.p = p;
-  s->comp.a = a;
-  s->comp.b = b;
-  s->comp.log_prop = 0;
-  s->model.shape.d = d;
-  s->model.shape.components = 1;
-  s->model.shape.cov = GHMIX_COV_FULL;
-  s->model.shape.factors = 0;
-  s->model.shape.what = what;
-  s->model.comp = &s->comp;
-  s->model.weights = NULL;
-  return ghmix_mix_model_complete(&s->model, &err) == GHMIX_OK;
-}
-
-static void setup_free(setup *s) {
-  free(s->center);
-  free(s->chol);
-  free(s->g);
 }
 
 static void test_model(void) {
@@ -182,13 +136,13 @@ static void test_model(void) {
   ghmix_mix_component two[2];
   ghmix_mix_model m;
   ghmix_error err;
-  setup s;
+  mix_setup s;
 
   ghmix_mix_chol_consts(2, chol, gamma, g, &gsg, &logdet);
   check(g[0] == 2 && g[1] == 1 && gsg == 5 && rel(logdet, 2 * log(6.0)) < 4e-16,
         "model: g = L^-1 gamma, |g|^2 and log det Sigma");
 
-  if (!setup_init(&s, 3, -0.5, 1.0, 1.0, GHMIX_ESTEP_MOMENTS)) {
+  if (!mix_setup_init(&s, 3, -0.5, 1.0, 1.0, GHMIX_ESTEP_MOMENTS, unif)) {
     check(0, "model: a valid model completes");
     return;
   }
@@ -231,7 +185,7 @@ static void test_model(void) {
             strstr(err.message, "factor") != NULL,
         "model: a factor covariance is not implemented yet (\"%s\")",
         err.message);
-  setup_free(&s);
+  mix_setup_free(&s);
 }
 
 /* ----------------------------------------------------------- M-step */
@@ -266,7 +220,7 @@ static void test_mstep(void) {
 
 /* The statistics by a serial loop over the rows (long double), with the
  * sums of |terms| in scale. */
-static void reference(const double *x, size_t n, const setup *s, double *st,
+static void reference(const double *x, size_t n, const mix_setup *s, double *st,
                       double *scale) {
   const int d = s->d;
   const ghmix_estep_shape *sh = &s->model.shape;
@@ -332,14 +286,14 @@ static int is_count(const ghmix_estep_shape *sh, size_t k) {
 
 static void driver_case(const char *label, int d, size_t n, double p, double a,
                         double b, int what) {
-  setup s;
+  mix_setup s;
   double *x, *ref, *scale, *st1, *st2, *rows;
   double worst = 0;
   size_t ns, k, i, wk = 0;
   ghmix_status rc1, rc2;
   ghmix_error err;
   int j;
-  if (!setup_init(&s, d, p, a, b, what)) {
+  if (!mix_setup_init(&s, d, p, a, b, what, unif)) {
     check(0, "driver %s: the model", label);
     return;
   }
@@ -385,7 +339,7 @@ static void driver_case(const char *label, int d, size_t n, double p, double a,
   free(st1);
   free(st2);
   free(rows);
-  setup_free(&s);
+  mix_setup_free(&s);
 }
 
 /* ---------------------------------------------------- forms' seams */
@@ -448,7 +402,7 @@ static void test_driver(void) {
   ghmix_mix_component two[2];
   ghmix_mix_model m;
   ghmix_error err;
-  setup s;
+  mix_setup s;
   driver_case("GH, exact", 3, 1000, -0.7, 1.3, 0.8, both);
   driver_case("GH, tabulated K", 4, 20011, -0.7, 1.3, 0.8, both);
   driver_case("NIG, tabulated K", 10, 9000, -0.5, 1.1, 1.7,
@@ -457,7 +411,7 @@ static void test_driver(void) {
               GHMIX_ESTEP_MOMENTS);
   driver_case("skew-t", 5, 5000, -3.0, 0.0, 4.0, both);
   driver_case("GH, BLAS (d = 60)", 60, 3000, 1.5, 1.0, 1.0, both);
-  if (setup_init(&s, 2, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS)) {
+  if (mix_setup_init(&s, 2, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS, unif)) {
     two[0] = two[1] = s.comp;
     m = s.model;
     m.comp = two;
@@ -470,7 +424,7 @@ static void test_driver(void) {
     check(ghmix_mix_estep_cpu(x, 2, 2, 1, &s.model, stats, NULL, 1, &err) ==
               GHMIX_ERR_DOMAIN,
           "driver: data of another d are GHMIX_ERR_DOMAIN");
-    setup_free(&s);
+    mix_setup_free(&s);
   }
 }
 
