@@ -63,4 +63,24 @@ static void mix_setup_free(mix_setup *s) {
   free(s->g);
 }
 
+/* Row i of x (leading dimension ldx): u = x_i - centre, z = L^-1 u by
+ * forward substitution, *q = |z|^2 and *bz = z' g. */
+static void mix_setup_forms(const mix_setup *s, const double *x, size_t ldx,
+                            size_t i, double *u, double *z, double *q,
+                            double *bz) {
+  const int d = s->d;
+  int j, l;
+  *q = *bz = 0;
+  for (j = 0; j < d; j++) {
+    double v;
+    u[j] = x[i + (size_t)j * ldx] - s->center[j];
+    v = u[j];
+    for (l = 0; l < j; l++)
+      v -= s->chol[j + (size_t)l * d] * z[l];
+    z[j] = v / s->chol[j + (size_t)j * d];
+    *q += z[j] * z[j];
+    *bz += z[j] * s->g[j];
+  }
+}
+
 #endif

@@ -947,19 +947,10 @@ static void mix_reference(const double *x, size_t n, size_t ldx,
     scale[k] = 0;
   }
   for (i = 0; i < n; i++) {
-    double q = 0, bz = 0;
+    double q, bz;
     ghmix_mix_row_result r;
     int ok;
-    for (j = 0; j < d; j++) {
-      double v;
-      u[j] = x[i + (size_t)j * ldx] - s->center[j];
-      v = u[j];
-      for (l = 0; l < j; l++)
-        v -= s->chol[j + (size_t)l * d] * z[l];
-      z[j] = v / s->chol[j + (size_t)j * d];
-      q += z[j] * z[j];
-      bz += z[j] * s->g[j];
-    }
+    mix_setup_forms(s, x, ldx, i, u, z, &q, &bz);
     r.loglik = r.e_inv_y = r.e_y = r.e_log_y = NAN;
     ghmix_mix_row(&s->comp.c, q, bz, &r);
     ok = isfinite(r.loglik) && isfinite(r.e_inv_y) && isfinite(r.e_y) &&

@@ -236,19 +236,10 @@ static void reference(const double *x, size_t n, const mix_setup *s, double *st,
   for (k = 0; k < ns; k++)
     scale[k] = 0;
   for (i = 0; i < n; i++) {
-    double q = 0, bz = 0;
+    double q, bz;
     ghmix_mix_row_result r;
     ghmix_mix_terms t;
-    for (j = 0; j < d; j++) {
-      double v;
-      u[j] = x[i + (size_t)j * n] - s->center[j];
-      v = u[j];
-      for (l = 0; l < j; l++)
-        v -= s->chol[j + (size_t)l * d] * z[l];
-      z[j] = v / s->chol[j + (size_t)j * d];
-      q += z[j] * z[j];
-      bz += z[j] * s->g[j];
-    }
+    mix_setup_forms(s, x, n, i, u, z, &q, &bz);
     ghmix_mix_row_step(&s->comp.c, q, bz, NULL, NULL, &r, &t);
     for (id = 0; id < GHMIX_STAT_NSCALAR; id++) {
       double v = t.v[ghmix_mix_term_of((ghmix_stat_id)id)];
