@@ -257,15 +257,18 @@ cluster_open <- function(data, opts, na_rm) {
   cl <- opts$cluster
   clock <- chunk_clock()
   link <- cluster_link(cl, clock)
+  key <- cluster_key()
+  # (free() before the first round: an interrupt in any round of the
+  # opening must leave no answer in flight for a later fit to read)
+  active <- integer()
+  free <- function() link$close(active, key)
+  opened <- FALSE
+  on.exit(if (!opened) free())
   cluster_prepare(link)
   groups <- parallel::splitIndices(length(data$chunks), length(cl))
   active <- which(lengths(groups) > 0L)
   link$chunks <- groups
-  key <- cluster_key()
-  free <- function() link$close(active, key)
   task_opts <- chunk_task_opts(opts)
-  opened <- FALSE
-  on.exit(if (!opened) free())
   setup <- link$round(active, worker_setup, lapply(groups, function(g) {
     list(key, data$chunks[g], g, na_rm, task_opts)
   }))
