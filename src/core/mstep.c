@@ -1,21 +1,40 @@
 #include "mstep.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "gig_solve.h"
 #include "mixture.h"
 
-/* GH: GIG(p, a, b) with E t(Y) = eta, the convex problem of gig_solve.h. */
+/* GH: GIG(p, a, b) with E t(Y) = eta, the convex problem of gig_solve.h.
+ * Near the normal limit E Y E 1/Y - 1 = O(1 / sqrt(ab)): from
+ * sqrt(ab) >= GHMIX_MIX_W_SCALED at the start it can round to <= 0 (eta
+ * has no GIG), and from sqrt(ab) >= 1 / DBL_EPSILON it is below the
+ * rounding of 1 (eta carries no information on the mixing law).  There
+ * the step holds the mixing law at the start (an ECM step, Meng and Rubin
+ * 1993: mu, gamma, Sigma still maximise, so the likelihood does not
+ * fall). */
 static void mstep_gh(const double eta[3], const double start[3],
                      ghmix_mstep_mixing *out) {
   ghmix_gig_solve_control ctrl;
   ghmix_gig_solution sol;
+  double w;
   ghmix_gig_solve_control_init(&ctrl);
   ctrl.has_start = 1;
   ctrl.start_p = start[0];
   ctrl.start_a = start[1];
   ctrl.start_b = start[2];
-  ghmix_gig_from_expectation(eta, &ctrl, &sol);
+  w = sqrt(start[1]) * sqrt(start[2]);
+  if (w * DBL_EPSILON < 1.0)
+    ghmix_gig_from_expectation(eta, &ctrl, &sol);
+  if (w * DBL_EPSILON >= 1.0 ||
+      (sol.infeasible == GHMIX_GIG_INFEASIBLE_PRODUCT &&
+       w >= GHMIX_MIX_W_SCALED)) {
+    out->p = start[0];
+    out->a = start[1];
+    out->b = start[2];
+    return;
+  }
   out->p = sol.p;
   out->a = sol.a;
   out->b = sol.b;

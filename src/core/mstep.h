@@ -25,7 +25,9 @@ typedef struct {
  * INV_Y_DEV and Y_DEV over TAU), which the NIG M-step takes where
  * sqrt(ab) >= GHMIX_MIX_W_SCALED (E 1/Y E Y - 1 is then O(1 / sqrt(ab))
  * and below the rounding of the two means).  Returns 0 for an unknown
- * family, else 1 (the parameters are NaN when eta gives none). */
+ * family, else 1 (the parameters are NaN when eta gives none, except for
+ * the GH near its normal limit, where it is the start: the ECM step of
+ * mstep.c). */
 int ghmix_mstep_mixing_solve(int family, const double eta[3],
                              const double dev[2], const double start[3],
                              ghmix_mstep_mixing *out);

@@ -250,6 +250,29 @@ test_that("item 4: the E-step at large sqrt(ab) (fits that drift there)", {
                         par$b, log = TRUE)), tolerance = 1e-10)
 })
 
+test_that("item 4: a GH fit started at a = b = 1e300 ends at the normal limit", {
+  # E Y E 1/Y - 1 = O(1e-300) is below rounding there: the M-step holds
+  # p, a, b (ECM) and the fit reaches the normal maximum, as the NIG's does,
+  # with the normal-limit warning rather than a failed EM step
+  set.seed(13)
+  x <- stats::rt(300, 5) * 0.01 + 0.001
+  start <- list(p = -0.5, a = 1e300, b = 1e300, mu = 0, gamma = 0,
+                sigma = 1e-4)
+  w <- character()
+  f <- ext_try(withCallingHandlers(fit_gh(x, start = start),
+                                   warning = function(cnd) {
+                                     w <<- c(w, class(cnd)[1L])
+                                     invokeRestart("muffleWarning")
+                                   }))
+  skip_if(is.null(f))
+  expect_identical(w, "ghmix_warning_normal_limit")
+  expect_true(f$converged)
+  m <- mean(x)
+  expect_equal(f$loglik, sum(stats::dnorm(x, m, sqrt(mean((x - m)^2)),
+                                          log = TRUE)), tolerance = 1e-9)
+  expect_gte(min(diff(f$trace$loglik)), -1e-12 * abs(f$loglik))
+})
+
 test_that("item 5: large gamma (1e6 .. 1e300): dgh and pgh at x = 1", {
   r <- ext_rows(5L)
   expect_ext_law(r, 1e-13, floor = 1e-300)
