@@ -167,3 +167,27 @@ fit_column_sd <- function(object) {
   }
   sqrt(diag(sc$parameters$sigma)) * exp(log(sc$scale) - sc$log_k / 2)
 }
+
+# Rows far from the rest (issue 17, item 10): beyond far_rows_limit robust
+# spreads from the column medians, a row's square exceeds the others' by
+# more than 2^52, the precision of the EM's sums of squares (the
+# statistics of src/core/estep.h), which it then dominates.  Only a fit
+# that did not converge asks (mix_warn_convergence()).
+far_rows_limit <- 2^26
+
+# list(rows, distance): the rows of x (a matrix) beyond far_rows_limit
+# robust spreads from the median in some column, and that distance (the
+# largest over the columns).
+far_rows <- function(x) {
+  dist <- rep(0, nrow(x))
+  for (j in seq_len(ncol(x))) {
+    center <- stats::median(x[, j])
+    spread <- robust_spread(x[, j], center)
+    if (is.finite(spread) && spread > 0) {
+      # (each term divided first: no difference overflows)
+      dist <- pmax(dist, abs(x[, j] / spread - center / spread))
+    }
+  }
+  rows <- which(dist > far_rows_limit)
+  list(rows = rows, distance = dist[rows])
+}

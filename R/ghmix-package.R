@@ -68,6 +68,12 @@
 #'   likelihood is unbounded; field `n_repeated`.
 #' * `ghmix_warning_convergence`: a fit stopped without converging (see the
 #'   fit's `message`).
+#' * `ghmix_warning_range`: (also `ghmix_warning_convergence`) a fit of
+#'   in-memory data stopped without converging, with rows beyond 2^26 robust
+#'   spreads (IQR / 1.349) from the column medians, which the EM cannot
+#'   resolve beside the rest in doubles; fields `rows` (in the numbering of
+#'   `x`), `distance` (in robust spreads) and `em_message` (the EM's own
+#'   reason).
 #' * `ghmix_warning_normal_limit`: a NIG or GH fit ended at the normal limit
 #'   (sqrt(ab) >= 1e8) where the likelihood still rises away from it: EM
 #'   cannot leave that limit; fields `sqrt_ab` and `slope`.

@@ -250,7 +250,7 @@ test_that("item 4: the E-step at large sqrt(ab) (fits that drift there)", {
                         par$b, log = TRUE)), tolerance = 1e-10)
 })
 
-test_that("item 4: a GH fit started at a = b = 1e300 ends at the normal limit", {
+test_that("item 4: a GH fit from a = b = 1e300 ends at the normal limit", {
   # E Y E 1/Y - 1 = O(1e-300) is below rounding there: the M-step holds
   # p, a, b (ECM) and the fit reaches the normal maximum, as the NIG's does,
   # with the normal-limit warning rather than a failed EM step
@@ -456,6 +456,43 @@ test_that("item 10: fits are free of units (sd 1e-170, 1e160, one 1e300)", {
                    sum(log(s)),
                  predict(f0, xx, type = "log_density"), tolerance = 1e-6)
   }
+})
+
+test_that("item 10: one value 1e300: the fit names the far row, its distance", {
+  # the maximum puts the row in a tail with sqrt(ab) ~ 1e-302 (R/fit_run.R,
+  # mix_warn_convergence()), beyond the EM in doubles: a warning of class
+  # ghmix_warning_range with the row (in the user's numbering: na.rm drops
+  # the NA row first) and its distance in robust spreads, the same for the
+  # data divided by 1e290 (it is free of units); the log-likelihood is that
+  # of the parameters returned
+  set.seed(13)
+  x <- c(NA, stats::rt(300, 5) * 0.01 + 0.001, 1e300)
+  xo <- x[-1L]
+  d_ref <- (1e300 - stats::median(xo)) / (stats::IQR(xo) / 1.349)
+  for (s in c(1, 1e290)) {
+    w <- NULL
+    f <- ext_try(withCallingHandlers(
+      fit_nig(x / s, na.rm = TRUE),
+      ghmix_warning_range = function(cnd) {
+        w <<- cnd
+        invokeRestart("muffleWarning")
+      }
+    ))
+    if (is.null(f)) next
+    expect_s3_class(w, "ghmix_warning_convergence")
+    expect_identical(w$rows, 302L)
+    expect_equal(w$distance, d_ref, tolerance = 1e-12)
+    expect_false(f$converged)
+    expect_identical(f$message, sub("^NIG fit did not converge: (.*)\\.$",
+                                    "\\1", conditionMessage(w)))
+    p <- f$parameters
+    expect_equal(f$loglik, sum(dnig(xo / s, p$mu, p$gamma,
+                                    sqrt(drop(p$sigma)), p$a, p$b,
+                                    log = TRUE)), tolerance = 1e-12)
+  }
+  # one value 1e10: the fit converges, with no such warning
+  f <- ext_try(fit_nig(c(xo[-301L], 1e10)))
+  expect_true(!is.null(f) && f$converged)
 })
 
 test_that("item 11: ghmix_benchmark_backends(n = 3e9) is an argument error", {
