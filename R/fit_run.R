@@ -114,7 +114,13 @@ fit_stage <- function(src, family, start, args, call, state, stage) {
   state$iter <- 0L
   state$par <- par0
   ctx$progress <- src$progress(ctx, state, stage, args$control$trace)
-  list(em = mix_em(par0, ctx), ctx = ctx)
+  em <- withCallingHandlers(
+    mix_em(par0, ctx),
+    ghmix_error_start = function(e) {
+      mix_abort_start_range(e, src$stored, src$dropped, call)
+    }
+  )
+  list(em = em, ctx = ctx)
 }
 
 # The trace line of an in-memory fit (the progress hook of its source).
@@ -437,37 +443,75 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
 # cannot be computed, and the warning says so.
 mix_warn_convergence <- function(fit, dropped, call) {
   label <- mix_family(fit$family)$label
-  far <- if (is.matrix(fit$data)) far_rows(fit$data) else list(rows = NULL)
-  if (length(far$rows) == 0L) {
+  far <- far_rows_info(fit$data, dropped)
+  if (is.null(far)) {
     ghmix_warn(sprintf("%s fit did not converge: %s.", label, fit$message),
                class = "ghmix_warning_convergence", call = call)
     return(fit$message)
   }
-  kept <- seq_len(fit$nobs + length(dropped))
-  if (length(dropped)) kept <- kept[-dropped]
-  rows <- kept[far$rows]
-  one <- length(rows) == 1L
   msg <- sprintf(
     paste(
-      "row%s %s of `x` lie%s %s%.3g robust spreads (IQR / 1.349) from the",
-      "column medians, beyond the 2^26 within which the EM's sums of",
-      "squares resolve the other rows (%s square%s exceed%s theirs by more",
-      "than the precision of doubles); the last parameters reached are",
-      "returned, and they are no maximum-likelihood fit: fit without %s",
-      "row%s, or a transformed `x`"
+      "%s; the last parameters reached are returned, and they are no",
+      "maximum-likelihood fit: fit without %s, or a transformed `x`"
     ),
-    plural(rows), row_list(rows), if (one) "s" else "",
-    if (one) "" else "up to ", max(far$distance), if (one) "its" else "their",
-    if (one) "" else "s", if (one) "s" else "", if (one) "that" else "those",
-    plural(rows)
+    far$text, far$them
   )
   ghmix_warn(
     sprintf("%s fit did not converge: %s.", label, msg),
     class = c("ghmix_warning_range", "ghmix_warning_convergence"),
-    call = call, rows = rows, distance = far$distance,
+    call = call, rows = far$rows, distance = far$distance,
     em_message = fit$message
   )
   msg
+}
+
+# The handler of mix_em()'s ghmix_error_start for the rows x of a fit (a
+# matrix, or chunks): with rows far from the rest, an error that says so
+# (class ghmix_error_range too; fields rows, distance), else nothing (the
+# error goes on).
+mix_abort_start_range <- function(e, x, dropped, call) {
+  far <- far_rows_info(x, dropped)
+  if (is.null(far)) {
+    return(invisible())
+  }
+  ghmix_abort(
+    sprintf(
+      paste(
+        "The starting values give a non-finite log-likelihood: %s.",
+        "Fit without %s, or a transformed `x`."
+      ),
+      far$text, far$them
+    ),
+    class = c("ghmix_error_range", "ghmix_error_start"), call = call,
+    rows = far$rows, distance = far$distance
+  )
+}
+
+# NULL, or the far rows of x (far_rows(); x a matrix, else NULL) as
+# list(rows, in the numbering of the user's x, distance, text: what they
+# are, them: "that row" or "those rows").
+far_rows_info <- function(x, dropped) {
+  far <- if (is.matrix(x)) far_rows(x) else list(rows = NULL)
+  if (length(far$rows) == 0L) {
+    return(NULL)
+  }
+  kept <- seq_len(nrow(x) + length(dropped))
+  if (length(dropped)) kept <- kept[-dropped]
+  rows <- kept[far$rows]
+  one <- length(rows) == 1L
+  text <- sprintf(
+    paste(
+      "row%s %s of `x` lie%s %s%.3g robust spreads (IQR / 1.349) from the",
+      "column medians, beyond the 2^26 within which the EM's sums of",
+      "squares resolve the other rows (%s square%s exceed%s theirs by more",
+      "than the precision of doubles)"
+    ),
+    plural(rows), row_list(rows), if (one) "s" else "",
+    if (one) "" else "up to ", max(far$distance), if (one) "its" else "their",
+    if (one) "" else "s", if (one) "s" else ""
+  )
+  list(rows = rows, distance = far$distance, text = text,
+       them = if (one) "that row" else "those rows")
 }
 
 # Free parameters: mu, gamma, sigma, and the mixing parameters less the

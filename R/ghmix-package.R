@@ -42,7 +42,9 @@
 #' Errors:
 #' * `ghmix_error_argument`: an invalid argument; the message names it.
 #' * `ghmix_error_start`: the starting values give a non-finite
-#'   log-likelihood.
+#'   log-likelihood; with rows of in-memory data beyond 2^26 robust spreads
+#'   from the column medians (see `ghmix_warning_range`), class
+#'   `ghmix_error_range` too, fields `rows` and `distance`.
 #' * `ghmix_error_chunked`: a method that needs the data in memory (such as
 #'   `plot()`) was called on a fit of chunked data.
 #' * `ghmix_error_chunk` (a chunk could not be read or used) and

@@ -490,6 +490,13 @@ test_that("item 10: one value 1e300: the fit names the far row, its distance", {
                                     sqrt(drop(p$sigma)), p$a, p$b,
                                     log = TRUE)), tolerance = 1e-12)
   }
+  # the skew-t's start has a non-finite log-likelihood there: the error
+  # says why
+  err <- tryCatch(fit_skewt(xo), error = function(e) e)
+  expect_s3_class(err, "ghmix_error_range")
+  expect_s3_class(err, "ghmix_error_start")
+  expect_identical(err$rows, 301L)
+  expect_equal(err$distance, d_ref, tolerance = 1e-12)
   # one value 1e10: the fit converges, with no such warning
   f <- ext_try(fit_nig(c(xo[-301L], 1e10)))
   expect_true(!is.null(f) && f$converged)
