@@ -496,3 +496,73 @@ gh_kurtosis <- function(law, excess = TRUE) {
   k <- law_margin_central(law)
   stats::setNames(k$c4 / k$c2^2 - if (excess) 3 else 0, names(law$mu))
 }
+
+#' Linear maps of a GH distribution
+#'
+#' The law of \eqn{AX + b} for \eqn{X} from a `"ghmix_law"`: a GH law of
+#' the same family with the same mixing GIG, \eqn{\mu \to A\mu + b}{mu ->
+#' A mu + b}, \eqn{\gamma \to A\gamma}{gamma -> A gamma}, \eqn{\Sigma \to
+#' A\Sigma A'}{Sigma -> A Sigma A'} (the family is closed under linear maps
+#' of full row rank: McNeil, Frey and Embrechts 2005, proposition 3.13). A
+#' weight vector `A` of length \eqn{d} gives the univariate law of the
+#' portfolio \eqn{w'X}; margins are `law[j]`.
+#'
+#' @param _data A `"ghmix_law"` from [gh_law()].
+#' @param A A \eqn{k \times d}{k x d} numeric matrix of full row rank
+#'   \eqn{k \le d}{k <= d}, or a vector of length \eqn{d} (one row).
+#' @param b A vector of length \eqn{k} (or 1, repeated).
+#' @param ... Not used.
+#' @return A `"ghmix_law"` of dimension \eqn{k} (names from the row names
+#'   of `A`).
+#' @family GH distribution
+#' @export
+#' @examples
+#' s <- matrix(c(1, 0.3, 0.3, 2), 2)
+#' law <- gh_law(mu = c(0, 1), gamma = c(0.2, -0.1), sigma = s)
+#' transform(law, rbind(c(1, 1), c(1, -1)), b = c(0, 5))
+#' transform(law, c(0.5, 0.5)) # the equally weighted portfolio
+transform.ghmix_law <- function(`_data`, A, b = 0, ...) { # nolint
+  call <- sys.call()
+  law <- `_data`
+  d <- law_dim(law)
+  m <- law_check_map(A, d, call)
+  k <- nrow(m)
+  check_numeric(b, "b", call = call)
+  if (!(length(b) %in% c(1L, k)) || anyNA(b) || any(is.infinite(b))) {
+    abort_argument(sprintf("`b` must be finite, of length 1 or %d.", k),
+                   call)
+  }
+  sigma <- m %*% law$sigma %*% t(m)
+  law_make(drop(m %*% law$mu) + b, drop(m %*% law$gamma),
+           (sigma + t(sigma)) / 2, law$p, law$a, law$b, rownames(m))
+}
+
+# A as a k x d double matrix of full row rank.
+law_check_map <- function(A, d, call) { # nolint
+  check_numeric(A, "A", call = call)
+  m <- if (is.matrix(A)) A else matrix(A, 1L, dimnames = list(NULL, names(A)))
+  if (ncol(m) != d) {
+    abort_argument(
+      sprintf("`A` must have %d columns (the dimension), not %d.", d,
+              ncol(m)),
+      call
+    )
+  }
+  storage.mode(m) <- "double"
+  if (nrow(m) == 0L || anyNA(m) || any(is.infinite(m))) {
+    abort_argument("`A` must be a finite matrix with at least one row.", call)
+  }
+  if (nrow(m) > d || qr(t(m))$rank < nrow(m)) {
+    abort_argument(
+      sprintf(
+        paste(
+          "`A` (%d x %d) must have full row rank: its rows must be",
+          "linearly independent."
+        ),
+        nrow(m), d
+      ),
+      call
+    )
+  }
+  m
+}

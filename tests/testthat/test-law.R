@@ -210,3 +210,62 @@ test_that("print shows the family and parameters", {
   expect_output(print(law_cases()$skewt), "skew-t")
   expect_output(print(gh_law(mu = c(0, 0))), "Sigma")
 })
+
+test_that("transform: change of variables for invertible A", {
+  s <- matrix(c(1, 0.4, -0.2, 0.4, 2, 0.3, -0.2, 0.3, 0.5), 3)
+  law <- gh_law(mu = c(1, -1, 0), gamma = c(0.5, -0.2, 0.1), sigma = s,
+                p = 1.2, a = 2, b = 1)
+  A <- rbind(c(1, 2, 0), c(0, 1, -1), c(0.5, 0, 3))
+  b <- c(1, 2, 3)
+  tl <- transform(law, A, b)
+  set.seed(8)
+  y <- matrix(stats::rnorm(30), 10) * 2
+  x <- t(solve(A, t(y) - b))
+  expect_equal(dgh(y, tl), dgh(x, law) / abs(det(A)), tolerance = 1e-12)
+  expect_equal(mean(tl), drop(A %*% mean(law) + b), tolerance = 1e-12)
+  expect_equal(vcov(tl), A %*% vcov(law) %*% t(A), tolerance = 1e-12,
+               ignore_attr = TRUE)
+  # univariate: a scale and a shift
+  u <- transform(law[1], -2, b = 1)
+  expect_equal(dgh(c(-1, 0, 2), u),
+               dgh((1 - c(-1, 0, 2)) / 2, law[1]) / 2, tolerance = 1e-12)
+})
+
+test_that("transform: simulation agrees for non-square A (KS)", {
+  s <- matrix(c(1, 0.4, 0.1, 0.4, 2, 0.3, 0.1, 0.3, 0.5), 3)
+  law <- gh_law(mu = c(0, 1, 2), gamma = c(0.3, -0.4, 0.2), sigma = s,
+                p = -1.5, a = 1, b = 2)
+  A <- rbind(p1 = c(1, 1, 1), p2 = c(0.2, -0.5, 1))
+  tl <- transform(law, A, b = c(0, -1))
+  expect_identical(names(tl$mu), c("p1", "p2"))
+  expect_identical(dim(tl), 2L)
+  set.seed(9)
+  x <- rgh(2e4, law)
+  y <- x %*% t(A) + rep(c(0, -1), each = nrow(x))
+  for (j in 1:2) {
+    expect_gt(stats::ks.test(y[, j], function(q) pgh(q, tl[j]))$p.value,
+              1e-3)
+  }
+  # the portfolio w'X from a weight vector
+  w <- c(0.5, 0.3, 0.2)
+  pf <- transform(law, w)
+  expect_identical(dim(pf), 1L)
+  expect_equal(pf$sigma[[1L]], drop(t(w) %*% s %*% w))
+  expect_gt(stats::ks.test(drop(x %*% w), function(q) pgh(q, pf))$p.value,
+            1e-3)
+})
+
+test_that("transform: bad maps are classed errors naming the argument", {
+  law <- gh_law(mu = c(0, 0, 0))
+  expect_error(transform(law, rbind(c(1, 1, 0), c(2, 2, 0))), "`A`",
+               class = "ghmix_error_argument")
+  expect_error(transform(law, diag(2)), "`A`",
+               class = "ghmix_error_argument")
+  expect_error(transform(law, matrix(1, 4, 3)), "`A`",
+               class = "ghmix_error_argument")
+  expect_error(transform(law, c(1, NA, 0)), "`A`",
+               class = "ghmix_error_argument")
+  expect_error(transform(law, "a"), "`A`", class = "ghmix_error_argument")
+  expect_error(transform(law, c(1, 0, 0), b = c(1, 2)), "`b`",
+               class = "ghmix_error_argument")
+})
