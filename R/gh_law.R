@@ -8,9 +8,10 @@
 #' [coef()][coef.ghmix_fit] offers, or from a fit. The object works with
 #' `print()`, `mean()`, `vcov()` (the covariance matrix), `dim()` (the
 #' dimension \eqn{d}), `simulate()`, `[` (margins), [transform()] (linear
-#' maps), [gh_moment()], [gh_skewness()], [gh_kurtosis()],
-#' and [dgh()], [pgh()],
-#' [qgh()], [rgh()] in place of their parameters: `dgh(x, law)`.
+#' maps), [gh_moment()], [gh_skewness()], [gh_kurtosis()], the risk
+#' measures [value_at_risk()], [expected_shortfall()] and
+#' [es_attribution()], and [dgh()], [pgh()], [qgh()], [rgh()] in place of
+#' their parameters: `dgh(x, law)`.
 #'
 #' The parametrisations of a list `mu` (names as [coef()][coef.ghmix_fit]
 #' gives them):
@@ -339,20 +340,22 @@ simulate.ghmix_law <- function(object, nsim = 1, seed = NULL, ...) {
   if (!is_count(nsim)) {
     abort_argument("`nsim` must be a positive whole number.", sys.call())
   }
+  law_with_seed(seed, function() rgh(nsim, object))
+}
+
+# f() with R's generator seeded by `seed` (NULL: as it stands) and restored
+# afterwards, its value with the attribute "seed" that simulate() documents.
+law_with_seed <- function(seed, f) {
   if (!exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
     stats::runif(1L)
   }
-  if (is.null(seed)) {
-    state <- get(".Random.seed", envir = globalenv())
-  } else {
-    saved <- get(".Random.seed", envir = globalenv())
+  state <- saved <- get(".Random.seed", envir = globalenv())
+  if (!is.null(seed)) {
     on.exit(assign(".Random.seed", saved, envir = globalenv()))
     set.seed(seed)
     state <- structure(seed, kind = as.list(RNGkind()))
   }
-  out <- rgh(nsim, object)
-  attr(out, "seed") <- state
-  out
+  structure(f(), seed = state)
 }
 
 #' @export

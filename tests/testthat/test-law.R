@@ -269,3 +269,15 @@ test_that("transform: bad maps are classed errors naming the argument", {
   expect_error(transform(law, c(1, 0, 0), b = c(1, 2)), "`b`",
                class = "ghmix_error_argument")
 })
+
+test_that("simulate() with a seed leaves the generator as it was", {
+  law <- gh_law(gamma = 0.2)
+  set.seed(2)
+  before <- .Random.seed
+  a <- simulate(law, 4, seed = 7)
+  expect_identical(.Random.seed, before)
+  expect_identical(a, simulate(law, 4, seed = 7))
+  set.seed(7)
+  expect_identical(as.vector(a), rgh(4, law))
+  expect_identical(attr(a, "seed"), structure(7, kind = as.list(RNGkind())))
+})
