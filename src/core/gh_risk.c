@@ -125,8 +125,11 @@ static double tail_peak(const tail_job *j, double s0) {
     return 0.0;
   lo = 0.0;
   hi = dir * step;
-  for (k = 0; k < 80 && tail_log(j, hi) > l0; k++) {
-    l0 = tail_log(j, hi);
+  for (k = 0; k < 80; k++) {
+    double lh = tail_log(j, hi);
+    if (!(lh > l0))
+      break;
+    l0 = lh;
     lo = hi - dir * step;
     step *= 2.0;
     hi += dir * step;
