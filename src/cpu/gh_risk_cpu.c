@@ -8,8 +8,9 @@
 #include "chunks.h"
 
 /* portfolios between interrupt polls: each ~50 us per level, at most
- * ~0.2 s for a law beyond the quadrature's reach (NaN) */
-#define RISK_CHUNK 32
+ * ~0.2 s for a law beyond the quadrature's reach (NaN); a team is woken
+ * once per chunk */
+#define RISK_CHUNK 128
 
 typedef struct {
   const double *mu, *gamma, *sigma, *level;
@@ -41,7 +42,7 @@ static void risk_range(const void *job, ptrdiff_t lo, ptrdiff_t hi,
                        int threads) {
   const risk_job *j = (const risk_job *)job;
   ptrdiff_t i;
-  int par = threads > 1 && hi - lo >= 4;
+  int par = threads > 1 && hi - lo >= 8;
   (void)par;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) if (par) schedule(dynamic, 8)
