@@ -217,17 +217,18 @@ static int risk_gig_ok(const ghmix_gig *gig) {
 }
 
 static double tail_integral(const ghmix_gig *gig, double g, double zq,
-                            tail_kind kind) {
-  double u0 = 0.0, c = 0.0;
+                            tail_kind kind, const double *map) {
+  double u0 = map != NULL ? map[0] : 0.0, c = map != NULL ? map[1] : 0.0;
   return exp(tail_log_integral(gig, g, zq, kind, &u0, &c));
 }
 
 void ghmix_gh1_tail_moments(const ghmix_gig *gig, double g, double zq,
-                            double *shortfall, double *y_mass) {
+                            const double *map, double *shortfall,
+                            double *y_mass) {
   int ok = risk_gig_ok(gig) && isfinite(g) && isfinite(zq);
-  *shortfall = ok ? tail_integral(gig, g, zq, TAIL_SHORTFALL) : NAN;
+  *shortfall = ok ? tail_integral(gig, g, zq, TAIL_SHORTFALL, map) : NAN;
   if (y_mass != NULL)
-    *y_mass = ok ? tail_integral(gig, g, zq, TAIL_Y_MASS) : NAN;
+    *y_mass = ok ? tail_integral(gig, g, zq, TAIL_Y_MASS, map) : NAN;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -238,7 +239,7 @@ void ghmix_gh1_tail_moments(const ghmix_gig *gig, double g, double zq,
  * density), safeguarded by a bracket; the map of the first integral is
  * kept while z moves by less than its width's worth. */
 static double quantile_lower(const ghmix_gig *gig, const ghmix_gh1 *h, double g,
-                             double la) {
+                             double la, double map[2]) {
   double y0 = gig->m, z = y0 * g - sqrt(y0) * sqrt(-2.0 * la);
   double lo = -INFINITY, hi = INFINITY, u0 = 0.0, c = 0.0, z_map = z;
   int k;
@@ -249,6 +250,8 @@ static double quantile_lower(const ghmix_gig *gig, const ghmix_gh1 *h, double g,
     if (!(c > 0))
       z_map = z;
     lF = tail_log_integral(gig, g, z, TAIL_CDF, &u0, &c);
+    map[0] = u0;
+    map[1] = c;
     if (!(lF <= 1e-12))
       return NAN;
     r = lF - la;
@@ -278,9 +281,13 @@ static double quantile_lower(const ghmix_gig *gig, const ghmix_gh1 *h, double g,
   return NAN; /* (no convergence: the law is beyond the quadrature) */
 }
 
-double ghmix_gh1_risk_quantile(const ghmix_gig *gig, double g, double alpha) {
+double ghmix_gh1_risk_quantile(const ghmix_gig *gig, double g, double alpha,
+                               double map[2]) {
   ghmix_gh1 h;
   int upper = alpha > 0.5;
+  double unused[2];
+  map = map != NULL ? map : unused;
+  map[1] = 0.0;
   if (!(alpha > 0 && alpha < 1) || !isfinite(g) || !risk_gig_ok(gig))
     return NAN;
   /* the upper tail of Z is the lower tail of -Z = Y (-g) + sqrt(Y) (-N) */
@@ -288,7 +295,10 @@ double ghmix_gh1_risk_quantile(const ghmix_gig *gig, double g, double alpha) {
     g = -g;
   if (!ghmix_gh1_init_density(gig->p, gig->a, gig->b, g, &h))
     return NAN;
-  if (upper)
-    return -quantile_lower(gig, &h, g, log1p(-alpha));
-  return quantile_lower(gig, &h, g, log(alpha));
+  if (upper) {
+    double z = -quantile_lower(gig, &h, g, log1p(-alpha), map);
+    map[1] = 0.0; /* (the map of -Z's lower tail, no hint for Z's) */
+    return z;
+  }
+  return quantile_lower(gig, &h, g, log(alpha), map);
 }

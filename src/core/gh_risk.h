@@ -25,17 +25,23 @@ extern "C" {
 
 /* E[(zq - Z)^+] into *shortfall and, when y_mass is not NULL, E[Y 1{Z <=
  * zq}] into *y_mass, for gig prepared by ghmix_gig_init_density (valid),
+ * map NULL or the centre and width of the map to use (map[1] > 0; from
+ * ghmix_gh1_risk_quantile at the same zq), else found here,
  * g and zq finite; NaN where the integral fails and for laws beyond the
  * method's reach: a GIG scale m (the mode of log Y) outside e^+-300 or
  * W = sqrt(p^2 + ab) above 1e100. */
 void ghmix_gh1_tail_moments(const ghmix_gig *gig, double g, double zq,
-                            double *shortfall, double *y_mass);
+                            const double *map, double *shortfall,
+                            double *y_mass);
 
 /* The alpha-quantile of Z, 0 < alpha < 1 (NaN otherwise), for gig
  * prepared by ghmix_gig_init_density: the root of P(Z <= z) = alpha (or
  * of the upper tail beyond 1/2) with the distribution function from the
- * same mixture integral, to about 1e-15 relative. */
-double ghmix_gh1_risk_quantile(const ghmix_gig *gig, double g, double alpha);
+ * same mixture integral, to about 1e-15 relative.  map (or NULL): the
+ * centre and width of the quadrature's map in log Y at the root, which
+ * ghmix_gh1_tail_moments takes as a hint (map[1] = 0: none). */
+double ghmix_gh1_risk_quantile(const ghmix_gig *gig, double g, double alpha,
+                               double map[2]);
 
 /* log Phi(z) and log psi(z), psi(z) = phi(z) + z Phi(z) = E[(z - N)^+],
  * accurate relative to themselves for every z. */

@@ -26,11 +26,12 @@ static void risk_one(const risk_job *j, size_t i) {
   size_t k;
   for (k = 0; k < j->nl; k++) {
     size_t o = i + j->n * k;
-    double zq = ghmix_gh1_risk_quantile(j->gig, g, j->level[k]), sf, ym;
+    double map[2], sf, ym;
+    double zq = ghmix_gh1_risk_quantile(j->gig, g, j->level[k], map);
     j->q[o] = j->mu[i] + j->sigma[i] * zq;
     if (j->what == GHMIX_RISK_VAR)
       continue;
-    ghmix_gh1_tail_moments(j->gig, g, zq, &sf,
+    ghmix_gh1_tail_moments(j->gig, g, zq, map, &sf,
                            j->what == GHMIX_RISK_Y_MASS ? &ym : NULL);
     j->shortfall[o] = j->sigma[i] * sf;
     if (j->what == GHMIX_RISK_Y_MASS)
