@@ -103,7 +103,9 @@
 #' @param prob Numeric vector of probabilities.
 #' @param n Number of observations. If `length(n) > 1`, the length is taken
 #'   to be the number required.
-#' @param mu Location: a number (univariate) or a vector of length \eqn{d}.
+#' @param mu Location: a number (univariate) or a vector of length \eqn{d};
+#'   or a distribution object from [gh_law()] in place of all the
+#'   parameters (`dgh(x, law)`; univariate for `pgh()` and `qgh()`).
 #' @param gamma Skewness: a number (univariate) or a vector of length
 #'   \eqn{d}; 0 gives a symmetric distribution.
 #' @param sigma Univariate: the scale, a positive number (standard-deviation
@@ -179,6 +181,12 @@ NULL
 dgh <- function(x, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
                 log = FALSE, backend = c("cpu", "cuda"), device = 0L,
                 threads = ghmix_threads()) {
+  if (inherits(mu, "ghmix_law")) {
+    par <- law_dist_args1(mu)
+    return(dgh(x, par$mu, par$gamma, par$sigma, par$p, par$a, par$b,
+               log = log, backend = backend, device = device,
+               threads = threads))
+  }
   call <- sys.call()
   check_flag(log, "log", call = call)
   device <- check_device(device, call = call)
@@ -201,8 +209,8 @@ dgh <- function(x, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
 pgh <- function(q, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
                 lower.tail = TRUE, log.p = FALSE, # nolint
                 threads = ghmix_threads()) {
-  gh1_tail(ffi_pgh, q, "q", list(mu, gamma, sigma, p, a, b), lower.tail,
-           log.p, threads, sys.call())
+  par <- law_or_params(mu, list(mu, gamma, sigma, p, a, b), sys.call())
+  gh1_tail(ffi_pgh, q, "q", par, lower.tail, log.p, threads, sys.call())
 }
 
 #' @rdname GH
@@ -210,8 +218,9 @@ pgh <- function(q, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
 qgh <- function(prob, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
                 lower.tail = TRUE, log.p = FALSE, # nolint
                 threads = ghmix_threads()) {
-  gh1_tail(ffi_qgh, prob, "prob", list(mu, gamma, sigma, p, a, b),
-           lower.tail, log.p, threads, sys.call())
+  par <- law_or_params(mu, list(mu, gamma, sigma, p, a, b), sys.call())
+  gh1_tail(ffi_qgh, prob, "prob", par, lower.tail, log.p, threads,
+           sys.call())
 }
 
 # pgh() and qgh(): checks, then the C function on the recycled vectors v
@@ -236,6 +245,10 @@ gh1_tail <- function(ffi, v, v_name, par, lower_tail, log_p, threads,
 #' @rdname GH
 #' @export
 rgh <- function(n, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1) {
+  if (inherits(mu, "ghmix_law")) {
+    par <- if (law_dim(mu) == 1L) law_dist_args1(mu) else law_dist_args(mu)
+    return(rgh(n, par$mu, par$gamma, par$sigma, par$p, par$a, par$b))
+  }
   call <- sys.call()
   n <- check_n(n, call)
   multi <- is.matrix(sigma) || length(mu) > 1L || length(gamma) > 1L
@@ -308,6 +321,24 @@ rnig <- function(n, mu = 0, gamma = 0, sigma = 1, a = 1, b = 1) {
 }
 
 # Helpers ---------------------------------------------------------------------
+
+# The univariate parameters of pgh() and qgh(): those of a law given as
+# `mu` (which must be univariate), else par.
+law_or_params <- function(mu, par, call) {
+  if (!inherits(mu, "ghmix_law")) {
+    return(par)
+  }
+  if (law_dim(mu) != 1L) {
+    abort_argument(
+      sprintf(
+        "`mu` is a law of dimension %d; pgh() and qgh() are univariate.",
+        law_dim(mu)
+      ),
+      call
+    )
+  }
+  unname(law_dist_args1(mu))
+}
 
 # A vector x with a d x d matrix sigma, d > 1: one multivariate observation.
 # (A 1 x 1 matrix with a vector x stays univariate: see gh_scale().)

@@ -12,7 +12,11 @@
 #'   [ghmix_data()], and the methods of fits: `print`, `summary`, `coef`,
 #'   `logLik`, `nobs`, `vcov`, `fitted`, `predict`, `simulate`, `plot`.
 #' * The GH family's distribution functions: [dgh()], [pgh()], [qgh()],
-#'   [rgh()] and their NIG forms [dnig()], [pnig()], [qnig()], [rnig()].
+#'   [rgh()] and their NIG forms [dnig()], [pnig()], [qnig()], [rnig()];
+#'   distribution objects [gh_law()] with their moments [gh_moment()],
+#'   [gh_skewness()], [gh_kurtosis()] and margins, linear maps
+#'   ([transform()][transform.ghmix_law]), and the risk measures
+#'   [value_at_risk()], [expected_shortfall()] and [es_attribution()].
 #' * The generalized inverse Gaussian distribution: [dgig()], [pgig()],
 #'   [qgig()], [rgig()]; its expectation parameters and moments
 #'   [gig_expectation()], [gig_moments()], [gig_mean()], [gig_var()]; and the

@@ -45,6 +45,8 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_pgh", (DL_FUNC)&ffi_pgh, 10},
     {"ffi_qgh", (DL_FUNC)&ffi_qgh, 10},
     {"ffi_dgh_rows", (DL_FUNC)&ffi_dgh_rows, 10},
+    /* GH risk measures */
+    {"ffi_gh_risk", (DL_FUNC)&ffi_gh_risk, 8},
     /* EM fitting */
     {"ffi_mix_estep", (DL_FUNC)&ffi_mix_estep, 8},
     {"ffi_mix_subordinator", (DL_FUNC)&ffi_mix_subordinator, 3},

@@ -73,6 +73,8 @@ SEXP ffi_qgh(SEXP prob, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a, SEXP b,
              SEXP lower_tail, SEXP log_p, SEXP threads);
 SEXP ffi_dgh_rows(SEXP Q, SEXP B, SEXP d, SEXP p, SEXP a, SEXP b, SEXP gSg,
                   SEXP logdet, SEXP give_log, SEXP threads);
+SEXP ffi_gh_risk(SEXP level, SEXP mu, SEXP gamma, SEXP sigma, SEXP pab,
+                 SEXP shortfall, SEXP y_mass, SEXP threads);
 
 /* r_info.c */
 SEXP ffi_build_info(void);

@@ -313,6 +313,11 @@ templates <- list(
     list(pos(n), num(n), pick(1:4), num(1), pos(1), pos(1), pos(1), num(1),
          flag(), thr())
   },
+  ffi_gh_risk = function() {
+    n <- small_n()
+    list(stats::runif(pick(0:3)), num(n), num(n), pos(n), c(num(1), pos(2)),
+         flag(), flag(), thr())
+  },
   ffi_mix_estep = function() {
     m <- mix_args()
     list(m$x, m$center, m$chol, m$g, m$consts, m$what, flag(), thr())

@@ -1,0 +1,304 @@
+/* Tail partial moments of the univariate GH law (see gh_risk.h). */
+#include "gh_risk.h"
+
+#include <math.h>
+
+#include "de_quad.h"
+#include "gh_dist.h"
+
+#define RISK_LOG_SQRT_2PI 0.91893853320467274178
+#define RISK_SQRT1_2 0.70710678118654752440
+#define RISK_CF_FROM 8.0 /* Mills' ratio by its continued fraction beyond */
+#define RISK_CF_TERMS 40
+#define RISK_LY_MAX 700.0 /* |log y| beyond which a node is negligible */
+#define RISK_VMAX 12.0
+#define RISK_NEWTON_MAX 50
+#define RISK_LM_MAX 300.0 /* the GIG's scale m within e^+-300 */
+
+/* ---------------------------------------------------------------------- */
+/* The normal tail                                                          */
+
+/* r1 in Mills' ratio R(t) = Phi(-t) / phi(t) = 1 / (t + r1), r1 = 1 / (t +
+ * 2 / (t + 3 / (t + ...))) (Laplace's continued fraction, DLMF 7.9.2 for
+ * erfc), summed backward; t >= RISK_CF_FROM. */
+static double mills_tail(double t) {
+  double r = 0.0;
+  int k;
+  for (k = RISK_CF_TERMS; k >= 1; k--)
+    r = k / (t + r);
+  return r;
+}
+
+static double log_norm_pdf(double z) {
+  return -0.5 * z * z - RISK_LOG_SQRT_2PI;
+}
+
+double ghmix_log_norm_cdf(double z) {
+  if (isnan(z))
+    return z;
+  if (z > 0)
+    return log1p(-0.5 * erfc(z * RISK_SQRT1_2));
+  if (z > -RISK_CF_FROM)
+    return log(0.5 * erfc(-z * RISK_SQRT1_2));
+  return log_norm_pdf(z) - log(-z + mills_tail(-z));
+}
+
+/* For z < 0, psi(z) = phi(t) (1 - t R(t)) with t = -z, and 1 - t R(t) =
+ * r1 / (t + r1): no cancellation far out. */
+double ghmix_log_norm_psi(double z) {
+  double t = -z;
+  if (isnan(z))
+    return z;
+  if (z >= 0)
+    return log(exp(log_norm_pdf(z)) + z * (0.5 * erfc(-z * RISK_SQRT1_2)));
+  if (t < RISK_CF_FROM)
+    return log(exp(log_norm_pdf(t)) - t * (0.5 * erfc(t * RISK_SQRT1_2)));
+  {
+    double r1 = mills_tail(t);
+    return log_norm_pdf(t) + log(r1 / (t + r1));
+  }
+}
+
+/* ---------------------------------------------------------------------- */
+/* The integrands in u = log(y / m)                                         */
+
+/* The integrals: E[(zq - Z)^+], E[Y 1{Z <= zq}], P(Z <= zq). */
+typedef enum { TAIL_SHORTFALL = 0, TAIL_Y_MASS = 1, TAIL_CDF = 2 } tail_kind;
+
+typedef struct {
+  const ghmix_gig *gig;
+  double g, zq;
+  tail_kind kind;
+  double u0, c;   /* u = u0 + c sinh(v) */
+  double log_ref; /* the log integrand at the peak */
+} tail_job;
+
+/* D(u) = -alpha G(u) - beta G(-u), G(x) = e^x - 1 - x (gig.h). */
+static double gig_log_u(const ghmix_gig *gig, double u) {
+  double d = 0.0, e = expm1(u);
+  if (gig->alpha > 0)
+    d -= gig->alpha * (e - u);
+  if (gig->beta > 0) /* e^-u - 1 = -e / (1 + e) */
+    d -= gig->beta * (u - e / (1.0 + e));
+  return d;
+}
+
+/* log of the integrand at u (without 1/J).  For z >= 0 the shortfall's
+ * sqrt(y) psi(z) is (zq - g y) Phi(z) + sqrt(y) phi(z), both terms >= 0. */
+static double tail_log(const tail_job *j, double u) {
+  double ly = j->gig->lm + u, y, sy, z, l;
+  if (!(fabs(ly) <= RISK_LY_MAX))
+    return -INFINITY;
+  sy = exp(0.5 * ly);
+  y = sy * sy;
+  z = j->zq / sy - j->g * sy;
+  l = gig_log_u(j->gig, u);
+  if (j->kind == TAIL_CDF)
+    return l + ghmix_log_norm_cdf(z);
+  if (j->kind == TAIL_Y_MASS)
+    return l + ly + ghmix_log_norm_cdf(z);
+  if (z >= 0)
+    return l + log((j->zq - j->g * y) * (0.5 * erfc(-z * RISK_SQRT1_2)) +
+                   sy * exp(log_norm_pdf(z)));
+  return l + 0.5 * ly + ghmix_log_norm_psi(z);
+}
+
+static int tail_term(void *ctx, double v, ghmix_de_phase phase, double *t) {
+  const tail_job *j = (const tail_job *)ctx;
+  double l = tail_log(j, j->u0 + j->c * sinh(v));
+  (void)phase;
+  *t = exp(l - j->log_ref) * cosh(v);
+  return !isnan(*t);
+}
+
+/* The peak u0 of the log integrand, from u = 0 (the mode of U) uphill in
+ * steps doubling from s0, then by golden-section search. */
+static double tail_peak(const tail_job *j, double s0) {
+  const double gr = 0.38196601125010515; /* (3 - sqrt(5)) / 2 */
+  double lo, hi, x1, x2, f1, f2, step = s0, l0 = tail_log(j, 0.0);
+  int dir, k;
+  if (tail_log(j, step) > l0)
+    dir = 1;
+  else if (tail_log(j, -step) > l0)
+    dir = -1;
+  else
+    return 0.0;
+  lo = 0.0;
+  hi = dir * step;
+  for (k = 0; k < 80; k++) {
+    double lh = tail_log(j, hi);
+    if (!(lh > l0))
+      break;
+    l0 = lh;
+    lo = hi - dir * step;
+    step *= 2.0;
+    hi += dir * step;
+  }
+  if (lo > hi) {
+    x1 = lo;
+    lo = hi;
+    hi = x1;
+  }
+  x1 = lo + gr * (hi - lo);
+  x2 = hi - gr * (hi - lo);
+  f1 = tail_log(j, x1);
+  f2 = tail_log(j, x2);
+  for (k = 0; k < 100 && hi - lo > 1e-2 * s0; k++) {
+    if (f1 >= f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = lo + gr * (hi - lo);
+      f1 = tail_log(j, x1);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = hi - gr * (hi - lo);
+      f2 = tail_log(j, x2);
+    }
+  }
+  return 0.5 * (lo + hi);
+}
+
+/* The width 1 / sqrt(-L'') of the peak from a second difference, within
+ * [1e-3, 10] times s0. */
+static double tail_width(const tail_job *j, double s0) {
+  double e = 0.05 * s0, l0 = tail_log(j, j->u0);
+  double d2 =
+      (tail_log(j, j->u0 + e) - 2.0 * l0 + tail_log(j, j->u0 - e)) / (e * e);
+  double c = d2 < 0 ? 1.0 / sqrt(-d2) : s0;
+  if (!(c >= 1e-3 * s0))
+    c = 1e-3 * s0;
+  if (!(c <= 10.0 * s0))
+    c = 10.0 * s0;
+  return c;
+}
+
+/* log of the integral of kind at zq; *u0 and *c: the centre and width of
+ * the map, found here when *c is not positive, else used as they are (a
+ * nearby zq's). */
+static double tail_log_integral(const ghmix_gig *gig, double g, double zq,
+                                tail_kind kind, double *u0, double *c) {
+  tail_job j;
+  ghmix_de_integrand in = {tail_term, NULL, NULL, NULL, RISK_VMAX, RISK_VMAX};
+  double w = gig->alpha + gig->beta, s0 = w > 1e-4 ? 1.0 / sqrt(w) : 100.0;
+  double sum;
+  j.gig = gig;
+  j.g = g;
+  j.zq = zq;
+  j.kind = kind;
+  if (*c > 0) {
+    j.u0 = *u0;
+    j.c = *c;
+  } else {
+    j.u0 = 0.0;
+    j.u0 = tail_peak(&j, s0);
+    j.c = tail_width(&j, s0);
+    *u0 = j.u0;
+    *c = j.c;
+  }
+  j.log_ref = tail_log(&j, j.u0);
+  if (!isfinite(j.log_ref))
+    return j.log_ref == -INFINITY ? -INFINITY : NAN;
+  in.ctx = &j;
+  sum = ghmix_de_integrate(&in);
+  /* terms are at most about cosh(v) relative to the peak: a huge sum
+   * means the search missed the peak (a law beyond the method's reach) */
+  if (!(sum <= 1e100))
+    return NAN;
+  return j.log_ref - gig->log_j + log(j.c) + log(sum);
+}
+
+/* A valid GIG within the method's reach. */
+static int risk_gig_ok(const ghmix_gig *gig) {
+  return gig->kind != GHMIX_GIG_KIND_INVALID && gig->m_ok &&
+         fabs(gig->lm) <= RISK_LM_MAX && gig->alpha + gig->beta <= 1e100;
+}
+
+static double tail_integral(const ghmix_gig *gig, double g, double zq,
+                            tail_kind kind, const double *map) {
+  double u0 = map != NULL ? map[0] : 0.0, c = map != NULL ? map[1] : 0.0;
+  return exp(tail_log_integral(gig, g, zq, kind, &u0, &c));
+}
+
+void ghmix_gh1_tail_moments(const ghmix_gig *gig, double g, double zq,
+                            const double *map, double *shortfall,
+                            double *y_mass) {
+  int ok = risk_gig_ok(gig) && isfinite(g) && isfinite(zq);
+  *shortfall = ok ? tail_integral(gig, g, zq, TAIL_SHORTFALL, map) : NAN;
+  if (y_mass != NULL)
+    *y_mass = ok ? tail_integral(gig, g, zq, TAIL_Y_MASS, map) : NAN;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The quantile                                                             */
+
+/* The lower-tail quantile for log alpha = la <= log(1/2): Newton's method
+ * on log F(z) - la (F from the mixture integral, the slope f / F from the
+ * density), safeguarded by a bracket; the map of the first integral is
+ * kept while z moves by less than its width's worth. */
+static double quantile_lower(const ghmix_gig *gig, const ghmix_gh1 *h, double g,
+                             double la, double map[2]) {
+  double y0 = gig->m, z = y0 * g - sqrt(y0) * sqrt(-2.0 * la);
+  double lo = -INFINITY, hi = INFINITY, u0 = 0.0, c = 0.0, z_map = z;
+  int k;
+  for (k = 0; k < RISK_NEWTON_MAX; k++) {
+    double lf, lF, r, zn, step;
+    if (fabs(z - z_map) > 0.5 * fmax(1.0, fabs(z_map)))
+      c = 0.0;
+    if (!(c > 0))
+      z_map = z;
+    lF = tail_log_integral(gig, g, z, TAIL_CDF, &u0, &c);
+    map[0] = u0;
+    map[1] = c;
+    if (!(lF <= 1e-12))
+      return NAN;
+    r = lF - la;
+    if (r == 0)
+      return z;
+    if (r < 0)
+      lo = z;
+    else
+      hi = z;
+    lf = ghmix_gh1_logpdf(h, z);
+    step = -r * exp(lF - lf);
+    zn = z + step;
+    if (!(zn > lo && zn < hi)) {
+      if (isfinite(lo) && isfinite(hi))
+        zn = 0.5 * (lo + hi);
+      else
+        zn = z + (r < 0 ? -1.0 : 1.0) * fmax(1.0, 2.0 * fabs(z));
+    }
+    /* (converging quadratically: the error after a step of 1e-8 is
+     * O(1e-16)) */
+    if (fabs(zn - z) <= 1e-8 * fmax(1.0, fabs(z)))
+      return fabs(r) <= 1e-6 ? zn : NAN;
+    if (isfinite(lo) && isfinite(hi) && hi - lo <= 1e-15 * fabs(lo))
+      return zn;
+    z = zn;
+  }
+  return NAN; /* (no convergence: the law is beyond the quadrature) */
+}
+
+double ghmix_gh1_risk_quantile(const ghmix_gig *gig, double g, double alpha,
+                               double map[2]) {
+  ghmix_gh1 h;
+  int upper = alpha > 0.5;
+  double unused[2];
+  map = map != NULL ? map : unused;
+  map[1] = 0.0;
+  if (!(alpha > 0 && alpha < 1) || !isfinite(g) || !risk_gig_ok(gig))
+    return NAN;
+  /* the upper tail of Z is the lower tail of -Z = Y (-g) + sqrt(Y) (-N) */
+  if (upper)
+    g = -g;
+  if (!ghmix_gh1_init_density(gig->p, gig->a, gig->b, g, &h))
+    return NAN;
+  if (upper) {
+    double z = -quantile_lower(gig, &h, g, log1p(-alpha), map);
+    map[1] = 0.0; /* (the map of -Z's lower tail, no hint for Z's) */
+    return z;
+  }
+  return quantile_lower(gig, &h, g, log(alpha), map);
+}
