@@ -183,7 +183,7 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
   } else {
     cur$es
   }
-  list(pars = cur$pars, props = cur$props, loglik = es$loglik, z = es$z,
+  list(pars = cur$pars, props = cur$props, loglik = es$loglik, z = es$rows$tau,
        iterations = iter, status = status, dropped = dropped,
        trace = data.frame(iteration = seq_along(trace$loglik) - 1L,
                           loglik = trace$loglik, components = trace$g,
@@ -196,7 +196,7 @@ mixture_state <- function(pars, props, ctx) {
   es <- ctx$estep(ctx$z, pars, props, what = mix_what(ctx$family),
                   threads = ctx$threads)
   list(pars = pars, props = props, es = es,
-       ok = is.finite(es$loglik) && es$bad == 0,
+       ok = !is.null(es) && is.finite(es$loglik) && es$n_bad == 0,
        theta = mixture_theta(pars, props, ctx))
 }
 
@@ -295,10 +295,10 @@ mixture_converged <- function(old, new, n, ctl) {
 # The M-step of every component from its statistics, each put in the det
 # gauge (NULL where the step fails), and the new proportions.
 mixture_mstep <- function(es, pars, ctx) {
-  taus <- vapply(es$stats, function(st) st$tau, 0)
+  taus <- vapply(es$components, function(st) st$tau, 0)
   new <- lapply(seq_along(pars), function(k) {
     par <- tryCatch(
-      mix_mstep(es$stats[[k]], pars[[k]], ctx$family, ctx$symmetric),
+      mix_mstep(es$components[[k]], pars[[k]], ctx$family, ctx$symmetric),
       error = function(e) NULL
     )
     if (is.null(par) || !mixture_par_ok(par)) {
@@ -320,7 +320,7 @@ mixture_par_ok <- function(par) {
 # definite or has a condition number above 1e12 (in the standardised
 # units): the degenerate solutions at which the likelihood runs away.
 mixture_degenerate <- function(up, es, d, ctx) {
-  taus <- vapply(es$stats, function(st) st$tau, 0)
+  taus <- vapply(es$components, function(st) st$tau, 0)
   min_size <- max(d + 1, mix_df(ctx$family, ctx$symmetric, d))
   small <- taus < min_size
   failed <- vapply(up$pars, is.null, NA)

@@ -222,7 +222,7 @@ mixture_predict_rows <- function(object, x, type, threads) {
               dimnames = list(rownames(x), colnames(object$z)))
   logf <- rep(NA_real_, nrow(x))
   if (any(ok)) {
-    mr <- mixture_rows(x[ok, , drop = FALSE], object$components,
+    mr <- mixture_rows_r(x[ok, , drop = FALSE], object$components,
                        object$proportions, threads)
     z[ok, ] <- mr$z
     logf[ok] <- mr$logf

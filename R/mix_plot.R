@@ -80,7 +80,7 @@ plot_mixture_density <- function(x) {
 
 mixture_component_density <- function(x, k, rows) {
   par <- x$components[[k]]
-  exp(mixture_rows(rows, list(par), 1, ghmix_threads())$logf)
+  exp(mixture_rows_r(rows, list(par), 1, ghmix_threads())$logf)
 }
 
 plot_mixture_scatter <- function(x, m = 80L) {

@@ -210,10 +210,10 @@ test_that("the R mixture E-step matches an independent computation", {
     big$truth$props[[k]] * dgh(x, ck$mu, ck$gamma, ck$sigma, -0.5, 2, 2)
   }, numeric(nrow(x)))
   expect_equal(es$loglik, sum(log(rowSums(dens))), tolerance = 1e-12)
-  expect_equal(es$z, dens / rowSums(dens), tolerance = 1e-12)
-  expect_equal(es$stats[[2L]]$tau, sum(es$z[, 2L]))
-  expect_equal(es$stats[[2L]]$sx,
-               colSums(es$z[, 2L] * sweep(x, 2L, pars[[2L]]$mu)),
+  expect_equal(es$rows$tau, dens / rowSums(dens), tolerance = 1e-12)
+  expect_equal(es$components[[2L]]$tau, sum(es$rows$tau[, 2L]))
+  expect_equal(es$components[[2L]]$sx,
+               colSums(es$rows$tau[, 2L] * sweep(x, 2L, pars[[2L]]$mu)),
                tolerance = 1e-12, ignore_attr = TRUE)
   # integer weights are replicated rows
   w <- rep(1:2, length.out = nrow(x))
@@ -221,7 +221,7 @@ test_that("the R mixture E-step matches an independent computation", {
   er <- ghmix:::mixture_estep_r(x[rep(seq_len(nrow(x)), w), ], pars,
                                 big$truth$props)
   expect_equal(ew$loglik, er$loglik, tolerance = 1e-12)
-  expect_equal(ew$stats[[3L]]$sxx, er$stats[[3L]]$sxx, tolerance = 1e-12)
+  expect_equal(ew$components[[3L]]$sxx, er$components[[3L]]$sxx, tolerance = 1e-12)
 })
 
 test_that("the compiled mixture E-step equals the R one", {
@@ -237,13 +237,22 @@ test_that("the compiled mixture E-step equals the R one", {
   cc <- ghmix:::mixture_estep(x, pars, big$truth$props, what = what,
                               rows = TRUE, threads = 1L)
   expect_equal(cc$loglik, r$loglik, tolerance = 1e-12)
-  expect_equal(cc$z, r$z, tolerance = 1e-12, ignore_attr = TRUE)
+  expect_equal(cc$rows$tau, r$rows$tau, tolerance = 1e-12, ignore_attr = TRUE)
   for (k in 1:3) {
     for (nm in c("tau", "s_inv", "s_y", "s_log", "sx", "sxw", "sxx")) {
-      expect_equal(cc$stats[[k]][[nm]], r$stats[[k]][[nm]],
+      expect_equal(cc$components[[k]][[nm]], r$components[[k]][[nm]],
                    tolerance = 1e-10, ignore_attr = TRUE, info = nm)
     }
   }
+  # the fit through either E-step
+  set.seed(6)
+  fit_r <- fit_nig(x, components = 3, nstart = 1)
+  old <- options(ghmix.mixture_estep = "c")
+  on.exit(options(old))
+  set.seed(6)
+  fit_c <- fit_nig(x, components = 3, nstart = 1)
+  expect_equal(fit_c$loglik, fit_r$loglik, tolerance = 1e-8)
+  expect_equal(fit_c$components, fit_r$components, tolerance = 1e-5)
 })
 
 test_that("faithful: a 2-component NIG mixture beats a Gaussian mixture", {
