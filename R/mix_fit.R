@@ -21,23 +21,10 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
                                backend, threads, device, cluster, call) {
   g_all <- mixture_check_components(components, call)
   criterion <- check_choice(criterion, c("bic", "icl"), "criterion", call)
-  if (!is.numeric(nstart) || length(nstart) != 1L || !is.finite(nstart) ||
-        nstart < 0 || nstart != round(nstart)) {
-    abort_argument("`nstart` must be a whole number, 0 or more.", call)
-  }
+  mixture_check_nstart(nstart, call)
   args <- fit_args(symmetric, control, gauge, na_rm, backend, threads,
                    device, cluster, call)
-  if (!is.null(cluster) || inherits(x, "ghmix_data") ||
-        args$backend != "cpu") {
-    ghmix_abort(
-      paste(
-        "Mixtures (`components` other than 1) are fitted in memory on the",
-        'CPU for now: give a matrix, no `cluster`, and backend = "cpu".'
-      ),
-      class = c("ghmix_error_mixture_mode", "ghmix_error_argument"),
-      call = call
-    )
-  }
+  mixture_check_mode(x, args, call)
   data <- mix_data(x, na_rm, call)
   if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
         length(data$dropped) > 0L && length(start) == NROW(x)) {
@@ -52,10 +39,34 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
   mixture_select(fits, criterion)
 }
 
+mixture_check_nstart <- function(nstart, call) {
+  ok <- is.numeric(nstart) && length(nstart) == 1L && is.finite(nstart) &&
+    nstart >= 0 && nstart == round(nstart)
+  if (!ok) {
+    abort_argument("`nstart` must be a whole number, 0 or more.", call)
+  }
+}
+
+mixture_check_mode <- function(x, args, call) {
+  if (is.null(args$cluster) && !inherits(x, "ghmix_data") &&
+        args$backend == "cpu") {
+    return(invisible())
+  }
+  ghmix_abort(
+    paste(
+      "Mixtures (`components` other than 1) are fitted in memory on the",
+      'CPU for now: give a matrix, no `cluster`, and backend = "cpu".'
+    ),
+    class = c("ghmix_error_mixture_mode", "ghmix_error_argument"),
+    call = call
+  )
+}
+
 mixture_check_components <- function(components, call) {
   ok <- is.numeric(components) && length(components) > 0L &&
-    all(is.finite(components)) && all(components >= 1) &&
-    all(components == round(components)) && !anyDuplicated(components)
+    isTRUE(all(is.finite(components) & components >= 1 &
+                 components == round(components))) &&
+    !anyDuplicated(components)
   if (!ok) {
     abort_argument(
       "`components` must be distinct whole numbers, 1 or more (e.g. 1:6).",
@@ -233,6 +244,12 @@ mixture_cycle <- function(cur, ctx, step_max) {
     # (a drop in the second step waits for the next cycle's first)
     return(c(s1, list(step_max = step_max)))
   }
+  mixture_squarem(cur, s1, s2, ctx, step_max)
+}
+
+# The SQUAREM extrapolation from cur through the EM steps s1, s2 (as
+# mix_squarem() for one distribution).
+mixture_squarem <- function(cur, s1, s2, ctx, step_max) {
   r <- s1$state$theta - cur$theta
   v <- s2$state$theta - s1$state$theta - r
   raw <- -sqrt(sum(r^2) / sum(v^2))

@@ -244,30 +244,19 @@ simulate.ghmix_mixture <- function(object, nsim = 1, seed = NULL, ...) {
   if (!is_count(nsim)) {
     abort_argument("`nsim` must be a positive whole number.", sys.call())
   }
-  if (!exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
-    stats::runif(1L)
-  }
-  if (is.null(seed)) {
-    state <- get(".Random.seed", envir = globalenv())
-  } else {
-    saved <- get(".Random.seed", envir = globalenv())
-    on.exit(assign(".Random.seed", saved, envir = globalenv()))
-    set.seed(seed)
-    state <- structure(seed, kind = as.list(RNGkind()))
-  }
+  with_sim_seed(seed, function() mixture_simulate(object, nsim))
+}
+
+mixture_simulate <- function(object, nsim) {
   sims <- lapply(seq_len(nsim), function(i) {
     mixture_draw(object$nobs, object, colnames(object$data))
   })
   names(sims) <- paste0("sim_", seq_len(nsim))
-  out <- if (object$d == 1L) {
-    structure(as.data.frame(lapply(sims, drop)),
-              component = vapply(sims, attr, integer(object$nobs),
-                                 "component"))
-  } else {
-    sims
+  if (object$d > 1L) {
+    return(sims)
   }
-  attr(out, "seed") <- state
-  out
+  structure(as.data.frame(lapply(sims, drop)),
+            component = vapply(sims, attr, integer(object$nobs), "component"))
 }
 
 # n draws of the mixture: the components by their proportions, then each

@@ -20,38 +20,46 @@
 #' fit <- fit_nig(faithful, components = 1:3)
 #' plot(fit)
 plot.ghmix_mixture <- function(x, which = NULL, ask = FALSE, ...) {
-  if (is.null(which)) {
-    which <- c("classification", if (!is.null(x$criteria)) "BIC")
-  }
-  if (!is.character(which) || length(which) == 0L ||
-        !all(which %in% c("classification", "BIC")) ||
-        ("BIC" %in% which && is.null(x$criteria))) {
-    abort_argument(
-      paste(
-        '`which` must be among "classification" and "BIC" ("BIC" only for',
-        "a fit that compared several numbers of components)."
-      ),
-      sys.call()
-    )
-  }
+  which <- plot_mixture_which(x, which, sys.call())
   check_flag(ask, "ask", sys.call())
   if (ask) {
     op <- graphics::par(ask = TRUE)
     on.exit(graphics::par(op))
   }
-  for (w in which) {
-    if (w == "BIC") {
-      plot_mixture_criteria(x)
-    } else if (x$d == 1L) {
-      plot_mixture_density(x)
-    } else if (x$d == 2L) {
-      plot_mixture_scatter(x)
-    } else {
-      graphics::pairs(x$data, col = x$classification, pch = 20, cex = 0.4,
-                      main = mixture_label(x))
-    }
-  }
+  for (w in which) plot_mixture_panel(x, w)
   invisible(x)
+}
+
+plot_mixture_which <- function(x, which, call) {
+  several <- !is.null(x$criteria)
+  if (is.null(which)) {
+    return(c("classification", if (several) "BIC"))
+  }
+  ok <- is.character(which) && length(which) > 0L &&
+    all(which %in% c("classification", if (several) "BIC"))
+  if (!ok) {
+    abort_argument(
+      paste(
+        '`which` must be among "classification" and "BIC" ("BIC" only for',
+        "a fit that compared several numbers of components)."
+      ),
+      call
+    )
+  }
+  which
+}
+
+plot_mixture_panel <- function(x, w) {
+  if (w == "BIC") {
+    plot_mixture_criteria(x)
+  } else if (x$d == 1L) {
+    plot_mixture_density(x)
+  } else if (x$d == 2L) {
+    plot_mixture_scatter(x)
+  } else {
+    graphics::pairs(x$data, col = x$classification + 1L, pch = 20,
+                    cex = 0.4, main = mixture_label(x))
+  }
 }
 
 plot_mixture_density <- function(x) {

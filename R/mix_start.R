@@ -71,7 +71,20 @@ mixture_start_user <- function(z, g, family, start, std, call) {
   if (inherits(start, "ghmix_mixture")) {
     return(mixture_start_fit(z, g, family, start, std, call))
   }
-  if (!(is.numeric(start) || is.factor(start)) || length(start) != nrow(z) ||
+  labels <- mixture_check_labels(start, nrow(z), ncol(z), g, call)
+  out <- mixture_start_labels(z, labels, g, family, "labels")
+  if (is.null(out)) {
+    mixture_abort_start(
+      "`start` labels give a cluster with a singular covariance.", call
+    )
+  }
+  out
+}
+
+# Labels 1..g from start: a vector or factor of n values without NA, with
+# g distinct values, each on at least d + 1 rows.
+mixture_check_labels <- function(start, n, d, g, call) {
+  if (!(is.numeric(start) || is.factor(start)) || length(start) != n ||
         anyNA(start)) {
     mixture_abort_start(
       sprintf(
@@ -79,7 +92,7 @@ mixture_start_user <- function(z, g, family, start, std, call) {
           "`start` must be a mixture fit or cluster labels: a vector or",
           "factor of length %d (the rows fitted) without NA."
         ),
-        nrow(z)
+        n
       ),
       call
     )
@@ -93,7 +106,7 @@ mixture_start_user <- function(z, g, family, start, std, call) {
       call
     )
   }
-  small <- which(counts < ncol(z) + 1L)
+  small <- which(counts < d + 1L)
   if (length(small) > 0L) {
     mixture_abort_start(
       sprintf(
@@ -103,18 +116,12 @@ mixture_start_user <- function(z, g, family, start, std, call) {
           "single point)."
         ),
         plural(small), paste(levels(factor(start))[small], collapse = ", "),
-        if (length(small) == 1L) "s" else "ve", ncol(z) + 1L
+        if (length(small) == 1L) "s" else "ve", d + 1L
       ),
       call
     )
   }
-  out <- mixture_start_labels(z, labels, g, family, "labels")
-  if (is.null(out)) {
-    mixture_abort_start(
-      "`start` labels give a cluster with a singular covariance.", call
-    )
-  }
-  out
+  labels
 }
 
 mixture_start_fit <- function(z, g, family, start, std, call) {

@@ -19,7 +19,8 @@ sim_clusters <- function(n, seed) {
     props = c(0.3, 0.3, 0.4),
     comps = list(
       list(mu = c(-6, 0), gamma = c(1, 0), sigma = diag(c(0.5, 0.8))),
-      list(mu = c(0, 5), gamma = c(0, -1), sigma = matrix(c(1, 0.3, 0.3, 0.6), 2)),
+      list(mu = c(0, 5), gamma = c(0, -1),
+           sigma = matrix(c(1, 0.3, 0.3, 0.6), 2)),
       list(mu = c(6, 0), gamma = c(-0.5, 0.5), sigma = diag(c(0.7, 0.5)))
     )
   )
@@ -221,7 +222,8 @@ test_that("the R mixture E-step matches an independent computation", {
   er <- ghmix:::mixture_estep_r(x[rep(seq_len(nrow(x)), w), ], pars,
                                 big$truth$props)
   expect_equal(ew$loglik, er$loglik, tolerance = 1e-12)
-  expect_equal(ew$components[[3L]]$sxx, er$components[[3L]]$sxx, tolerance = 1e-12)
+  expect_equal(ew$components[[3L]]$sxx, er$components[[3L]]$sxx,
+               tolerance = 1e-12)
 })
 
 test_that("the compiled mixture E-step equals the R one", {
