@@ -185,8 +185,11 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
       break
     }
   }
-  if (!cur$ok) {
-    status$message <- "the starting values give a non-finite log-likelihood"
+  if (!cur$ok && final) {
+    ghmix_abort(
+      "The mixture's starting values give a non-finite log-likelihood.",
+      class = "ghmix_error_start", call = ctx$call
+    )
   }
   es <- if (final) {
     ctx$estep(z, cur$pars, cur$props, what = mix_what(ctx$family),
@@ -194,7 +197,8 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
   } else {
     cur$es
   }
-  list(pars = cur$pars, props = cur$props, loglik = es$loglik, z = es$rows$tau,
+  list(pars = cur$pars, props = cur$props,
+       loglik = if (cur$ok) es$loglik else -Inf, z = es$rows$tau,
        iterations = iter, status = status, dropped = dropped,
        trace = data.frame(iteration = seq_along(trace$loglik) - 1L,
                           loglik = trace$loglik, components = trace$g,

@@ -284,3 +284,22 @@ test_that("faithful: a 2-component NIG mixture beats a Gaussian mixture", {
   expect_identical(fit1$G, 2L)
   expect_silent(plot(fit1))
 })
+
+test_that("GH, VG and skew-t mixtures fit the clusters too", {
+  x <- big$x[1:3000, ]
+  lab <- big$labels[1:3000]
+  for (f in list(fit_gh, fit_vg, fit_skewt)) {
+    set.seed(1)
+    fit <- f(x, components = 3, nstart = 1)
+    expect_true(fit$converged)
+    expect_gte(ari(fit$classification, lab), 0.95)
+    ll <- fit$trace$loglik
+    expect_true(all(diff(ll) >= -1e-9 * abs(ll[-1L])))
+  }
+  set.seed(1)
+  sym <- fit_nig(x, components = 3, nstart = 1, symmetric = TRUE)
+  expect_equal(sym$df, 2 + 3 * (2 + 3 + 1))
+  expect_true(all(vapply(sym$components, function(p) all(p$gamma == 0), NA)))
+  expect_error(fit_nig(ghmix_data(list(x)), components = 2),
+               class = "ghmix_error_mixture_mode")
+})
