@@ -1,5 +1,6 @@
 # GH-family mixtures (components = G): a G = 3 NIG mixture of n = 5000
-# rows in d = 5 fitted to convergence on 2 threads, by the R mixture E-step
+# rows in d = 5 fitted to convergence on 1 and 2 threads, by the R mixture
+# E-step
 # (mixture_estep_r) and, where this build has it, the compiled one
 # (option ghmix.mixture_estep = "c"); and one E-step of each.  MixGHD
 # (MGHD(), the peer of issue 14) is timed where installed; it is not
@@ -8,7 +9,6 @@
 #   Rscript bench/mixture.R        (from the repository root)
 
 source(file.path("bench", "common.R"))
-ghmix_threads(2L)
 
 set.seed(1)
 n <- 5000L
@@ -24,7 +24,10 @@ for (k in 1:3) {
 }
 
 paths <- c("r", if (exists("mixture_estep", asNamespace("ghmix"))) "c")
-rows <- lapply(paths, function(path) {
+cases <- expand.grid(path = paths, threads = 1:2, stringsAsFactors = FALSE)
+rows <- lapply(seq_len(nrow(cases)), function(i) {
+  path <- cases$path[[i]]
+  ghmix_threads(cases$threads[[i]])
   old <- options(ghmix.mixture_estep = path)
   on.exit(options(old))
   set.seed(2)
@@ -35,8 +38,8 @@ rows <- lapply(paths, function(path) {
     estep(x, pars, fit$proportions, what = ghmix:::mix_what("nig"))
   })
   data.frame(
-    estep = path, fit_s = t_fit, cycles = fit$iterations,
-    converged = fit$converged, loglik = fit$loglik,
+    estep = path, threads = cases$threads[[i]], fit_s = t_fit,
+    cycles = fit$iterations, converged = fit$converged, loglik = fit$loglik,
     estep_ms = 1000 * t_e, stringsAsFactors = FALSE
   )
 })
