@@ -1,8 +1,8 @@
 # GH-family mixtures (components = G): a G = 3 NIG mixture of n = 5000
 # rows in d = 5 fitted to convergence on 1 and 2 threads, by the R mixture
 # E-step
-# (mixture_estep_r) and, where this build has it, the compiled one
-# (option ghmix.mixture_estep = "c"); and one E-step of each.  MixGHD
+# (mixture_estep_r, option ghmix.mixture_estep = "r") and, where this build
+# has it, the compiled one (the default); and one E-step of each.  MixGHD
 # (MGHD(), the peer of issue 14) is timed where installed; it is not
 # installable on the machine these results come from (no CRAN access).
 #

@@ -247,10 +247,11 @@ test_that("the compiled mixture E-step equals the R one", {
     }
   }
   # the fit through either E-step
+  old <- options(ghmix.mixture_estep = "r")
+  on.exit(options(old))
   set.seed(6)
   fit_r <- fit_nig(x, components = 3, nstart = 1)
-  old <- options(ghmix.mixture_estep = "c")
-  on.exit(options(old))
+  options(ghmix.mixture_estep = "c")
   set.seed(6)
   fit_c <- fit_nig(x, components = 3, nstart = 1)
   expect_equal(fit_c$loglik, fit_r$loglik, tolerance = 1e-8)
