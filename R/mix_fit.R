@@ -185,6 +185,11 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
       break
     }
   }
+  mixture_em_result(cur, iter, status, dropped, trace, ctx, final)
+}
+
+# The EM's result (with the memberships of an E-step at the end when final).
+mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
   if (!cur$ok && final) {
     ghmix_abort(
       "The mixture's starting values give a non-finite log-likelihood.",
@@ -192,7 +197,7 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
     )
   }
   es <- if (final) {
-    ctx$estep(z, cur$pars, cur$props, what = mix_what(ctx$family),
+    ctx$estep(ctx$z, cur$pars, cur$props, what = mix_what(ctx$family),
               rows = TRUE, threads = ctx$threads)
   } else {
     cur$es
