@@ -392,6 +392,13 @@ simulate.ghmix_fit <- function(object, nsim = 1, seed = NULL, ...) {
   if (!is_count(nsim)) {
     abort_argument("`nsim` must be a positive whole number.", sys.call())
   }
+  with_sim_seed(seed, function() fit_simulate(object, nsim))
+}
+
+# The draws of draw() under `seed` as stats::simulate() takes it (NULL: the
+# current stream; otherwise set.seed(seed) and the generator's state
+# restored afterwards), with the attribute "seed".
+with_sim_seed <- function(seed, draw) {
   if (!exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
     stats::runif(1L)
   }
@@ -403,6 +410,12 @@ simulate.ghmix_fit <- function(object, nsim = 1, seed = NULL, ...) {
     set.seed(seed)
     state <- structure(seed, kind = as.list(RNGkind()))
   }
+  out <- draw()
+  attr(out, "seed") <- state
+  out
+}
+
+fit_simulate <- function(object, nsim) {
   n <- object$nobs
   vars <- colnames(object$data)
   sc <- object$scaling
@@ -415,13 +428,7 @@ simulate.ghmix_fit <- function(object, nsim = 1, seed = NULL, ...) {
     z * rep(sc$scale, each = n) + rep(sc$center, each = n)
   })
   names(sims) <- paste0("sim_", seq_len(nsim))
-  out <- if (object$d == 1L) {
-    as.data.frame(lapply(sims, drop))
-  } else {
-    sims
-  }
-  attr(out, "seed") <- state
-  out
+  if (object$d == 1L) as.data.frame(lapply(sims, drop)) else sims
 }
 
 # n draws of the mixture at par, an n x d matrix.

@@ -49,6 +49,12 @@
 #'   log-likelihood; with rows of in-memory data beyond 2^26 robust spreads
 #'   from the column medians (see `ghmix_warning_range`), class
 #'   `ghmix_error_range` too, fields `rows` and `distance`.
+#' * `ghmix_error_start_labels` (also `ghmix_error_argument`): mixture start
+#'   labels of the wrong length or count, with `NA`, or with a cluster of
+#'   fewer than d + 1 rows.
+#' * `ghmix_error_mixture_mode` (also `ghmix_error_argument`): a mixture
+#'   (`components` other than 1) asked of chunked data, a cluster or the
+#'   CUDA backend, which only one distribution supports for now.
 #' * `ghmix_error_chunked`: a method that needs the data in memory (such as
 #'   `plot()`) was called on a fit of chunked data.
 #' * `ghmix_error_chunk` (a chunk could not be read or used) and
@@ -80,6 +86,8 @@
 #'   resolve beside the rest in doubles; fields `rows` (in the numbering of
 #'   `x`), `distance` (in robust spreads) and `em_message` (the EM's own
 #'   reason).
+#' * `ghmix_warning_component`: a mixture component degenerated and was
+#'   dropped; field `component` (its number at that point).
 #' * `ghmix_warning_normal_limit`: a NIG or GH fit ended at the normal limit
 #'   (sqrt(ab) >= 1e8) where the likelihood still rises away from it: EM
 #'   cannot leave that limit; fields `sqrt_ab` and `slope`.

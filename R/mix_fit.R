@@ -1,0 +1,502 @@
+# Finite mixtures of G members of a GH family (model-based clustering): the
+# fits of `components = G` (or a set of G, selected by BIC or ICL) on
+# fit_nig(), fit_gh(), fit_vg() and fit_skewt().
+#
+# The EM works on the rows standardised by their column means and standard
+# deviations (z = (x - center) / scale), with each component in the det
+# gauge there; the result is reported in the data's units and the gauge
+# asked for.  Each iteration is one call of the mixture E-step
+# (mixture_estep_fun(): per-component sums and the mixture log-likelihood),
+# then the single-component M-step (mix_mstep()) of each component with its
+# membership weights, and proportions pi_k = tau_k / sum(tau).
+
+# TRUE when `components` asks for today's single-distribution fit.
+mix_is_single <- function(components) {
+  is.numeric(components) && length(components) == 1L &&
+    isTRUE(components == 1)
+}
+
+mix_fit_components <- function(x, family, components, nstart, criterion,
+                               symmetric, start, control, gauge, na_rm,
+                               backend, threads, device, cluster, call) {
+  g_all <- mixture_check_components(components, call)
+  criterion <- check_choice(criterion, c("bic", "icl"), "criterion", call)
+  mixture_check_nstart(nstart, call)
+  args <- fit_args(symmetric, control, gauge, na_rm, backend, threads,
+                   device, cluster, call)
+  mixture_check_mode(x, args, call)
+  data <- mix_data(x, na_rm, call)
+  if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
+        length(data$dropped) > 0L && length(start) == NROW(x)) {
+    start <- start[-data$dropped]
+  }
+  fits <- lapply(g_all, function(g) {
+    mixture_fit_g(data, g, family, nstart, start, args, call)
+  })
+  if (length(fits) == 1L) {
+    return(fits[[1L]])
+  }
+  mixture_select(fits, criterion)
+}
+
+mixture_check_nstart <- function(nstart, call) {
+  ok <- is.numeric(nstart) && length(nstart) == 1L && is.finite(nstart) &&
+    nstart >= 0 && nstart == round(nstart)
+  if (!ok) {
+    abort_argument("`nstart` must be a whole number, 0 or more.", call)
+  }
+}
+
+mixture_check_mode <- function(x, args, call) {
+  if (is.null(args$cluster) && !inherits(x, "ghmix_data") &&
+        args$backend == "cpu") {
+    return(invisible())
+  }
+  ghmix_abort(
+    paste(
+      "Mixtures (`components` other than 1) are fitted in memory on the",
+      'CPU for now: give a matrix, no `cluster`, and backend = "cpu".'
+    ),
+    class = c("ghmix_error_mixture_mode", "ghmix_error_argument"),
+    call = call
+  )
+}
+
+mixture_check_components <- function(components, call) {
+  ok <- is.numeric(components) && length(components) > 0L &&
+    isTRUE(all(is.finite(components) & components >= 1 &
+                 components == round(components))) &&
+    !anyDuplicated(components)
+  if (!ok) {
+    abort_argument(
+      "`components` must be distinct whole numbers, 1 or more (e.g. 1:6).",
+      call
+    )
+  }
+  sort(as.integer(components))
+}
+
+# The fit of one G (G = 1: today's fit, as a one-component mixture).
+mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
+  if (g == 1L) {
+    fit <- mix_fit(data$x, family, args$symmetric, NULL, args$control,
+                   args$gauge, FALSE, args$backend, args$threads,
+                   args$device, call)
+    out <- mixture_from_single(fit, data$dropped)
+    out$asked <- 1L
+    return(out)
+  }
+  x <- data$x
+  std <- mix_moments(x)
+  z <- sweep(sweep(x, 2L, std$center), 2L, std$scale, "/")
+  ctx <- list(family = family, symmetric = args$symmetric,
+              control = args$control, threads = args$threads, call = call,
+              estep = mixture_estep_fun())
+  best <- mixture_best_start(z, g, family, nstart, start, std, ctx)
+  em <- mixture_em(z, best$pars, best$props, ctx, args$control$max_iter,
+                   args$control$trace)
+  em$start <- best$label
+  em$starts <- best$table
+  fit <- mixture_result(em, x, std, family, args, data$dropped, call)
+  fit$asked <- g
+  fit
+}
+
+# A few EM cycles from each candidate start; the best log-likelihood
+# (among those that kept all G components, if any did) is continued.
+mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
+                               iters = 5L) {
+  starts <- mixture_starts(z, g, family, nstart, start, std, ctx$call)
+  if (length(starts) == 0L) {
+    ghmix_abort(
+      sprintf(
+        paste(
+          "No start of %d components has clusters of d + 1 rows or more",
+          "with a regular covariance; give `start` labels or fewer",
+          "components."
+        ),
+        g
+      ),
+      class = "ghmix_error_start", call = ctx$call
+    )
+  }
+  if (length(starts) == 1L && !is.null(start)) {
+    return(c(starts[[1L]], list(table = NULL)))
+  }
+  runs <- lapply(starts, function(s) {
+    em <- suppressWarnings(
+      mixture_em(z, s$pars, s$props, ctx, iters, FALSE, final = FALSE)
+    )
+    list(pars = em$pars, props = em$props, label = s$label,
+         loglik = em$loglik, kept = length(em$pars) == g)
+  })
+  ll <- vapply(runs, function(r) r$loglik, 0)
+  kept <- vapply(runs, function(r) r$kept, NA)
+  score <- ifelse(kept & is.finite(ll), ll, -Inf)
+  if (all(score == -Inf)) score <- ifelse(is.finite(ll), ll, -Inf)
+  best <- runs[[which.max(score)]]
+  best$table <- data.frame(
+    start = vapply(runs, function(r) r$label, ""), loglik = ll,
+    components = vapply(runs, function(r) length(r$pars), 0L),
+    stringsAsFactors = FALSE
+  )
+  best
+}
+
+# EM from (pars, props) for at most max_iter cycles, each a plain EM step
+# or, with control$accelerate, a SQUAREM extrapolation (Varadhan and
+# Roland 2008) over two EM steps, taken only when its log-likelihood is at
+# least theirs: the log-likelihood never decreases.  Components that
+# degenerate are dropped with a warning (mixture_degenerate()).
+mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
+                       final = TRUE) {
+  n <- nrow(z)
+  ctx$z <- z
+  cur <- mixture_state(lapply(pars, set_gauge, gauge = "det"), props, ctx)
+  trace <- list(loglik = cur$es$loglik, g = length(pars), step = "start")
+  dropped <- NULL
+  status <- list(converged = FALSE,
+                 message = "maximum number of iterations reached")
+  iter <- 0L
+  step_max <- 1
+  while (cur$ok && iter < max_iter) {
+    iter <- iter + 1L
+    nxt <- mixture_cycle(cur, ctx, step_max)
+    if (!is.null(nxt$dropped)) {
+      dropped <- rbind(dropped, cbind(iteration = iter, nxt$dropped))
+    }
+    if (!nxt$state$ok) {
+      status$message <- nxt$message
+      break
+    }
+    step_max <- nxt$step_max
+    trace$loglik <- c(trace$loglik, nxt$state$es$loglik)
+    trace$g <- c(trace$g, length(nxt$state$pars))
+    trace$step <- c(trace$step, nxt$kind)
+    if (trace_on) {
+      message(sprintf("iter %4d  G %d  loglik %.10g  (%s)", iter,
+                      length(nxt$state$pars), nxt$state$es$loglik, nxt$kind))
+    }
+    done <- nxt$kind != "drop" &&
+      mixture_converged(cur, nxt$state, n, ctx$control)
+    cur <- nxt$state
+    if (done) {
+      status <- list(converged = TRUE, message = "converged")
+      break
+    }
+  }
+  mixture_em_result(cur, iter, status, dropped, trace, ctx, final)
+}
+
+# The EM's result (with the memberships of an E-step at the end when final).
+mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
+  if (!cur$ok && final) {
+    ghmix_abort(
+      "The mixture's starting values give a non-finite log-likelihood.",
+      class = "ghmix_error_start", call = ctx$call
+    )
+  }
+  es <- if (final) {
+    ctx$estep(ctx$z, cur$pars, cur$props, what = mix_what(ctx$family),
+              rows = TRUE, threads = ctx$threads)
+  } else {
+    cur$es
+  }
+  list(pars = cur$pars, props = cur$props,
+       loglik = if (cur$ok) es$loglik else -Inf, z = es$rows$tau,
+       iterations = iter, status = status, dropped = dropped,
+       trace = data.frame(iteration = seq_along(trace$loglik) - 1L,
+                          loglik = trace$loglik, components = trace$g,
+                          step = trace$step, stringsAsFactors = FALSE))
+}
+
+# The parameters, their E-step, their vector theta (mixture_theta()) and
+# whether the E-step is usable.
+mixture_state <- function(pars, props, ctx) {
+  es <- ctx$estep(ctx$z, pars, props, what = mix_what(ctx$family),
+                  threads = ctx$threads)
+  list(pars = pars, props = props, es = es,
+       ok = !is.null(es) && is.finite(es$loglik) && es$n_bad == 0,
+       theta = mixture_theta(pars, props, ctx))
+}
+
+# One plain EM step from cur: the M-steps, the degenerate components
+# dropped (with their warning), the new state.
+mixture_em_step <- function(cur, ctx, warn = TRUE) {
+  up <- mixture_mstep(cur$es, cur$pars, ctx)
+  bad <- mixture_degenerate(up, cur$es, ncol(ctx$z), ctx)
+  out <- list(kind = "em", dropped = NULL)
+  if (length(bad$which) > 0L) {
+    out$dropped <- mixture_drop_warn(bad, cur$pars, ctx)
+    up$pars <- up$pars[-bad$which]
+    up$props <- up$props[-bad$which] / sum(up$props[-bad$which])
+    out$kind <- "drop"
+  }
+  if (any(vapply(up$pars, is.null, NA))) {
+    out$state <- list(ok = FALSE)
+    out$message <- "the M-step failed; the last valid parameters are kept"
+    return(out)
+  }
+  out$state <- mixture_state(up$pars, up$props, ctx)
+  out$message <- "the E-step gave a non-finite log-likelihood"
+  out
+}
+
+# An accepted move from cur (see mixture_em()).
+mixture_cycle <- function(cur, ctx, step_max) {
+  s1 <- mixture_em_step(cur, ctx)
+  if (!s1$state$ok || s1$kind == "drop" || !ctx$control$accelerate) {
+    return(c(s1, list(step_max = step_max)))
+  }
+  s2 <- mixture_em_step(s1$state, ctx)
+  if (!s2$state$ok || s2$kind == "drop") {
+    # (a drop in the second step waits for the next cycle's first)
+    return(c(s1, list(step_max = step_max)))
+  }
+  mixture_squarem(cur, s1, s2, ctx, step_max)
+}
+
+# The SQUAREM extrapolation from cur through the EM steps s1, s2 (as
+# mix_squarem() for one distribution).
+mixture_squarem <- function(cur, s1, s2, ctx, step_max) {
+  r <- s1$state$theta - cur$theta
+  v <- s2$state$theta - s1$state$theta - r
+  raw <- -sqrt(sum(r^2) / sum(v^2))
+  if (!is.finite(raw)) raw <- -1
+  alpha <- max(min(raw, -1), -step_max)
+  if (alpha == -1) {
+    if (raw < -step_max) step_max <- 4 * step_max
+    return(c(s2, list(step_max = step_max)))
+  }
+  ext <- mixture_from_theta(cur$theta - 2 * alpha * r + alpha^2 * v, cur, ctx)
+  if (!is.null(ext) && ext$ok && ext$es$loglik >= s2$state$es$loglik) {
+    if (alpha == -step_max) step_max <- 4 * step_max
+    return(list(state = ext, kind = "squarem", dropped = NULL,
+                step_max = step_max))
+  }
+  c(s2, list(step_max = max(1, step_max / 4)))
+}
+
+# The unconstrained vector of a mixture: each component's theta_pack()
+# (its sigma in the det gauge) and the log proportions relative to the
+# first.
+mixture_theta <- function(pars, props, ctx) {
+  d <- ncol(ctx$z)
+  lower <- lower.tri(diag(d), diag = TRUE)
+  on_diag <- diag(d)[lower] == 1
+  comps <- lapply(pars, function(par) {
+    chol_l <- t(chol(par$sigma))
+    chol_v <- chol_l[lower]
+    chol_v[on_diag] <- log(chol_v[on_diag])
+    theta_pack(par, ctx$family, ctx$symmetric, chol_v)
+  })
+  c(unlist(comps), log(props[-1L] / props[[1L]]))
+}
+
+mixture_from_theta <- function(theta, cur, ctx) {
+  g <- length(cur$pars)
+  size <- (length(theta) - (g - 1L)) / g
+  pars <- lapply(seq_len(g), function(k) {
+    par <- from_theta(theta[(k - 1L) * size + seq_len(size)], ctx$family,
+                      ctx$symmetric, ncol(ctx$z))
+    dimnames(par$sigma) <- dimnames(cur$pars[[k]]$sigma)
+    par
+  })
+  w <- exp(c(0, theta[g * size + seq_len(g - 1L)]))
+  if (!all(vapply(pars, mixture_par_ok, NA)) || !all(is.finite(w))) {
+    return(NULL)
+  }
+  mixture_state(pars, w / sum(w), ctx)
+}
+
+# The mean log-likelihood changed by at most tol and the parameter vector
+# by at most param_tol (relative; a tolerance of 0: never).
+mixture_converged <- function(old, new, n, ctl) {
+  ctl$tol > 0 && ctl$param_tol > 0 &&
+    length(old$theta) == length(new$theta) &&
+    isTRUE(abs(new$es$loglik - old$es$loglik) / n <= ctl$tol &&
+             theta_change(new$theta, old$theta) <= ctl$param_tol)
+}
+
+# The M-step of every component from its statistics, each put in the det
+# gauge (NULL where the step fails), and the new proportions.
+mixture_mstep <- function(es, pars, ctx) {
+  taus <- vapply(es$components, function(st) st$tau, 0)
+  new <- lapply(seq_along(pars), function(k) {
+    par <- tryCatch(
+      mix_mstep(es$components[[k]], pars[[k]], ctx$family, ctx$symmetric),
+      error = function(e) NULL
+    )
+    if (is.null(par) || !mixture_par_ok(par)) {
+      return(NULL)
+    }
+    set_gauge(par, "det")
+  })
+  list(pars = new, props = taus / sum(taus))
+}
+
+mixture_par_ok <- function(par) {
+  all(is.finite(unlist(par))) && gig_valid(par$p, par$a, par$b) &&
+    mixture_sigma_ok(par$sigma)
+}
+
+# The components to drop: effective size sum(tau_k) below the larger of
+# d + 1 and the component's number of free parameters, a failed M-step
+# (non-finite or invalid parameters) or a sigma that is not positive
+# definite or has a condition number above 1e12 (in the standardised
+# units): the degenerate solutions at which the likelihood runs away.
+mixture_degenerate <- function(up, es, d, ctx) {
+  taus <- vapply(es$components, function(st) st$tau, 0)
+  min_size <- max(d + 1, mix_df(ctx$family, ctx$symmetric, d))
+  small <- taus < min_size
+  failed <- vapply(up$pars, is.null, NA)
+  which <- which(small | failed)
+  if (length(which) == length(up$pars)) {
+    # keep the largest: a mixture needs one component
+    which <- setdiff(which, which.max(taus))
+  }
+  reason <- ifelse(small[which], "too few rows",
+                   "singular sigma or invalid parameters")
+  list(which = which, reason = reason, size = taus[which])
+}
+
+mixture_drop_warn <- function(bad, pars, ctx) {
+  for (i in seq_along(bad$which)) {
+    ghmix_warn(
+      sprintf(
+        paste(
+          "Mixture component %d of %d degenerated (%s: effective size",
+          "%.3g rows) and was dropped."
+        ),
+        bad$which[[i]], length(pars), bad$reason[[i]], bad$size[[i]]
+      ),
+      class = "ghmix_warning_component", component = bad$which[[i]],
+      call = ctx$call
+    )
+  }
+  data.frame(component = bad$which, of = length(pars),
+             reason = bad$reason, size = bad$size, stringsAsFactors = FALSE)
+}
+
+# The result in the data's units and the gauge asked for, components in
+# the documented order.
+mixture_result <- function(em, x, std, family, args, dropped, call) {
+  n <- nrow(x)
+  d <- ncol(x)
+  pars <- lapply(em$pars, function(par) {
+    par <- from_std(par, std)
+    names(par$mu) <- names(par$gamma) <- colnames(x)
+    dimnames(par$sigma) <- list(colnames(x), colnames(x))
+    par
+  })
+  gauge <- mixture_gauge(pars, args$gauge, call)
+  pars <- lapply(pars, set_gauge, gauge = gauge)
+  ord <- mixture_order(pars, em$props)
+  shift <- n * sum(log(std$scale))
+  trace <- em$trace
+  trace$loglik <- trace$loglik - shift
+  if (!is.null(em$starts)) em$starts$loglik <- em$starts$loglik - shift
+  fit <- list(
+    components = pars[ord], proportions = em$props[ord], family = family,
+    symmetric = args$symmetric, gauge = gauge, G = length(pars), d = d,
+    nobs = n, loglik = em$loglik - shift,
+    z = em$z[, ord, drop = FALSE], iterations = em$iterations,
+    converged = em$status$converged, message = em$status$message,
+    trace = trace, dropped = em$dropped, start = em$start,
+    starts = em$starts, data = x, na_action = dropped,
+    control = args$control, threads = args$threads, call = call
+  )
+  if (!fit$converged) {
+    ghmix_warn(
+      sprintf("%s mixture fit did not converge: %s.",
+              mix_family(family)$label, fit$message),
+      class = "ghmix_warning_convergence", call = call
+    )
+  }
+  mixture_finish(fit)
+}
+
+# df, criteria, classification and class of a mixture fit.
+mixture_finish <- function(fit) {
+  g <- length(fit$components)
+  fit$G <- g
+  fit$df <- (g - 1L) + g * mix_df(fit$family, fit$symmetric, fit$d)
+  z <- fit$z
+  colnames(z) <- paste0("component_", seq_len(g))
+  fit$z <- z
+  entropy <- -sum(z[z > 0] * log(z[z > 0]))
+  fit$AIC <- -2 * fit$loglik + 2 * fit$df
+  fit$BIC <- -2 * fit$loglik + log(fit$nobs) * fit$df
+  fit$ICL <- fit$BIC + 2 * entropy
+  fit$classification <- max.col(z, "first")
+  fit$uncertainty <- 1 - z[cbind(seq_len(nrow(z)), fit$classification)]
+  class(fit) <- c(paste0("ghmix_mixture_", fit$family), "ghmix_mixture")
+  fit
+}
+
+# "mean" unless some component has an infinite E[Y] (a skew-t with
+# p >= -1): then "det" for all, with a warning.
+mixture_gauge <- function(pars, gauge, call) {
+  if (gauge == "det") {
+    return("det")
+  }
+  means <- vapply(pars, function(par) gig_mean_value(par$p, par$a, par$b), 0)
+  if (all(is.finite(means))) {
+    return("mean")
+  }
+  ghmix_warn(
+    paste(
+      "E[Y] is infinite for a fitted component's mixing distribution;",
+      'parameters are reported in gauge = "det".'
+    ),
+    class = "ghmix_warning_gauge", call = call
+  )
+  "det"
+}
+
+# Components by the first coordinate of mu, then the following ones, then
+# by decreasing proportion.
+mixture_order <- function(pars, props) {
+  keys <- lapply(seq_along(pars[[1L]]$mu), function(j) {
+    vapply(pars, function(par) par$mu[[j]], 0)
+  })
+  do.call(order, c(keys, list(-props)))
+}
+
+# Today's single fit as a mixture of one component.
+mixture_from_single <- function(fit, dropped) {
+  out <- list(
+    components = list(fit$parameters), proportions = 1, family = fit$family,
+    symmetric = fit$symmetric, gauge = fit$gauge, G = 1L, d = fit$d,
+    nobs = fit$nobs, loglik = fit$loglik, z = matrix(1, fit$nobs, 1L),
+    iterations = fit$iterations, converged = fit$converged,
+    message = fit$message,
+    trace = data.frame(iteration = fit$trace$iteration,
+                       loglik = fit$trace$loglik, components = 1L,
+                       step = fit$trace$step, stringsAsFactors = FALSE),
+    dropped = NULL, start = "single fit", starts = NULL, data = fit$data,
+    na_action = dropped, control = fit$control, threads = fit$threads,
+    call = fit$call
+  )
+  mixture_finish(out)
+}
+
+# The fit with the best criterion (the lowest BIC or ICL, in the
+# convention of stats::BIC()), with the table of all.
+mixture_select <- function(fits, criterion) {
+  tab <- data.frame(
+    G = vapply(fits, function(f) f$G, 0L),
+    loglik = vapply(fits, function(f) f$loglik, 0),
+    df = vapply(fits, function(f) f$df, 0),
+    AIC = vapply(fits, function(f) f$AIC, 0),
+    BIC = vapply(fits, function(f) f$BIC, 0),
+    ICL = vapply(fits, function(f) f$ICL, 0),
+    converged = vapply(fits, function(f) f$converged, NA)
+  )
+  tab$asked <- vapply(fits, function(f) f$asked, 0L)
+  best <- which.min(tab[[toupper(criterion)]])
+  fit <- fits[[best]]
+  fit$criteria <- tab
+  fit$criterion <- criterion
+  fit
+}

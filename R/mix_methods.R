@@ -1,0 +1,273 @@
+# S3 methods of the mixture fits (class c("ghmix_mixture_<family>",
+# "ghmix_mixture")).
+
+mixture_label <- function(x) {
+  sprintf("%d-component %s mixture", x$G, fit_label(x))
+}
+
+#' Methods for GH mixture fits
+#'
+#' Fits with `components` other than 1 (see [fit_nig()]) are of class
+#' `c("ghmix_mixture_<family>", "ghmix_mixture")`. `print()` shows the
+#' proportions and each component's parameters, the log-likelihood and
+#' criteria, and the table of criteria when several numbers of components
+#' were compared. `summary()` gives per-component parameter tables
+#' (standard errors are not computed for mixtures yet: the column is
+#' `NA`). `coef()` gives one component's parameters in any parametrisation
+#' of [coef.ghmix_fit()] (`component = k`), or all of them with the
+#' proportions. `logLik()` carries `df` and `nobs`, so [stats::AIC()] and
+#' [stats::BIC()] work. `predict()` gives the membership probabilities, the
+#' MAP class or the mixture density at new rows; `fitted()` the membership
+#' probabilities of the rows fitted. `simulate()` draws data sets of the
+#' fitted size with the component of each row as attribute `"component"`.
+#'
+#' @param x,object A mixture fit.
+#' @param digits Significant digits to show.
+#' @param component `NULL` (all components) or the number of a component.
+#' @param parametrization As for [coef.ghmix_fit()].
+#' @param newdata Rows as for [predict.ghmix_fit()]; `NULL`: the rows
+#'   fitted.
+#' @param type `"membership"` (an n x G matrix), `"class"` (the component
+#'   of highest membership) or `"density"` (the mixture density).
+#' @param threads Threads for the per-row computations.
+#' @param nsim,seed As for [simulate.ghmix_fit()].
+#' @param ... Not used.
+#' @return `print()`: `x`, invisibly. `summary()`: an object of class
+#'   `"summary.ghmix_mixture"`. `coef()`: a list. `logLik()`: a `"logLik"`
+#'   object. `predict()`, `fitted()`: a matrix or vector. `simulate()`: as
+#'   [simulate.ghmix_fit()], each data set with attribute `"component"`.
+#' @name ghmix_mixture
+#' @family fitting
+#' @examples
+#' fit <- fit_nig(faithful, components = 2)
+#' fit
+#' coef(fit, component = 1, parametrization = "ghyp")
+#' table(predict(fit, type = "class"))
+NULL
+
+#' @rdname ghmix_mixture
+#' @export
+print.ghmix_mixture <- function(x, digits = max(3L, getOption("digits") - 3L),
+                                ...) {
+  check_digits(digits, sys.call())
+  cat(sprintf("<ghmix mixture> %s, d = %d, n = %d; gauge %s\n",
+              mixture_label(x), x$d, x$nobs, fit_gauge_label(x$gauge)))
+  cat("\n")
+  print(signif(mixture_table(x), digits))
+  cat(sprintf(
+    "\nLog-likelihood %s (df = %d); AIC %s, BIC %s, ICL %s\n",
+    format(x$loglik, digits = max(digits, 8L)), as.integer(x$df),
+    format(x$AIC, digits = max(digits, 8L)),
+    format(x$BIC, digits = max(digits, 8L)),
+    format(x$ICL, digits = max(digits, 8L))
+  ))
+  cat(mixture_status_line(x), "\n", sep = "")
+  mixture_print_extra(x, digits)
+  invisible(x)
+}
+
+# One column per component: proportion, mu, gamma, the diagonal of Sigma
+# (its first 8 coordinates) and p, a, b.
+mixture_table <- function(x) {
+  show <- seq_len(min(x$d, 8L))
+  cols <- lapply(seq_len(x$G), function(k) {
+    par <- x$components[[k]]
+    c(proportion = x$proportions[[k]],
+      stats::setNames(par$mu[show], paste0("mu[", names(par$mu)[show], "]")),
+      stats::setNames(par$gamma[show],
+                      paste0("gamma[", names(par$mu)[show], "]")),
+      stats::setNames(diag(par$sigma)[show],
+                      paste0("Sigma[", names(par$mu)[show], ",",
+                             names(par$mu)[show], "]")),
+      p = par$p, a = par$a, b = par$b)
+  })
+  out <- do.call(cbind, cols)
+  colnames(out) <- paste("component", seq_len(x$G))
+  out
+}
+
+mixture_status_line <- function(x) {
+  sprintf(
+    "%s after %d iteration%s from the %s start%s",
+    if (isTRUE(x$converged)) "Converged" else "Did not converge",
+    x$iterations, plural(seq_len(x$iterations)), x$start,
+    if (isTRUE(x$converged)) "." else paste0(": ", x$message, ".")
+  )
+}
+
+mixture_print_extra <- function(x, digits) {
+  if (!is.null(x$dropped)) {
+    cat(sprintf("Dropped %d degenerate component%s (see $dropped).\n",
+                nrow(x$dropped), plural(seq_len(nrow(x$dropped)))))
+  }
+  if (!is.null(x$criteria)) {
+    cat(sprintf("\nSelected G = %d by %s (the lowest) among G = %s:\n",
+                x$G, toupper(x$criterion),
+                paste(x$criteria$asked, collapse = ", ")))
+    print(x$criteria, digits = max(digits, 8L), row.names = FALSE)
+  }
+}
+
+#' @rdname ghmix_mixture
+#' @export
+summary.ghmix_mixture <- function(object, ...) {
+  tables <- lapply(seq_len(object$G), function(k) {
+    est <- fit_pack(object$components[[k]], object$family, object$symmetric)
+    out <- cbind(Estimate = est, `Std. Error` = NA_real_)
+    rownames(out) <- fit_vcov_names(colnames(object$data), object$family,
+                                    object$symmetric)
+    out
+  })
+  structure(
+    list(proportions = object$proportions, coefficients = tables,
+         label = mixture_label(object), loglik = object$loglik,
+         df = object$df, nobs = object$nobs, AIC = object$AIC,
+         BIC = object$BIC, ICL = object$ICL,
+         sizes = tabulate(object$classification, object$G),
+         status = mixture_status_line(object), criteria = object$criteria,
+         criterion = object$criterion, G = object$G),
+    class = "summary.ghmix_mixture"
+  )
+}
+
+#' @rdname ghmix_mixture
+#' @export
+print.summary.ghmix_mixture <- function(x,
+                                        digits = max(3L,
+                                                     getOption("digits") - 3L),
+                                        ...) {
+  cat(sprintf("%s, n = %d\n", x$label, x$nobs))
+  for (k in seq_along(x$coefficients)) {
+    cat(sprintf("\nComponent %d: proportion %s, %d rows classified\n", k,
+                format(x$proportions[[k]], digits = digits), x$sizes[[k]]))
+    print(signif(x$coefficients[[k]], digits))
+  }
+  cat("(Standard errors are not computed for mixtures yet.)\n")
+  cat(sprintf(
+    "\nLog-likelihood %s (df = %d); AIC %s, BIC %s, ICL %s\n%s\n",
+    format(x$loglik, digits = max(digits, 8L)), as.integer(x$df),
+    format(x$AIC, digits = max(digits, 8L)),
+    format(x$BIC, digits = max(digits, 8L)),
+    format(x$ICL, digits = max(digits, 8L)), x$status
+  ))
+  mixture_print_extra(x, digits)
+  invisible(x)
+}
+
+#' @rdname ghmix_mixture
+#' @export
+coef.ghmix_mixture <- function(object, component = NULL,
+                               parametrization = c("ghmix", "ghyp",
+                                                   "alpha.bar", "alpha"),
+                               ...) {
+  if (is.null(component)) {
+    return(list(
+      proportions = object$proportions,
+      components = lapply(seq_len(object$G), function(k) {
+        stats::coef(object, k, parametrization)
+      })
+    ))
+  }
+  if (!is.numeric(component) || length(component) != 1L ||
+        !isTRUE(component %in% seq_len(object$G))) {
+    abort_argument(
+      sprintf("`component` must be one of 1 to %d.", object$G), sys.call()
+    )
+  }
+  stats::coef(mixture_component_fit(object, component),
+              parametrization = parametrization)
+}
+
+# Component k as a fit of one distribution (for coef()).
+mixture_component_fit <- function(object, k) {
+  structure(
+    list(parameters = object$components[[k]], family = object$family,
+         symmetric = object$symmetric, gauge = object$gauge, d = object$d,
+         scaling = NULL),
+    class = c(paste0("ghmix_fit_", object$family), "ghmix_fit")
+  )
+}
+
+#' @rdname ghmix_mixture
+#' @export
+logLik.ghmix_mixture <- function(object, ...) {
+  structure(object$loglik, df = object$df, nobs = object$nobs,
+            class = "logLik")
+}
+
+#' @rdname ghmix_mixture
+#' @export
+nobs.ghmix_mixture <- function(object, ...) object$nobs
+
+#' @rdname ghmix_mixture
+#' @export
+predict.ghmix_mixture <- function(object, newdata = NULL,
+                                  type = c("membership", "class", "density"),
+                                  threads = ghmix_threads(), ...) {
+  call <- sys.call()
+  type <- check_choice(type, c("membership", "class", "density"), "type",
+                       call)
+  threads <- check_threads(threads, call = call)
+  x <- if (is.null(newdata)) {
+    object$data
+  } else {
+    fit_newdata(newdata, colnames(object$data), call)
+  }
+  mixture_predict_rows(object, x, type, threads)
+}
+
+mixture_predict_rows <- function(object, x, type, threads) {
+  ok <- rowSums(!is.finite(x)) == 0L
+  z <- matrix(NA_real_, nrow(x), object$G,
+              dimnames = list(rownames(x), colnames(object$z)))
+  logf <- rep(NA_real_, nrow(x))
+  if (any(ok)) {
+    mr <- mixture_rows_r(x[ok, , drop = FALSE], object$components,
+                       object$proportions, threads)
+    z[ok, ] <- mr$z
+    logf[ok] <- mr$logf
+  }
+  switch(type,
+    membership = z,
+    class = stats::setNames(max.col(z, "first"), rownames(x)),
+    density = stats::setNames(exp(logf), rownames(x))
+  )
+}
+
+#' @rdname ghmix_mixture
+#' @export
+fitted.ghmix_mixture <- function(object, ...) object$z
+
+#' @rdname ghmix_mixture
+#' @export
+simulate.ghmix_mixture <- function(object, nsim = 1, seed = NULL, ...) {
+  if (!is_count(nsim)) {
+    abort_argument("`nsim` must be a positive whole number.", sys.call())
+  }
+  with_sim_seed(seed, function() mixture_simulate(object, nsim))
+}
+
+mixture_simulate <- function(object, nsim) {
+  sims <- lapply(seq_len(nsim), function(i) {
+    mixture_draw(object$nobs, object, colnames(object$data))
+  })
+  names(sims) <- paste0("sim_", seq_len(nsim))
+  if (object$d > 1L) {
+    return(sims)
+  }
+  structure(as.data.frame(lapply(sims, drop)),
+            component = vapply(sims, attr, integer(object$nobs), "component"))
+}
+
+# n draws of the mixture: the components by their proportions, then each
+# component's rows.
+mixture_draw <- function(n, object, vars) {
+  lab <- sample.int(object$G, n, replace = TRUE, prob = object$proportions)
+  x <- matrix(0, n, object$d, dimnames = list(NULL, vars))
+  for (k in seq_len(object$G)) {
+    rows <- which(lab == k)
+    x[rows, ] <- fit_draw(length(rows), object$components[[k]], vars)
+  }
+  attr(x, "component") <- lab
+  x
+}

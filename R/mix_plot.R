@@ -1,0 +1,116 @@
+#' Plots of a GH mixture fit
+#'
+#' Base-graphics plots of a fit with `components` (see [fit_nig()]).
+#' `which = "classification"`: for \eqn{d = 1} a histogram of the data with
+#' the mixture density and each component's density times its proportion;
+#' for \eqn{d = 2} the rows coloured by their class (the component of
+#' highest membership) with contours of the mixture density; for
+#' \eqn{d > 2} a pairs plot coloured by class. `which = "BIC"` plots the
+#' criteria against the number of components, when several were compared.
+#'
+#' @param x A mixture fit.
+#' @param which `"classification"` and/or `"BIC"`; by default the first,
+#'   and the second when several numbers of components were fitted.
+#' @param ask `TRUE` asks before each new page.
+#' @param ... Not used.
+#' @return `x`, invisibly.
+#' @family fitting
+#' @export
+#' @examples
+#' fit <- fit_nig(faithful, components = 1:3)
+#' plot(fit)
+plot.ghmix_mixture <- function(x, which = NULL, ask = FALSE, ...) {
+  which <- plot_mixture_which(x, which, sys.call())
+  check_flag(ask, "ask", sys.call())
+  if (ask) {
+    op <- graphics::par(ask = TRUE)
+    on.exit(graphics::par(op))
+  }
+  for (w in which) plot_mixture_panel(x, w)
+  invisible(x)
+}
+
+plot_mixture_which <- function(x, which, call) {
+  several <- !is.null(x$criteria)
+  if (is.null(which)) {
+    return(c("classification", if (several) "BIC"))
+  }
+  ok <- is.character(which) && length(which) > 0L &&
+    all(which %in% c("classification", if (several) "BIC"))
+  if (!ok) {
+    abort_argument(
+      paste(
+        '`which` must be among "classification" and "BIC" ("BIC" only for',
+        "a fit that compared several numbers of components)."
+      ),
+      call
+    )
+  }
+  which
+}
+
+plot_mixture_panel <- function(x, w) {
+  if (w == "BIC") {
+    plot_mixture_criteria(x)
+  } else if (x$d == 1L) {
+    plot_mixture_density(x)
+  } else if (x$d == 2L) {
+    plot_mixture_scatter(x)
+  } else {
+    graphics::pairs(x$data, col = x$classification + 1L, pch = 20,
+                    cex = 0.4, main = mixture_label(x))
+  }
+}
+
+plot_mixture_density <- function(x) {
+  v <- x$data[, 1L]
+  h <- graphics::hist(v, breaks = "FD", plot = FALSE)
+  grid <- seq(min(v), max(v), length.out = 401L)
+  gm <- matrix(grid, ncol = 1L, dimnames = list(NULL, colnames(x$data)))
+  dens <- stats::predict(x, gm, type = "density")
+  comp <- vapply(seq_len(x$G), function(k) {
+    x$proportions[[k]] * mixture_component_density(x, k, gm)
+  }, grid)
+  dim(comp) <- c(length(grid), x$G)
+  graphics::plot(
+    h, freq = FALSE, border = "grey50", col = "grey90",
+    ylim = c(0, max(h$density, dens)), main = mixture_label(x),
+    xlab = colnames(x$data)
+  )
+  graphics::matlines(grid, comp, lty = 2, col = seq_len(x$G) + 1L)
+  graphics::lines(grid, dens, lwd = 2)
+  graphics::legend(
+    "topright", c("mixture", paste("component", seq_len(x$G))),
+    lty = c(1, rep(2, x$G)), lwd = c(2, rep(1, x$G)),
+    col = c(1, seq_len(x$G) + 1L), bty = "n"
+  )
+}
+
+mixture_component_density <- function(x, k, rows) {
+  par <- x$components[[k]]
+  exp(mixture_rows_r(rows, list(par), 1, ghmix_threads())$logf)
+}
+
+plot_mixture_scatter <- function(x, m = 80L) {
+  v <- colnames(x$data)
+  graphics::plot(x$data, col = x$classification + 1L, pch = 20, cex = 0.5,
+                 main = mixture_label(x), xlab = v[1L], ylab = v[2L])
+  g1 <- seq(min(x$data[, 1L]), max(x$data[, 1L]), length.out = m)
+  g2 <- seq(min(x$data[, 2L]), max(x$data[, 2L]), length.out = m)
+  pts <- as.matrix(expand.grid(g1, g2))
+  colnames(pts) <- v
+  dens <- matrix(stats::predict(x, pts, type = "density"), m, m)
+  graphics::contour(g1, g2, log(dens), add = TRUE, drawlabels = FALSE,
+                    nlevels = 12L, col = "grey30")
+}
+
+plot_mixture_criteria <- function(x) {
+  tab <- x$criteria
+  graphics::matplot(tab$asked, tab[, c("BIC", "ICL")], type = "b",
+                    pch = c(19, 1), lty = 1:2, col = 1,
+                    xlab = "components asked (G)", ylab = "criterion",
+                    main = sprintf("%s: BIC and ICL (lower is better)",
+                                   fit_label(x)))
+  graphics::legend("topright", c("BIC", "ICL"), pch = c(19, 1), lty = 1:2,
+                   bty = "n")
+}
