@@ -59,6 +59,11 @@ chunk_mode <- function(cluster, call) {
 # one-pass summary (for a matrix, its ties and dropped rows as mix_data()
 # finds them), the engine over the chunks, and the chunk hooks.
 chunk_source <- function(x, args, call) {
+  if (!is.null(args$weights)) {
+    abort_argument(
+      "`weights` are not implemented yet for chunked data or a cluster.", call
+    )
+  }
   scaling <- NULL
   if (inherits(x, "ghmix_data")) {
     engine <- chunk_engine(x, args, args$na_rm, call)
@@ -77,7 +82,7 @@ chunk_source <- function(x, args, call) {
   }
   list(
     stored = data$x, dropped = data$dropped, ties = ties, scaling = scaling,
-    std = std, engine = engine, progress = chunk_progress,
+    std = std, engine = engine, nobs = engine$n, progress = chunk_progress,
     finish = chunk_annotate
   )
 }
@@ -186,7 +191,8 @@ chunk_annotate <- function(fit, engine) {
 fit_engine <- function(object, cluster = NULL) {
   data <- object$data
   if (!inherits(data, "ghmix_data") && is.null(cluster)) {
-    return(mix_engine_cpu(data, object$threads))
+    return(mix_engine_cpu(data, object$threads,
+                          weights_in_sums(object$weights)))
   }
   if (!inherits(data, "ghmix_data")) {
     data <- chunk_split(data, cluster)
