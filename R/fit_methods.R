@@ -28,9 +28,9 @@ fit_ties_line <- function(x) {
   }
   sprintf(
     "Note: %s row%s of the data repeat%s another row (ties%s).",
-    format(x$ties, scientific = FALSE), if (x$ties == 1) "" else "s",
-    if (x$ties == 1) "s" else "", if (isTRUE(x$weighted) ||
-      !is.null(x$weights)) ", counted by weight" else ""
+    format(x$ties, digits = 7L, scientific = FALSE),
+    if (x$ties == 1) "" else "s", if (x$ties == 1) "s" else "",
+    if (isTRUE(x$weighted)) ", counted by weight" else ""
   )
 }
 
@@ -39,7 +39,7 @@ fit_nrow <- function(x) if (is.null(x$nrow)) x$nobs else x$nrow
 
 # "n = 1234", or for a weighted fit its rows and the sum of the weights.
 fit_n_label <- function(x) {
-  if (!isTRUE(x$weighted) && is.null(x$weights)) {
+  if (!isTRUE(x$weighted)) {
     return(sprintf("n = %d", as.integer(fit_nrow(x))))
   }
   sprintf("n = %.0f rows (weighted: sum of weights %s)", fit_nrow(x),
@@ -147,7 +147,7 @@ summary.ghmix_fit <- function(object, ...) {
       symmetric = object$symmetric, d = object$d, loglik = object$loglik,
       aic = stats::AIC(ll), bic = stats::BIC(ll), df = object$df,
       nobs = object$nobs, nrow = fit_nrow(object),
-      weighted = !is.null(object$weights), iterations = object$iterations,
+      weighted = isTRUE(object$weighted), iterations = object$iterations,
       converged = object$converged, message = object$message,
       gauge = object$gauge, timings = object$timings,
       backend = object$backend, threads = object$threads,
@@ -398,8 +398,9 @@ fit_rows_compute <- function(par, x, backend, device, threads) {
 #'   of `nobs(object)` rows; for \eqn{d > 1}, a list of `nsim` matrices of
 #'   `nobs(object)` rows and the data's columns (for a weighted fit the
 #'   rows fitted, `object$nrow`: the weights are ignored). Either has an
-#'   attribute `"seed"`: the state of the generator before the draws (or `seed` with
-#'   the `RNGkind()` as attribute `kind`), as in [stats::simulate()].
+#'   attribute `"seed"`: the state of the generator before the draws (or
+#'   `seed` with the `RNGkind()` as attribute `kind`), as in
+#'   [stats::simulate()].
 #' @family fitting
 #' @importFrom stats simulate
 #' @export

@@ -422,6 +422,7 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   )
   fit$scaling <- sc
   fit["weights"] <- list(src$weights)
+  fit$weighted <- isTRUE(src$weighted) || !is.null(src$weights)
   if (!fit$converged) {
     ghmix_warn(
       sprintf("%s fit did not converge: %s.", mix_family(fam)$label,

@@ -174,3 +174,88 @@ test_that("the weighted E-step on the CUDA backend equals the CPU's", {
   fp <- fit_nig(dat$x, weights = dat$w, threads = 1L)
   expect_lte(abs(fc$loglik - fp$loglik) / abs(fp$loglik), 1e-10)
 })
+
+# Chunked data ----------------------------------------------------------------
+
+# A weighted in-memory fit and the same rows and weights in 3 chunks (list
+# chunks, .rds files with a weights column, headerless .csv files with it
+# as column 3).
+weights_chunks <- function(dir) {
+  dat <- weights_data()
+  w <- dat$w * 0.75
+  idx <- split(seq_len(nrow(dat$x)), rep(1:3, length.out = nrow(dat$x)))
+  rows <- unlist(idx, use.names = FALSE)
+  rds <- file.path(dir, sprintf("part%d.rds", 1:3))
+  csv <- file.path(dir, sprintf("part%d.csv", 1:3))
+  for (i in 1:3) {
+    xi <- cbind(dat$x[idx[[i]], ], wt = w[idx[[i]]])
+    saveRDS(xi, rds[i])
+    utils::write.table(xi, csv[i], sep = ",", row.names = FALSE,
+                       col.names = FALSE)
+  }
+  list(
+    x = dat$x, w = w,
+    ref = fit_nig(dat$x[rows, ], weights = w[rows], threads = 1L),
+    lists = ghmix_data(unname(lapply(idx, function(i) {
+      list(x = dat$x[i, ], weights = w[i])
+    }))),
+    rds = ghmix_data(rds, weights = "wt"),
+    csv = ghmix_data(csv, names = colnames(dat$x), weights = 3L)
+  )
+}
+
+expect_same_weighted_fit <- function(fit, ref) {
+  expect_lte(abs(fit$loglik - ref$loglik) / ref$nobs, 10 * ref$control$tol)
+  expect_lte(weights_par_change(fit, ref), 10 * ref$control$param_tol)
+  expect_equal(fit$nobs, ref$nobs, tolerance = 1e-12)
+  expect_true(fit$weighted)
+}
+
+test_that("chunks carry weights: out of core as in memory", {
+  dir <- tempfile("ghmix-weights-")
+  dir.create(dir)
+  on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+  ch <- weights_chunks(dir)
+  for (nm in c("lists", "rds", "csv")) {
+    fit <- fit_nig(ch[[nm]], threads = 1L)
+    expect_same_weighted_fit(fit, ch$ref)
+  }
+  expect_output(print(ch$rds), "weights: column wt")
+  fit <- fit_nig(ch$rds, threads = 1L)
+  expect_match(capture.output(print(fit))[1L], "weighted", fixed = TRUE)
+  # fitted() reads the chunks without their weights column
+  expect_identical(dim(fitted(fit)), c(nrow(ch$x), 3L))
+  expect_equal(vcov(fit), vcov(ch$ref), tolerance = 1e-6)
+  # weights on chunked data come with the chunks
+  expect_error(fit_nig(ch$rds, weights = ch$w), class = "ghmix_error_argument")
+  expect_error(ghmix_data(list(ch$x), weights = c("a", "b")),
+               class = "ghmix_error_argument")
+  # a chunk's bad weights: the chunk's error, naming the weights
+  bad <- ghmix_data(list(list(x = ch$x, weights = -ch$w)))
+  expect_error(fit_nig(bad), "weights", class = "ghmix_error_chunk")
+  expect_error(fit_nig(ghmix_data(list(ch$x), weights = "nope")),
+               "weights", class = "ghmix_error_chunk")
+})
+
+test_that("weighted fits on a cluster and a future plan", {
+  skip_on_cran()
+  dir <- tempfile("ghmix-weights-")
+  dir.create(dir)
+  on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+  ch <- weights_chunks(dir)
+  cl <- parallel::makePSOCKcluster(2L)
+  on.exit(parallel::stopCluster(cl), add = TRUE)
+  expect_same_weighted_fit(fit_nig(ch$rds, cluster = cl, threads = 1L),
+                           ch$ref)
+  # a weighted matrix on a cluster: the chunks carry the weights
+  ref <- fit_nig(ch$x, weights = ch$w, threads = 1L)
+  fit <- fit_nig(ch$x, weights = ch$w, cluster = cl, threads = 1L)
+  expect_same_weighted_fit(fit, ref)
+  expect_identical(fit$weights, ref$weights)
+  expect_equal(vcov(ref, cluster = cl), vcov(ref), tolerance = 1e-6)
+  skip_if_not_installed("future")
+  old <- future::plan(future::multisession, workers = 2L)
+  on.exit(future::plan(old), add = TRUE)
+  expect_same_weighted_fit(fit_nig(ch$rds, cluster = "future", threads = 1L),
+                           ch$ref)
+})
