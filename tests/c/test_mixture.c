@@ -286,64 +286,6 @@ static int is_count(const ghmix_estep_shape *sh, size_t k) {
          k == ghmix_estep_stat(sh, 0, GHMIX_STAT_TAU).offset;
 }
 
-static void driver_case(const char *label, int d, size_t n, double p, double a,
-                        double b, int what) {
-  mix_setup s;
-  double *x, *ref, *scale, *st1, *st2, *rows;
-  double worst = 0;
-  size_t ns, k, i, wk = 0;
-  ghmix_status rc1, rc2;
-  ghmix_error err;
-  int j;
-  if (!mix_setup_init(&s, d, p, a, b, what, unif)) {
-    check(0, "driver %s: the model", label);
-    return;
-  }
-  ns = ghmix_estep_nstats(&s.model.shape);
-  x = malloc(sizeof(double) * n * (size_t)d);
-  ref = malloc(sizeof(double) * ns);
-  scale = malloc(sizeof(double) * ns);
-  st1 = malloc(sizeof(double) * ns);
-  st2 = malloc(sizeof(double) * ns);
-  rows = malloc(sizeof(double) * 4 * n);
-  for (i = 0; i < n; i++) {
-    double w = exp(unif(-2, 2));
-    for (j = 0; j < d; j++)
-      x[i + (size_t)j * n] = s.center[j] + sqrt(w) * unif(-2, 2) + 0.3 * w;
-  }
-  for (i = 5; i < n; i += 611)
-    x[i] = NAN;
-  reference(x, n, &s, ref, scale);
-  rc1 = ghmix_mix_estep_cpu(x, n, n, d, &s.model, st1, rows, 1, &err);
-  rc2 = ghmix_mix_estep_cpu(x, n, n, d, &s.model, st2, NULL, 2, &err);
-  for (k = 0; k < ns; k++) {
-    double e = is_count(&s.model.shape, k)
-                   ? (st1[k] == ref[k] ? 0 : INFINITY)
-                   : fabs(st1[k] - ref[k]) / fmax(scale[k], DBL_MIN);
-    if (!(e <= worst)) {
-      worst = isnan(e) ? INFINITY : e;
-      wk = k;
-    }
-  }
-  check(rc1 == GHMIX_OK && rc2 == GHMIX_OK && worst <= 1e-12,
-        "driver %s (d = %d, n = %lu): statistics within %.3g of the sum of "
-        "|terms| (worst %lu: %.17g vs %.17g)",
-        label, d, (unsigned long)n, worst, (unsigned long)wk, st1[wk], ref[wk]);
-  check(memcmp(st1, st2, sizeof(double) * ns) == 0,
-        "driver %s: 1 and 2 threads give the same bits", label);
-  check(ref[ghmix_estep_stat(&s.model.shape, 0, GHMIX_STAT_BAD).offset] ==
-                (double)((n - 5 + 610) / 611) &&
-            isnan(rows[5]) && isfinite(rows[n - 1]),
-        "driver %s: the NaN rows are counted bad and give NaN rows", label);
-  free(x);
-  free(ref);
-  free(scale);
-  free(st1);
-  free(st2);
-  free(rows);
-  mix_setup_free(&s);
-}
-
 /* The largest error of st against ref in units of scale, counts exact
  * (*wk: where). */
 static double stats_error(const ghmix_estep_shape *sh, const double *st,
@@ -361,6 +303,68 @@ static double stats_error(const ghmix_estep_shape *sh, const double *st,
     }
   }
   return worst;
+}
+
+/* The CPU driver on 1 and 2 threads (rows: the 1-thread run's output
+ * rows, or NULL) against the reference ref: within 1e-12 of the sum of
+ * |terms| (counts exact) and the same bits; st1 gets the 1-thread
+ * statistics.  kind, label: the checks' names. */
+static void driver_check(const char *kind, const char *label, const double *x,
+                         size_t n, int d, const ghmix_mix_model *m,
+                         const double *ref, const double *scale, double *st1,
+                         double *rows) {
+  const size_t ns = ghmix_estep_nstats(&m->shape);
+  double *st2 = malloc(sizeof(double) * ns), worst;
+  size_t wk;
+  ghmix_error err;
+  ghmix_status rc1 = ghmix_mix_estep_cpu(x, n, n, d, m, st1, rows, 1, &err);
+  ghmix_status rc2 = ghmix_mix_estep_cpu(x, n, n, d, m, st2, NULL, 2, &err);
+  worst = stats_error(&m->shape, st1, ref, scale, &wk);
+  check(rc1 == GHMIX_OK && rc2 == GHMIX_OK && worst <= 1e-12,
+        "%s %s (d = %d, n = %lu): statistics within %.3g of the sum of "
+        "|terms| (worst %lu: %.17g vs %.17g)",
+        kind, label, d, (unsigned long)n, worst, (unsigned long)wk, st1[wk],
+        ref[wk]);
+  check(memcmp(st1, st2, sizeof(double) * ns) == 0,
+        "%s %s: 1 and 2 threads give the same bits", kind, label);
+  free(st2);
+}
+
+static void driver_case(const char *label, int d, size_t n, double p, double a,
+                        double b, int what) {
+  mix_setup s;
+  double *x, *ref, *scale, *st1, *rows;
+  size_t ns, i;
+  int j;
+  if (!mix_setup_init(&s, d, p, a, b, what, unif)) {
+    check(0, "driver %s: the model", label);
+    return;
+  }
+  ns = ghmix_estep_nstats(&s.model.shape);
+  x = malloc(sizeof(double) * n * (size_t)d);
+  ref = malloc(sizeof(double) * ns);
+  scale = malloc(sizeof(double) * ns);
+  st1 = malloc(sizeof(double) * ns);
+  rows = malloc(sizeof(double) * 4 * n);
+  for (i = 0; i < n; i++) {
+    double w = exp(unif(-2, 2));
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * n] = s.center[j] + sqrt(w) * unif(-2, 2) + 0.3 * w;
+  }
+  for (i = 5; i < n; i += 611)
+    x[i] = NAN;
+  reference(x, n, &s, ref, scale);
+  driver_check("driver", label, x, n, d, &s.model, ref, scale, st1, rows);
+  check(ref[ghmix_estep_stat(&s.model.shape, 0, GHMIX_STAT_BAD).offset] ==
+                (double)((n - 5 + 610) / 611) &&
+            isnan(rows[5]) && isfinite(rows[n - 1]),
+        "driver %s: the NaN rows are counted bad and give NaN rows", label);
+  free(x);
+  free(ref);
+  free(scale);
+  free(st1);
+  free(rows);
+  mix_setup_free(&s);
 }
 
 /* x (n x d) with row i repeated w_i times (sum w_i rows). */
@@ -391,8 +395,8 @@ static void weighted_case(const char *label, int d, size_t n, double p,
   ghmix_mix_model mw;
   const ghmix_estep_shape *sh;
   double *x, *wt, *xr, *ref, *scale, *st1, *st2, *str, *ones;
-  double worst, worst_r = 0;
-  size_t ns, i, k, nr, wk, at_bad, at_w, at_tau, at_rows;
+  double worst_r = 0;
+  size_t ns, i, k, nr, at_bad, at_w, at_tau, at_rows;
   ghmix_status rc1, rc2, rcr;
   ghmix_error err;
   int j;
@@ -428,15 +432,7 @@ static void weighted_case(const char *label, int d, size_t n, double p,
             ghmix_mix_model_check(&mw, d, &err) == GHMIX_OK,
         "weighted %s: the model with weights completes and is accepted", label);
   reference_w(x, n, &s, wt, ref, scale);
-  rc1 = ghmix_mix_estep_cpu(x, n, n, d, &mw, st1, NULL, 1, &err);
-  rc2 = ghmix_mix_estep_cpu(x, n, n, d, &mw, st2, NULL, 2, &err);
-  worst = stats_error(sh, st1, ref, scale, &wk);
-  check(rc1 == GHMIX_OK && rc2 == GHMIX_OK && worst <= 1e-12,
-        "weighted %s (d = %d, n = %lu): statistics within %.3g of the sum of "
-        "|terms| (worst %lu: %.17g vs %.17g)",
-        label, d, (unsigned long)n, worst, (unsigned long)wk, st1[wk], ref[wk]);
-  check(memcmp(st1, st2, sizeof(double) * ns) == 0,
-        "weighted %s: 1 and 2 threads give the same bits", label);
+  driver_check("weighted", label, x, n, d, &mw, ref, scale, st1, NULL);
   at_bad = ghmix_estep_stat(sh, 0, GHMIX_STAT_BAD).offset;
   at_rows = ghmix_estep_stat(sh, 0, GHMIX_STAT_ROWS).offset;
   at_w = ghmix_estep_stat(sh, 0, GHMIX_STAT_WEIGHT).offset;
