@@ -928,8 +928,8 @@ for (fun in fitters) {
 }
 # observation weights: one per row of x, numbers, finite, >= 0, not all 0
 bad_weights <- list(
-  negative = quote(c(-1, rep(1, 59))), NA = quote(c(NA, rep(1, 59))),
-  NaN = quote(c(NaN, rep(1, 59))), Inf = quote(c(Inf, rep(1, 59))),
+  negative = quote(c(-1, rep(1, 59))), `NA` = quote(c(NA, rep(1, 59))),
+  `NaN` = quote(c(NaN, rep(1, 59))), `Inf` = quote(c(Inf, rep(1, 59))),
   `too short` = quote(rep(1, 59)), `too long` = quote(rep(1, 61)),
   character = quote(rep("1", 60)), `all zero` = quote(rep(0, 60)),
   matrix = quote(matrix(1, 60, 1)), factor = quote(factor(rep(1, 60))),
