@@ -4,7 +4,8 @@
 # the checks mix_data() makes on a matrix (R/fit_data.R).
 
 # One chunk's pass: drops non-finite rows (all of them are recorded), and
-# summarises the rest.  Returns list(x, summary).
+# summarises the rest (weighted by its attribute "weights", if any).
+# Returns list(x, summary).
 chunk_scan <- function(x, na_rm) {
   n_raw <- nrow(x)
   bad <- integer()
@@ -12,21 +13,26 @@ chunk_scan <- function(x, na_rm) {
     bad <- na_rows(x)
   }
   if (length(bad) > 0L && na_rm) {
-    x <- x[-bad, , drop = FALSE]
+    x <- chunk_drop_rows(x, bad)
   }
-  sm <- if (length(bad) > 0L && !na_rm) NULL else chunk_moments(x)
+  sm <- if (length(bad) > 0L && !na_rm) NULL else
+    chunk_moments(x, attr(x, "weights"))
   list(x = x, summary = c(
     list(n_raw = n_raw, bad = bad, d = ncol(x), names = colnames(x)), sm
   ))
 }
 
 # Rows, mean, cross-products about the mean (in blocks of rows, so no copy
-# of the chunk is made), column ranges and repeated rows.
-chunk_moments <- function(x) {
+# of the chunk is made), column ranges and repeated rows; with weights w,
+# their sum (w), the weighted mean and cross-products.
+chunk_moments <- function(x, w = NULL) {
   n <- nrow(x)
   d <- ncol(x)
   if (n == 0L) {
     return(list(n = 0))
+  }
+  if (!is.null(w)) {
+    return(chunk_moments_weighted(x, w))
   }
   m <- colMeans(x)
   cp <- matrix(0, d, d)
@@ -40,10 +46,27 @@ chunk_moments <- function(x) {
        hi = rng[2L, ], ties = chunk_ties(x, m, sqrt(diag(cp) / n)))
 }
 
+chunk_moments_weighted <- function(x, w) {
+  d <- ncol(x)
+  tot <- sum(w)
+  m <- colSums(x * w) / tot
+  cp <- matrix(0, d, d)
+  step <- max(1L, 2^17 %/% d)
+  for (s in seq.int(1L, nrow(x), by = step)) {
+    rows <- s:min(nrow(x), s + step - 1L)
+    u <- x[rows, , drop = FALSE] - rep(m, each = length(rows))
+    cp <- cp + crossprod(u * w[rows], u)
+  }
+  rng <- vapply(seq_len(d), function(j) range(x[, j]), numeric(2L))
+  list(n = as.double(nrow(x)), w = tot, mean = unname(m), cp = unname(cp),
+       lo = rng[1L, ], hi = rng[2L, ],
+       ties = chunk_ties(x, m, sqrt(diag(cp) / tot), w))
+}
+
 # mix_ties() on the candidates: rows whose hash (a fixed linear combination
 # of the standardised columns, the same arithmetic for every row, so equal
-# rows hash equal) occurs more than once.
-chunk_ties <- function(x, center, scale) {
+# rows hash equal) occurs more than once, and rows of weight above 1.
+chunk_ties <- function(x, center, scale, wt = NULL) {
   scale[!(scale > 0)] <- 1
   w <- sqrt(c(2, 3, 5, 7, 11, 13, 17, 19, 23, 29))
   h <- 0
@@ -51,11 +74,12 @@ chunk_ties <- function(x, center, scale) {
     h <- h + (x[, j] - center[j]) / scale[j] * w[(j - 1L) %% 10L + 1L] * j
   }
   cand <- duplicated(h) | duplicated(h, fromLast = TRUE)
+  if (!is.null(wt)) cand <- cand | wt > 1
   if (!any(cand)) {
     return(list(n_repeated = 0L, points = x[0L, , drop = FALSE],
                 counts = integer()))
   }
-  mix_ties(x[cand, , drop = FALSE])
+  mix_ties(x[cand, , drop = FALSE], wt[cand])
 }
 
 # Merging the summaries in chunk order ---------------------------------------
@@ -67,11 +91,30 @@ chunk_merge <- function(a, b) {
   if (is.null(a) || a$n == 0L) {
     return(b)
   }
+  if (!is.null(a$w) || !is.null(b$w)) {
+    return(chunk_merge_weighted(a, b))
+  }
   n <- a$n + b$n
   delta <- b$mean - a$mean
   list(
     n = n, mean = a$mean + delta * (b$n / n),
     cp = a$cp + b$cp + tcrossprod(delta) * (a$n / n * b$n),
+    lo = pmin(a$lo, b$lo), hi = pmax(a$hi, b$hi),
+    ties = tie_points(rbind(a$ties$points, b$ties$points),
+                      c(a$ties$counts, b$ties$counts))
+  )
+}
+
+# The same where a chunk has weights (one without counts each row once):
+# the update of Chan, Golub and LeVeque (1979) with the sums of weights.
+chunk_merge_weighted <- function(a, b) {
+  wa <- if (is.null(a$w)) a$n else a$w
+  wb <- if (is.null(b$w)) b$n else b$w
+  tot <- wa + wb
+  delta <- b$mean - a$mean
+  list(
+    n = a$n + b$n, w = tot, mean = a$mean + delta * (wb / tot),
+    cp = a$cp + b$cp + tcrossprod(delta) * (wa / tot * wb),
     lo = pmin(a$lo, b$lo), hi = pmax(a$hi, b$hi),
     ties = tie_points(rbind(a$ties$points, b$ties$points),
                       c(a$ties$counts, b$ties$counts))
@@ -150,10 +193,10 @@ chunk_check_shape <- function(tot, data, call) {
 }
 
 # The moments the fit starts from, as colMeans(), sd() and cov() give them
-# for a matrix.
+# for a matrix (weighted: as mix_moments() gives them).
 chunk_std <- function(tot, names) {
   center <- stats::setNames(tot$mean, names)
-  cov <- tot$cp / (tot$n - 1)
+  cov <- tot$cp / ((if (is.null(tot$w)) tot$n else tot$w) - 1)
   dimnames(cov) <- list(names, names)
   list(center = center, scale = sqrt(diag(cov)), cov = cov)
 }

@@ -60,7 +60,17 @@ chunk_mode <- function(cluster, call) {
 # finds them), the engine over the chunks, and the chunk hooks.
 chunk_source <- function(x, args, call) {
   scaling <- NULL
+  weights <- NULL
   if (inherits(x, "ghmix_data")) {
+    if (!is.null(args$weights)) {
+      abort_argument(
+        paste(
+          "`weights` of chunked data come with the chunks: use",
+          "ghmix_data(weights = <column>) or chunks list(x = , weights = )."
+        ),
+        call
+      )
+    }
     engine <- chunk_engine(x, args, args$na_rm, call)
     data <- list(x = engine$data, dropped = engine$data$dropped)
     ties <- engine$summary$ties
@@ -68,16 +78,22 @@ chunk_source <- function(x, args, call) {
     chunk_check_scale(engine, std, call)
   } else {
     data <- mix_data(x, args$na_rm, call)
-    ties <- mix_ties(data$x)
-    fitted <- mix_fitted_rows(data$x)
+    weights <- mix_weights(args$weights, data, call)
+    mix_check_weighted_shape(data$x, weights, call)
+    w <- weights_in_sums(weights)
+    ties <- mix_ties(data$x, w)
+    fitted <- mix_fitted_rows(data$x, w)
     scaling <- fitted$scaling
-    engine <- chunk_engine(chunk_split(fitted$x, args$cluster), args,
+    engine <- chunk_engine(chunk_split(fitted$x, args$cluster, w), args,
                            args$na_rm, call)
     std <- chunk_std(engine$summary, engine$data$names)
   }
+  sum_w <- engine$summary$w
   list(
     stored = data$x, dropped = data$dropped, ties = ties, scaling = scaling,
-    std = std, engine = engine, progress = chunk_progress,
+    std = std, engine = engine, weights = weights,
+    weighted = !is.null(weights) || !is.null(sum_w),
+    nobs = if (is.null(sum_w)) engine$n else sum_w, progress = chunk_progress,
     finish = chunk_annotate
   )
 }
@@ -186,10 +202,11 @@ chunk_annotate <- function(fit, engine) {
 fit_engine <- function(object, cluster = NULL) {
   data <- object$data
   if (!inherits(data, "ghmix_data") && is.null(cluster)) {
-    return(mix_engine_cpu(data, object$threads))
+    return(mix_engine_cpu(data, object$threads,
+                          weights_in_sums(object$weights)))
   }
   if (!inherits(data, "ghmix_data")) {
-    data <- chunk_split(data, cluster)
+    data <- chunk_split(data, cluster, weights_in_sums(object$weights))
   }
   call <- sys.call(-1L)
   opts <- chunk_options("cpu", object$threads, 0L, cluster, call)

@@ -11,8 +11,8 @@
 #   shape     the model it computes the statistics of (engine_shape():
 #             components, covariance kind, factors; by default one
 #             component with a full covariance), as estep_layout() takes
-#             it (row weights, when they come, are data an engine
-#             holds, with the "weights" E-step flag in `what`);
+#             it (row weights are data an engine holds: its E-steps then
+#             return the weighted statistics);
 #   estep     a function of (center, chol_l, g, consts, what, rows) that
 #             returns the E-step statistics of all its rows at the
 #             parameters given (the vector laid out as src/core/estep.h
@@ -98,27 +98,39 @@ engine_shape_valid <- function(shape, d) {
 
 # In memory --------------------------------------------------------------------
 
-mix_engine <- function(x, backend, threads, device) {
+# weights: NULL, or the rows' weights (doubles >= 0, checked): the engine
+# then computes the weighted statistics (the C glue sets the E-step's
+# "weights" flag).
+mix_engine <- function(x, backend, threads, device, weights = NULL) {
   if (backend == "cuda") {
-    return(mix_engine_cuda(x, device))
+    return(mix_engine_cuda(x, device, weights))
   }
-  mix_engine_cpu(x, threads)
+  mix_engine_cpu(x, threads, weights)
 }
 
 # The E-step over the rows in threads (see src/cpu/mixture_cpu.h).
-mix_engine_cpu <- function(x, threads) {
-  new_engine(
-    "cpu", nrow(x), ncol(x),
-    estep = function(center, chol_l, g, consts, what, rows) {
+mix_engine_cpu <- function(x, threads, weights = NULL) {
+  estep <- if (is.null(weights)) {
+    function(center, chol_l, g, consts, what, rows) {
       .Call(ffi_mix_estep, x, center, chol_l, g, consts, what, rows, threads)
     }
-  )
+  } else {
+    function(center, chol_l, g, consts, what, rows) {
+      .Call(ffi_mix_estep_weighted, x, weights, center, chol_l, g, consts,
+            what, rows, threads)
+    }
+  }
+  new_engine("cpu", nrow(x), ncol(x), estep = estep)
 }
 
-# The data are copied to the GPU once; each E-step is one fused kernel and
-# a fixed-order reduction (2 launches), and copies back only the statistics.
-mix_engine_cuda <- function(x, device) {
+# The data (and weights) are copied to the GPU once; each E-step is one
+# fused kernel and a fixed-order reduction (2 launches), and copies back
+# only the statistics.
+mix_engine_cuda <- function(x, device, weights = NULL) {
   handle <- .Call(ffi_cuda_mix_data_create, x, device)
+  if (!is.null(weights)) {
+    .Call(ffi_cuda_mix_data_weights, handle, weights)
+  }
   new_engine(
     "cuda", nrow(x), ncol(x),
     estep = function(center, chol_l, g, consts, what, rows) {

@@ -266,10 +266,33 @@ print.ghmix_control <- function(x, ...) {
 #'   hierarchical ones (a whole number, 0 or more).
 #' @param criterion `"bic"` (default) or `"icl"`: how several `components`
 #'   are compared.
+#' @param weights `NULL` (default), or non-negative observation (frequency)
+#'   weights, one per row of `x`: the fit maximises the weighted
+#'   log-likelihood \eqn{\sum_i w_i \log f(x_i)}, so that integer weights
+#'   give the fit of the rows replicated that many times, and a weight of 0
+#'   is the row left out. Numbers (integers or doubles), finite, \eqn{\ge 0}
+#'   and not all 0, as many as the rows of `x` before `na.rm` drops any (the
+#'   weights of dropped rows are dropped with them). For chunked data the
+#'   weights come with the chunks (see [ghmix_data()]). See the Weights
+#'   section.
+#' @section Weights: With `weights`, every sum over the rows is weighted:
+#'   the E-step's statistics, the starting values and the standardisation
+#'   (weighted means, covariance with the frequency-weight divisor
+#'   \eqn{\sum w_i - 1}, weighted medians and quartiles), the detection of
+#'   ties (a row of weight 2 is a tie with itself, as two copies of it
+#'   would be), the convergence rule (the log-likelihood divided by
+#'   \eqn{\sum w_i}) and the observed information of `vcov()`. `nobs` is
+#'   then \eqn{\sum w_i} (what [stats::BIC()] uses; the number of rows
+#'   stands for that many observations) and `nrow` the number of rows
+#'   fitted; `weights` holds the weights of those rows. `print()` and
+#'   `summary()` say that the fit is weighted; `fitted()`, `predict()` and
+#'   `simulate()` (which draws `nrow` rows) ignore the weights.
 #' @inheritParams ghmix-params
 #' @return An object of class `c("ghmix_fit_<family>", "ghmix_fit")`: a list
 #'   with `parameters` (`mu`, `gamma`, `sigma`, `p`, `a`, `b`), `loglik`,
-#'   `df`, `nobs`, `iterations`, `converged`, `message`, `trace` (one row per
+#'   `df`, `nobs` (the rows fitted, or the sum of their weights), `nrow`
+#'   (the rows fitted), `weights` (`NULL`, or the rows' weights),
+#'   `iterations`, `converged`, `message`, `trace` (one row per
 #'   iteration: log-likelihood, step kind), `timings` (seconds: total, E-step,
 #'   M-step; and the number of E-steps), `gauge`, `family`, `symmetric`,
 #'   `ties`, `na_action` and the data. Methods: `print()`, `summary()`,
@@ -296,17 +319,17 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
                     control = ghmix_control(), gauge = c("mean", "det"),
                     na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                     threads = ghmix_threads(), device = 0L,
-                    cluster = NULL, components = 1L,
+                    cluster = NULL, weights = NULL, components = 1L,
                     nstart = 5L, criterion = c("bic", "icl")) {
   if (!mix_is_single(components)) {
     return(mix_fit_components(
       x, "nig", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call()
+      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
     ))
   }
   mix_fit(
     x, "nig", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster
+    device, sys.call(), cluster, weights
   )
 }
 
@@ -316,17 +339,17 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
                    control = ghmix_control(), gauge = c("mean", "det"),
                    na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                    threads = ghmix_threads(), device = 0L,
-                   cluster = NULL, components = 1L,
+                   cluster = NULL, weights = NULL, components = 1L,
                    nstart = 5L, criterion = c("bic", "icl")) {
   if (!mix_is_single(components)) {
     return(mix_fit_components(
       x, "gh", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call()
+      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
     ))
   }
   mix_fit(
     x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster
+    device, sys.call(), cluster, weights
   )
 }
 
@@ -336,17 +359,17 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
                    control = ghmix_control(), gauge = c("mean", "det"),
                    na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                    threads = ghmix_threads(), device = 0L,
-                   cluster = NULL, components = 1L,
+                   cluster = NULL, weights = NULL, components = 1L,
                    nstart = 5L, criterion = c("bic", "icl")) {
   if (!mix_is_single(components)) {
     return(mix_fit_components(
       x, "vg", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call()
+      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
     ))
   }
   mix_fit(
     x, "vg", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster
+    device, sys.call(), cluster, weights
   )
 }
 
@@ -356,16 +379,16 @@ fit_skewt <- function(x, symmetric = FALSE, start = NULL,
                       control = ghmix_control(), gauge = c("mean", "det"),
                       na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                       threads = ghmix_threads(), device = 0L,
-                    cluster = NULL, components = 1L,
-                      nstart = 5L, criterion = c("bic", "icl")) {
+                    cluster = NULL, weights = NULL, components = 1L,
+                    nstart = 5L, criterion = c("bic", "icl")) {
   if (!mix_is_single(components)) {
     return(mix_fit_components(
       x, "skewt", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call()
+      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
     ))
   }
   mix_fit(
     x, "skewt", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster
+    device, sys.call(), cluster, weights
   )
 }

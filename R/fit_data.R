@@ -162,10 +162,14 @@ row_list <- function(rows, max = 5L) {
 }
 
 # Rows that repeat an earlier row, the distinct repeated points and how many
-# rows each holds: sort the rows and compare neighbours (duplicated() on a
-# matrix pastes rows into strings, which is slow for large n).
-mix_ties <- function(x) {
-  tie_points(x, rep(1L, nrow(x)))
+# rows each holds (with weights w: the weight each holds, so that a row of
+# weight 2 is a tie with itself): sort the rows and compare neighbours
+# (duplicated() on a matrix pastes rows into strings, which is slow for
+# large n).
+mix_ties <- function(x, w = NULL) {
+  ties <- tie_points(x, if (is.null(w)) rep(1L, nrow(x)) else w)
+  ties$weighted <- !is.null(w)
+  ties
 }
 
 # The points of x (a matrix of points, each standing for `count` rows) that
@@ -209,14 +213,16 @@ mix_warn_ties <- function(ties, family, call, n) {
   )
   msg <- sprintf(
     paste(
-      "`x` has %d row%s that repeat%s another row (%d distinct point%s,",
+      "`x` has %s row%s%s that repeat%s another row (%d distinct point%s,",
       "e.g. zero returns on holidays). The %s likelihood is unbounded at",
       "such points (%s), so a fit can run towards that singularity; ghmix",
       "stops and reports converged = FALSE if it does. Consider %sremoving",
       "or jittering the repeated rows."
     ),
-    ties$n_repeated, plural(seq_len(ties$n_repeated)),
-    if (ties$n_repeated == 1L) "s" else "",
+    format(ties$n_repeated, digits = 7L, scientific = FALSE),
+    if (ties$n_repeated == 1) "" else "s",
+    if (isTRUE(ties$weighted)) " (counted by weight)" else "",
+    if (ties$n_repeated == 1) "s" else "",
     nrow(ties$points), plural(seq_len(nrow(ties$points))),
     mix_family(family)$label, rule,
     if (family %in% c("gh", "vg")) "fit_nig(), or " else ""

@@ -59,7 +59,7 @@ theta_change <- function(a, b) max(abs(a - b) / (1 + abs(b)))
 
 mix_em <- function(par0, ctx) {
   ctl <- ctx$control
-  n <- ctx$engine$n
+  n <- ctx$nobs
   pt <- mix_point(par0, ctx)
   if (!pt$ok) {
     ghmix_abort(

@@ -27,9 +27,23 @@ fit_ties_line <- function(x) {
     return(NULL)
   }
   sprintf(
-    "Note: %d row%s of the data repeat%s another row (ties).",
-    x$ties, plural(seq_len(x$ties)), if (x$ties == 1L) "s" else ""
+    "Note: %s row%s of the data repeat%s another row (ties%s).",
+    format(x$ties, digits = 7L, scientific = FALSE),
+    if (x$ties == 1) "" else "s", if (x$ties == 1) "s" else "",
+    if (isTRUE(x$weighted)) ", counted by weight" else ""
   )
+}
+
+# The rows fitted (fits made before `nrow` was kept: nobs).
+fit_nrow <- function(x) if (is.null(x$nrow)) x$nobs else x$nrow
+
+# "n = 1234", or for a weighted fit its rows and the sum of the weights.
+fit_n_label <- function(x) {
+  if (!isTRUE(x$weighted)) {
+    return(sprintf("n = %d", as.integer(fit_nrow(x))))
+  }
+  sprintf("n = %.0f rows (weighted: sum of weights %s)", fit_nrow(x),
+          format(x$nobs, digits = 10L))
 }
 
 #' Print a GH-family fit
@@ -54,8 +68,8 @@ print.ghmix_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
   par <- x$parameters
   d <- x$d
   cat(sprintf(
-    "<ghmix fit> %s distribution, d = %d, n = %d; gauge %s\n",
-    fit_label(x), d, x$nobs, fit_gauge_label(x$gauge)
+    "<ghmix fit> %s distribution, d = %d, %s; gauge %s\n",
+    fit_label(x), d, fit_n_label(x), fit_gauge_label(x$gauge)
   ))
   loc <- rbind(mu = par$mu, gamma = par$gamma)
   colnames(loc) <- names(par$mu)
@@ -111,7 +125,8 @@ print.ghmix_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
 #'   `coefficients` (a matrix with columns `Estimate` and `Std. Error`, one
 #'   row per free parameter in the fit's gauge, named as in
 #'   [vcov.ghmix_fit()]), `family`, `label`, `symmetric`, `d`, `loglik`,
-#'   `aic`, `bic`, `df`, `nobs`, `iterations`, `converged`, `message`,
+#'   `aic`, `bic`, `df`, `nobs`, `nrow`, `weighted`, `iterations`,
+#'   `converged`, `message`,
 #'   `gauge`, `timings`, `backend`, `threads`, `ties` and `call`. Its
 #'   `print()` method returns it invisibly.
 #' @family fitting
@@ -131,7 +146,8 @@ summary.ghmix_fit <- function(object, ...) {
       coefficients = coefs, family = object$family, label = fit_label(object),
       symmetric = object$symmetric, d = object$d, loglik = object$loglik,
       aic = stats::AIC(ll), bic = stats::BIC(ll), df = object$df,
-      nobs = object$nobs, iterations = object$iterations,
+      nobs = object$nobs, nrow = fit_nrow(object),
+      weighted = isTRUE(object$weighted), iterations = object$iterations,
       converged = object$converged, message = object$message,
       gauge = object$gauge, timings = object$timings,
       backend = object$backend, threads = object$threads,
@@ -148,7 +164,8 @@ print.summary.ghmix_fit <- function(x,
                                     ...) {
   check_digits(digits, sys.call())
   cat(sprintf(
-    "%s distribution fitted by EM, d = %d, n = %d\n", x$label, x$d, x$nobs
+    "%s distribution fitted by EM, d = %d, %s\n", x$label, x$d,
+    fit_n_label(x)
   ))
   if (!is.null(x$call)) {
     cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
@@ -187,7 +204,9 @@ print.summary.ghmix_fit <- function(x,
 #' `logLik()` returns the maximised log-likelihood with attributes `df` (the
 #' number of free parameters) and `nobs`, so that [stats::AIC()] and
 #' [stats::BIC()] work; `nobs()` the number of rows fitted (after any
-#' `na.rm` dropping); `fitted()` the posterior moments of the mixing
+#' `na.rm` dropping), or for a fit with `weights` the sum of the weights
+#' (frequency weights: the observations the rows stand for; the rows are
+#' `object$nrow`); `fitted()` the posterior moments of the mixing
 #' variable for each row of the data: \eqn{E[Y|x]}, \eqn{E[1/Y|x]} and
 #' \eqn{E[\log Y|x]} (in the fit's gauge; large \eqn{E[Y|x]} flag rows in
 #' the tails).
@@ -195,7 +214,8 @@ print.summary.ghmix_fit <- function(x,
 #' @param object A fit from [fit_nig()], [fit_gh()], [fit_vg()] or
 #'   [fit_skewt()].
 #' @param ... Not used.
-#' @return `logLik()`: an object of class `"logLik"`. `nobs()`: an integer.
+#' @return `logLik()`: an object of class `"logLik"`. `nobs()`: an integer
+#'   (a number for a weighted fit).
 #'   `fitted()`: an \eqn{n \times 3}{n x 3} matrix with columns `"E[Y|x]"`,
 #'   `"E[1/Y|x]"`, `"E[log Y|x]"` (one row per fitted row; rows dropped by
 #'   `na.rm` are not included).
@@ -376,9 +396,11 @@ fit_rows_compute <- function(par, x, backend, device, threads) {
 #' @param ... Not used.
 #' @return For \eqn{d = 1}, a data frame with `nsim` columns `sim_1`, ...,
 #'   of `nobs(object)` rows; for \eqn{d > 1}, a list of `nsim` matrices of
-#'   `nobs(object)` rows and the data's columns. Either has an attribute
-#'   `"seed"`: the state of the generator before the draws (or `seed` with
-#'   the `RNGkind()` as attribute `kind`), as in [stats::simulate()].
+#'   `nobs(object)` rows and the data's columns (for a weighted fit the
+#'   rows fitted, `object$nrow`: the weights are ignored). Either has an
+#'   attribute `"seed"`: the state of the generator before the draws (or
+#'   `seed` with the `RNGkind()` as attribute `kind`), as in
+#'   [stats::simulate()].
 #' @family fitting
 #' @importFrom stats simulate
 #' @export
@@ -416,7 +438,7 @@ with_sim_seed <- function(seed, draw) {
 }
 
 fit_simulate <- function(object, nsim) {
-  n <- object$nobs
+  n <- fit_nrow(object)
   vars <- colnames(object$data)
   sc <- object$scaling
   sims <- lapply(seq_len(nsim), function(i) {

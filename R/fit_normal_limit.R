@@ -14,7 +14,7 @@
 # falls), so the limit is not a maximum.
 normal_limit_w <- 1e8
 
-mix_normal_limit_slope <- function(x, par) {
+mix_normal_limit_slope <- function(x, par, w = NULL) {
   l <- t(chol(par$sigma))
   z <- forwardsolve(l, t(x) - par$mu)
   g <- forwardsolve(l, par$gamma)
@@ -24,18 +24,19 @@ mix_normal_limit_slope <- function(x, par) {
   m <- gig_mean_value(par$p, par$a, par$b)
   s1 <- -d / (2 * m) + q / (2 * m^2) - gsg / 2
   s2 <- d / (2 * m^2) - q / m^3
-  sum((s2 + s1^2) / 2)
+  if (is.null(w)) sum((s2 + s1^2) / 2) else sum(w * (s2 + s1^2) / 2)
 }
 
 # Warns (ghmix_warning_normal_limit) when a NIG or GH fit on in-memory rows
-# x (as fitted) ends at sqrt(ab) >= normal_limit_w with a positive slope.
-mix_warn_normal_limit <- function(x, par, family, call) {
+# x (as fitted, with weights w or NULL) ends at sqrt(ab) >= normal_limit_w
+# with a positive slope.
+mix_warn_normal_limit <- function(x, par, family, call, w = NULL) {
   if (!family %in% c("nig", "gh") || !is.matrix(x) ||
         !isTRUE(sqrt(par$a) * sqrt(par$b) >= normal_limit_w)) {
     return(invisible())
   }
   # (in the gauge E[Y] = 1, where Var(Y) = 1/sqrt(ab) for the NIG)
-  slope <- tryCatch(mix_normal_limit_slope(x, set_gauge(par, "mean")),
+  slope <- tryCatch(mix_normal_limit_slope(x, set_gauge(par, "mean"), w),
                     error = function(e) NA)
   if (!isTRUE(slope > 0)) {
     return(invisible())

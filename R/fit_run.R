@@ -5,10 +5,12 @@
 # through the source's hooks (R/chunked.R).
 
 mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
-                    backend, threads, device, call, cluster = NULL) {
+                    backend, threads, device, call, cluster = NULL,
+                    weights = NULL) {
   t_start <- proc.time()[[3]]
   args <- fit_args(symmetric, control, gauge, na.rm, backend, threads,
                    device, cluster, call)
+  args$weights <- weights # checked with the rows (fit_source())
   # where the fit is, for the errors of chunked engines (chunk_abort())
   state <- new.env(parent = emptyenv())
   state$stage <- "setup"
@@ -37,7 +39,7 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
   src <- fit_source(x, args, call)
   on.exit(src$engine$free())
   state$scaling <- src$scaling
-  mix_warn_ties(src$ties, family, call, src$engine$n)
+  mix_warn_ties(src$ties, family, call, src$nobs)
   if (is.null(start) && family == "gh") {
     # the fitted NIG as start: GH nests it, so the GH fit ends at least as
     # high
@@ -48,14 +50,17 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
   if (is.matrix(src$stored)) {
     rows <- src$stored
     if (!is.null(src$scaling)) rows <- scaling_apply(rows, src$scaling)
-    mix_warn_normal_limit(rows, run$em$point$par, family, call)
+    mix_warn_normal_limit(rows, run$em$point$par, family, call,
+                          weights_in_sums(src$weights))
   }
   fit <- mix_result(run$em, run$ctx, src, args, call, t_start)
   src$finish(fit, src$engine)
 }
 
 # The data of a fit, wherever they are: the rows kept (a matrix or the
-# ghmix_data description), those dropped by na.rm, the ties, the scaling
+# ghmix_data description), those dropped by na.rm, their weights (NULL,
+# or one per row kept) and nobs (the rows, or the sum of the weights:
+# what the likelihood counts), the ties, the scaling
 # (NULL, or the standardisation the rows are fitted in: R/fit_scaling.R),
 # the moments the iteration is standardised by and starts from (std:
 # center, scale, cov; of the rows as fitted), the engine, and the hooks
@@ -66,24 +71,28 @@ fit_source <- function(x, args, call) {
     return(chunk_source(x, args, call))
   }
   data <- mix_data(x, args$na_rm, call)
-  x <- data$x
-  fitted <- mix_fitted_rows(x)
+  weights <- mix_weights(args$weights, data, call)
+  x <- mix_check_weighted_shape(data$x, weights, call)
+  w <- weights_in_sums(weights)
+  fitted <- mix_fitted_rows(x, w)
   list(
-    stored = x, dropped = data$dropped, ties = mix_ties(x),
+    stored = x, dropped = data$dropped, ties = mix_ties(x, w),
+    weights = weights, nobs = if (is.null(w)) nrow(x) else sum(w),
     scaling = fitted$scaling, std = fitted$std,
-    engine = mix_engine(fitted$x, args$backend, args$threads, args$device),
+    engine = mix_engine(fitted$x, args$backend, args$threads, args$device, w),
     progress = mix_trace_progress, finish = function(fit, engine) fit
   )
 }
 
 # The rows as they are fitted (x, or x standardised where the rule of
-# R/fit_scaling.R asks for it), their scaling and moments.
-mix_fitted_rows <- function(x) {
-  std <- mix_moments(x)
-  scaling <- mix_scaling(x, std)
+# R/fit_scaling.R asks for it), their scaling and moments (weighted by w,
+# unless NULL).
+mix_fitted_rows <- function(x, w = NULL) {
+  std <- mix_moments(x, w)
+  scaling <- mix_scaling(x, std, w)
   if (!is.null(scaling)) {
     x <- scaling_apply(x, scaling)
-    std <- mix_moments(x)
+    std <- mix_moments(x, w)
   }
   list(x = x, scaling = scaling, std = std)
 }
@@ -91,15 +100,19 @@ mix_fitted_rows <- function(x) {
 # The columns' means, standard deviations and covariance; where those are
 # not finite (a value near the largest doubles, in standardised data), the
 # medians, robust spreads and their diagonal matrix.
-mix_moments <- function(x) {
-  std <- list(center = colMeans(x), scale = apply(x, 2L, stats::sd),
-              cov = stats::cov(x))
+mix_moments <- function(x, w = NULL) {
+  std <- if (is.null(w)) {
+    list(center = colMeans(x), scale = apply(x, 2L, stats::sd),
+         cov = stats::cov(x))
+  } else {
+    weighted_moments(x, w)
+  }
   if (all(is.finite(std$cov))) {
     return(std)
   }
-  center <- apply(x, 2L, stats::median)
+  center <- column_medians(x, w)
   scale <- vapply(seq_len(ncol(x)), function(j) {
-    robust_spread(x[, j], center[[j]])
+    robust_spread(x[, j], center[[j]], w)
   }, 0)
   list(center = center, scale = stats::setNames(scale, colnames(x)),
        cov = diag(scale^2, ncol(x)))
@@ -143,8 +156,9 @@ mix_context <- function(src, family, args, call) {
   ctx$what <- mix_what(family)
   ctx$control <- args$control
   ctx$call <- call
+  ctx$nobs <- src$nobs
   ctx$ties <- src$ties
-  ctx$ties$unbounded <- mix_ties_unbounded(src$ties, family, src$engine$n)
+  ctx$ties$unbounded <- mix_ties_unbounded(src$ties, family, src$nobs)
   if (!is.null(src$scaling)) {
     ctx$ties$points <- scaling_apply(src$ties$points, src$scaling)
   }
@@ -382,7 +396,7 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   par <- set_gauge(par, gauge)
   names(par$mu) <- names(par$gamma) <- colnames(x)
   dimnames(par$sigma) <- list(colnames(x), colnames(x))
-  n <- nrow(x)
+  n <- src$nobs
   d <- ncol(x)
   sc <- src$scaling
   loglik <- em$point$loglik
@@ -399,7 +413,7 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   }
   fit <- list(
     parameters = par, family = fam, symmetric = ctx$symmetric,
-    gauge = gauge, loglik = loglik, nobs = n, d = d,
+    gauge = gauge, loglik = loglik, nobs = n, nrow = nrow(x), d = d,
     df = mix_df(fam, ctx$symmetric, d),
     iterations = em$iterations, converged = em$status$converged,
     message = em$status$message, trace = trace,
@@ -413,6 +427,8 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
     call = call
   )
   fit$scaling <- sc
+  fit["weights"] <- list(src$weights)
+  fit$weighted <- isTRUE(src$weighted) || !is.null(src$weights)
   if (!fit$converged) {
     fit$message <- mix_warn_convergence(fit, src$dropped, call)
   }

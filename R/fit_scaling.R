@@ -31,14 +31,14 @@ scaling_shift <- 2^26
 
 # NULL when the data can be fitted as they are; else list(center, scale)
 # (std: the columns' means and standard deviations, as fit_source() has
-# them).
-mix_scaling <- function(x, std) {
+# them; w: the rows' weights, or NULL).
+mix_scaling <- function(x, std, w = NULL) {
   if (!scaling_needed(std)) {
     return(NULL)
   }
-  center <- apply(x, 2L, stats::median)
+  center <- column_medians(x, w)
   spread <- vapply(seq_len(ncol(x)), function(j) {
-    robust_spread(x[, j], center[[j]])
+    robust_spread(x[, j], center[[j]], w)
   }, 0)
   list(center = center, scale = stats::setNames(2^round(log2(spread)),
                                                 colnames(x)))
@@ -50,15 +50,28 @@ scaling_needed <- function(std) {
          abs(std$center) <= scaling_shift * s)
 }
 
-robust_spread <- function(v, center) {
-  q <- stats::quantile(v, c(0.25, 0.75), names = FALSE)
+column_medians <- function(x, w = NULL) {
+  if (is.null(w)) {
+    return(apply(x, 2L, stats::median))
+  }
+  apply(x, 2L, weighted_median, w = w)
+}
+
+robust_spread <- function(v, center, w = NULL) {
+  q <- if (is.null(w)) {
+    stats::quantile(v, c(0.25, 0.75), names = FALSE)
+  } else {
+    weighted_quantile(v, w, c(0.25, 0.75))
+  }
   iqr <- (q[2L] / 2 - q[1L] / 2) * 2 / 1.349
   if (is.finite(iqr) && iqr > 0) {
     return(iqr)
   }
   # (divided by a power of two first: no square over- or underflows)
   m <- 2^ceiling(log2(max(abs(v))))
-  m * stats::sd(v / m - center / m)
+  m * (if (is.null(w)) stats::sd else function(u) weighted_sd(u, w))(
+    v / m - center / m
+  )
 }
 
 # The rows of x (a matrix) in the units of the scaling.

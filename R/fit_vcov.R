@@ -205,7 +205,7 @@ fit_steps <- function(par, family, symmetric, h = 1e-4) {
 # The analytic score of the observed log-likelihood at par from the E-step
 # statistics st at par (sums taken about par$mu).
 fit_score <- function(st, par) {
-  n <- st$n
+  n <- st$tau # the rows, or the sum of their weights
   prec <- chol2inv(chol(par$sigma))
   gam <- par$gamma
   s_y <- st$s_y
@@ -229,7 +229,7 @@ fit_score <- function(st, par) {
 # the derivatives of the GIG log normalising constant c(p, a, b) plus the
 # sums of the sufficient statistics (log y, -y / 2, -1 / (2 y)).
 fit_score_mixing <- function(st, p, a, b) {
-  n <- st$n
+  n <- st$tau
   if (b == 0) {
     # gamma limit: c = p log(a / 2) - lgamma(p)
     return(list(

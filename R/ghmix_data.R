@@ -27,8 +27,24 @@
 #'   must return the same rows each time; it is sent to the workers with its
 #'   enclosing environment, so keep that small.
 #'
+#' * a list `list(x = , weights = )`: a chunk of the kinds above (a matrix,
+#'   data frame or vector) and its rows' weights (a function may return such
+#'   a list too).
+#'
 #' All chunks must have the same number of columns. Column names come from
 #' `names`, else from the first chunk, else `x1`, `x2`, ...
+#'
+#' @section Weights: Observation weights (see the `weights` argument of
+#'   [fit_nig()]) come with the chunks: `weights = "w"` (a column name) or
+#'   `weights = 3` (a column number, e.g. of a headerless `.csv` file) says
+#'   that every chunk has its rows' weights in that column, which is then
+#'   not part of the data; a chunk given (or returned by its function) as
+#'   `list(x = , weights = )` carries them itself; a chunk without weights
+#'   counts each row once. Weights must be finite numbers \eqn{\ge 0}, one
+#'   per row (an error of class `ghmix_error_chunk` otherwise); `na.rm` drops
+#'   the weights of the rows it drops. The one-pass summary (and so the
+#'   start) is weighted, and a row of weight above 1 counts as a tie with
+#'   itself.
 #'
 #' @section How often chunks are read: With a `parallel` cluster each worker
 #'   reads its chunks once and keeps them in memory for the whole fit; only
@@ -53,6 +69,8 @@
 #' @param x A list of chunks, or a character vector of file paths (see
 #'   Details).
 #' @param names Column names, or `NULL` to take them from the first chunk.
+#' @param weights `NULL` (default), or the name or number of the column of
+#'   every chunk that holds its rows' weights (see the Weights section).
 #' @return An object of class `"ghmix_data"`. After a fit, the fit's `data`
 #'   element is this description with the number of rows (`n`), of columns
 #'   (`d`), the rows of each chunk, and the rows dropped by `na.rm` filled
@@ -71,7 +89,7 @@
 #' fit <- fit_nig(chunks)
 #' all.equal(fit$loglik, fit_nig(r)$loglik)
 #' unlink(dir, recursive = TRUE)
-ghmix_data <- function(x, names = NULL) {
+ghmix_data <- function(x, names = NULL, weights = NULL) {
   call <- sys.call()
   if (is.character(x)) {
     x <- as.list(x)
@@ -87,11 +105,33 @@ ghmix_data <- function(x, names = NULL) {
   }
   kind <- vapply(seq_along(x), function(i) chunk_kind(x[[i]], i, call), "")
   chunk_check_names(names, call)
+  chunk_check_weights_column(weights, call)
+  if (!is.null(weights)) {
+    x <- lapply(x, function(chunk) {
+      structure(list(chunk = chunk, column = weights),
+                class = "ghmix_weighted_chunk")
+    })
+  }
   structure(
-    list(chunks = unname(x), kind = kind, names = names, n = NA_integer_,
+    list(chunks = unname(x), kind = kind, names = names, weights = weights,
+         n = NA_integer_,
          d = if (is.null(names)) NA_integer_ else length(names)),
     class = "ghmix_data"
   )
+}
+
+chunk_check_weights_column <- function(weights, call) {
+  ok <- is.null(weights) || is_path(weights) ||
+    (is_count(weights) && !is.character(weights))
+  if (!ok) {
+    abort_argument(
+      paste(
+        "`weights` must be NULL, or the name or number of the column of",
+        "each chunk that holds the weights."
+      ),
+      call
+    )
+  }
 }
 
 chunk_check_names <- function(names, call) {
@@ -104,6 +144,9 @@ chunk_check_names <- function(names, call) {
 chunk_kind <- function(chunk, i, call) {
   if (is.function(chunk)) {
     return("function")
+  }
+  if (is_weighted_list(chunk) && is_numeric_chunk(chunk$x)) {
+    return("matrix")
   }
   if (is_path(chunk)) {
     return(chunk_kind_file(chunk, i, call))
@@ -124,6 +167,12 @@ chunk_kind <- function(chunk, i, call) {
 }
 
 is_path <- function(x) is.character(x) && length(x) == 1L && !is.na(x)
+
+# list(x = , weights = ): a chunk with its rows' weights.
+is_weighted_list <- function(x) {
+  is.list(x) && !is.data.frame(x) && identical(sort(names(x)),
+                                               c("weights", "x"))
+}
 
 is_numeric_chunk <- function(x) {
   (is.numeric(x) && !is.factor(x)) || is.data.frame(x)
@@ -163,6 +212,9 @@ print.ghmix_data <- function(x, ...) {
     cat(sprintf("%d rows, %d columns: %s\n", x$n, x$d,
                 paste(utils::head(x$names, 8L), collapse = ", ")))
   }
+  if (!is.null(x$weights)) {
+    cat(sprintf("weights: column %s of each chunk\n", x$weights))
+  }
   invisible(x)
 }
 
@@ -178,9 +230,15 @@ dimnames.ghmix_data <- function(x) {
 
 # Reading chunks (wherever they are used) ------------------------------------
 
-# The numeric matrix of one chunk; bad: its rows to drop (known from the
+# The numeric matrix of one chunk, with its rows' weights (if it has
+# them) as attribute "weights"; bad: its rows to drop (known from the
 # summary), or NULL.
 chunk_read <- function(chunk, bad = NULL) {
+  column <- NULL
+  if (inherits(chunk, "ghmix_weighted_chunk")) {
+    column <- chunk$column
+    chunk <- chunk$chunk
+  }
   x <- if (is.function(chunk)) {
     chunk()
   } else if (is.character(chunk)) {
@@ -188,11 +246,57 @@ chunk_read <- function(chunk, bad = NULL) {
   } else {
     chunk
   }
-  x <- chunk_matrix(x)
+  x <- chunk_weights_split(x, column)
   if (length(bad) > 0L) {
-    x <- x[-bad, , drop = FALSE]
+    x <- chunk_drop_rows(x, bad)
   }
   x
+}
+
+# The rows of x but bad, with their weights.
+chunk_drop_rows <- function(x, bad) {
+  w <- attr(x, "weights")
+  x <- x[-bad, , drop = FALSE]
+  if (!is.null(w)) attr(x, "weights") <- w[-bad]
+  x
+}
+
+# A chunk as read (a matrix, data frame or vector; list(x, weights); or
+# with the weights in `column`) as a double matrix with attribute weights.
+chunk_weights_split <- function(x, column) {
+  w <- NULL
+  if (is_weighted_list(x)) {
+    w <- x$weights
+    x <- x$x
+  } else if (!is.null(column)) {
+    w <- chunk_weights_column(x, column)
+    x <- x[, -attr(w, "column"), drop = FALSE]
+  }
+  x <- chunk_matrix(x)
+  if (is.null(w)) {
+    return(x)
+  }
+  attr(x, "weights") <- chunk_check_weights(w, nrow(x))
+  x
+}
+
+# The weights column of a chunk (its index as attribute "column").
+chunk_weights_column <- function(x, column) {
+  j <- if (is.character(column)) match(column, colnames(x)) else column
+  if (is.null(dim(x)) || is.na(j) || j > ncol(x)) {
+    stop(sprintf("it has no weights column %s", column), call. = FALSE)
+  }
+  structure(if (is.data.frame(x)) x[[j]] else unname(x[, j]), column = j)
+}
+
+chunk_check_weights <- function(w, n) {
+  if (!is.numeric(w) || is.factor(w) || length(w) != n ||
+        !all(is.finite(w) & w >= 0)) {
+    stop(sprintf(
+      "its `weights` must be %d finite numbers >= 0, one per row", n
+    ), call. = FALSE)
+  }
+  as.vector(w, "double")
 }
 
 chunk_read_file <- function(path) {
@@ -224,8 +328,9 @@ chunk_matrix <- function(x) {
   mix_as_matrix(x, NULL)
 }
 
-# A matrix fitted on a cluster: one chunk of contiguous rows per worker.
-chunk_split <- function(x, cluster) {
+# A matrix fitted on a cluster: one chunk of contiguous rows per worker
+# (with their weights, unless w is NULL).
+chunk_split <- function(x, cluster, w = NULL) {
   k <- if (inherits(cluster, "cluster")) {
     length(cluster)
   } else if (identical(cluster, "future")) {
@@ -235,6 +340,8 @@ chunk_split <- function(x, cluster) {
   }
   k <- max(1L, min(k, nrow(x) %/% 2L))
   idx <- parallel::splitIndices(nrow(x), k)
-  ghmix_data(lapply(idx, function(i) x[i, , drop = FALSE]),
-             names = colnames(x))
+  ghmix_data(lapply(idx, function(i) {
+    if (is.null(w)) x[i, , drop = FALSE] else list(x = x[i, , drop = FALSE],
+                                                  weights = w[i])
+  }), names = colnames(x))
 }

@@ -18,8 +18,14 @@ mix_is_single <- function(components) {
 
 mix_fit_components <- function(x, family, components, nstart, criterion,
                                symmetric, start, control, gauge, na_rm,
-                               backend, threads, device, cluster, call) {
+                               backend, threads, device, cluster, call,
+                               weights = NULL) {
   g_all <- mixture_check_components(components, call)
+  if (!is.null(weights)) {
+    abort_argument(
+      "`weights` with `components` other than 1 are not supported yet.", call
+    )
+  }
   criterion <- check_choice(criterion, c("bic", "icl"), "criterion", call)
   mixture_check_nstart(nstart, call)
   args <- fit_args(symmetric, control, gauge, na_rm, backend, threads,
@@ -468,7 +474,7 @@ mixture_from_single <- function(fit, dropped) {
   out <- list(
     components = list(fit$parameters), proportions = 1, family = fit$family,
     symmetric = fit$symmetric, gauge = fit$gauge, G = 1L, d = fit$d,
-    nobs = fit$nobs, loglik = fit$loglik, z = matrix(1, fit$nobs, 1L),
+    nobs = fit$nobs, loglik = fit$loglik, z = matrix(1, fit_nrow(fit), 1L),
     iterations = fit$iterations, converged = fit$converged,
     message = fit$message,
     trace = data.frame(iteration = fit$trace$iteration,

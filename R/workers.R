@@ -86,14 +86,15 @@ chunk_estep <- function(x, args, opts, engine = NULL) {
                          args$what, FALSE))
 }
 
-# The in-memory engine of a chunk where it is read: the threads capped by
+# The in-memory engine of a chunk where it is read (with the weights of
+# its rows, attribute "weights", if it has them): the threads capped by
 # this machine's processors, and the GPU checked here.
 chunk_local_engine <- function(x, opts) {
   threads <- min(opts$threads, max_threads())
   if (opts$backend == "cuda") {
     check_backend("cuda", NULL, opts$device)
   }
-  mix_engine(x, opts$backend, threads, opts$device)
+  mix_engine(x, opts$backend, threads, opts$device, attr(x, "weights"))
 }
 
 chunk_task_error <- function(e, id) {

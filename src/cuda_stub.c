@@ -73,6 +73,12 @@ ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n, size_t ldx,
 
 void ghmix_cuda_mix_data_free(void *handle) { (void)handle; }
 
+ghmix_status ghmix_cuda_mix_data_weights(void *handle, const double *weights,
+                                         ghmix_error *err) {
+  (void)handle, (void)weights;
+  return not_built(err);
+}
+
 ghmix_status ghmix_cuda_mix_estep(void *handle, const ghmix_mix_model *model,
                                   double *stats, double *rows, int *launches,
                                   ghmix_error *err) {

@@ -7,6 +7,9 @@
 /* EM fitting of normal variance-mean mixtures (src/r_mixture.c) */
 SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
                    SEXP what, SEXP rows, SEXP threads);
+SEXP ffi_mix_estep_weighted(SEXP x, SEXP weights, SEXP center, SEXP chol,
+                            SEXP g, SEXP consts, SEXP what, SEXP rows,
+                            SEXP threads);
 SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start);
 SEXP ffi_chol_lower(SEXP a);
 SEXP ffi_mix_consts(SEXP chol, SEXP gamma, SEXP pab);
@@ -20,6 +23,7 @@ SEXP ffi_estep_layout(SEXP d, SEXP components, SEXP cov, SEXP factors,
  * signals ghmix_error_cuda_not_built) */
 SEXP ffi_cuda_mix_data_create(SEXP x, SEXP device);
 SEXP ffi_cuda_mix_data_free(SEXP handle);
+SEXP ffi_cuda_mix_data_weights(SEXP handle, SEXP weights);
 SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
                         SEXP consts, SEXP what, SEXP rows);
 SEXP ffi_cuda_mix_rows(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
@@ -49,6 +53,7 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_gh_risk", (DL_FUNC)&ffi_gh_risk, 8},
     /* EM fitting */
     {"ffi_mix_estep", (DL_FUNC)&ffi_mix_estep, 8},
+    {"ffi_mix_estep_weighted", (DL_FUNC)&ffi_mix_estep_weighted, 9},
     {"ffi_mix_subordinator", (DL_FUNC)&ffi_mix_subordinator, 3},
     {"ffi_chol_lower", (DL_FUNC)&ffi_chol_lower, 1},
     {"ffi_mix_consts", (DL_FUNC)&ffi_mix_consts, 3},
@@ -58,6 +63,7 @@ static const R_CallMethodDef call_methods[] = {
     /* CUDA backend */
     {"ffi_cuda_mix_data_create", (DL_FUNC)&ffi_cuda_mix_data_create, 2},
     {"ffi_cuda_mix_data_free", (DL_FUNC)&ffi_cuda_mix_data_free, 1},
+    {"ffi_cuda_mix_data_weights", (DL_FUNC)&ffi_cuda_mix_data_weights, 2},
     {"ffi_cuda_mix_estep", (DL_FUNC)&ffi_cuda_mix_estep, 7},
     {"ffi_cuda_mix_rows", (DL_FUNC)&ffi_cuda_mix_rows, 9},
     {NULL, NULL, 0}};

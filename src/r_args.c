@@ -51,6 +51,21 @@ double *ghmix_r_double_matrix(SEXP x, R_xlen_t nrow, R_xlen_t ncol,
   return REAL(x);
 }
 
+const double *ghmix_r_weights(SEXP weights, R_xlen_t n) {
+  const double *w;
+  R_xlen_t i;
+  if (weights == R_NilValue)
+    return NULL;
+  if (TYPEOF(weights) != REALSXP || XLENGTH(weights) != n)
+    Rf_error("internal error: weights must be a double vector of length %.0f",
+             (double)n);
+  w = REAL(weights);
+  for (i = 0; i < n; i++)
+    if (!(w[i] >= 0) || !R_FINITE(w[i]))
+      Rf_error("internal error: weights must be finite and >= 0");
+  return w;
+}
+
 R_xlen_t ghmix_r_recycled_length(const SEXP *xs, int k) {
   R_xlen_t n = 0;
   int i;

@@ -67,6 +67,22 @@ static void *mix_data_get(SEXP handle, int *n, int *d) {
   return h;
 }
 
+/* Gives the data of the handle row weights (n finite values >= 0, copied
+ * to the device once; NULL: none), which every E-step on the handle then
+ * uses.  The vector is kept as attribute "weights" of the pointer's
+ * protected value, whence ffi_cuda_mix_estep gives the model the weights
+ * flag. */
+SEXP ffi_cuda_mix_data_weights(SEXP handle, SEXP weights) {
+  int n, d;
+  void *h = mix_data_get(handle, &n, &d);
+  const double *w = ghmix_r_weights(weights, n);
+  ghmix_error err;
+  if (ghmix_cuda_mix_data_weights(h, w, &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  Rf_setAttrib(R_ExternalPtrProtected(handle), Rf_install("weights"), weights);
+  return R_NilValue;
+}
+
 SEXP ffi_cuda_mix_data_free(SEXP handle) {
   if (TYPEOF(handle) != EXTPTRSXP || R_ExternalPtrTag(handle) != mix_data_tag())
     Rf_error("internal error: not a CUDA E-step data handle");
@@ -74,7 +90,8 @@ SEXP ffi_cuda_mix_data_free(SEXP handle) {
   return R_NilValue;
 }
 
-/* The arguments of ffi_mix_estep (r_mixture.c) on the data of the handle;
+/* The arguments of ffi_mix_estep (r_mixture.c) on the data of the handle
+ * (with its weights, ffi_cuda_mix_data_weights);
  * the statistics (the layout of src/core/estep.h) carry attribute
  * "launches", the kernel launches of the call. */
 SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
@@ -85,6 +102,9 @@ SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
   ghmix_error err;
   SEXP l, stats = PROTECT(ghmix_r_estep_prepare(center, chol, g, consts, what,
                                                 rows, d, n, &e));
+  ghmix_r_mix_weights(
+      Rf_getAttrib(R_ExternalPtrProtected(handle), Rf_install("weights")), n,
+      &e.model);
   if (ghmix_cuda_mix_estep(h, &e.model, REAL(stats), e.row_out, &launches,
                            &err) != GHMIX_OK)
     ghmix_r_stop(&err);

@@ -25,6 +25,9 @@ int ghmix_r_int(SEXP x, const char *what, int lo, int hi);
 double *ghmix_r_doubles(SEXP x, const char *what);
 double *ghmix_r_double_matrix(SEXP x, R_xlen_t nrow, R_xlen_t ncol,
                               const char *what);
+/* NULL for weights = NULL, else REAL(weights): a double vector of n
+ * finite values >= 0 (the E-step's row weights). */
+const double *ghmix_r_weights(SEXP weights, R_xlen_t n);
 /* R's recycled length of k vectors: 0 if any is empty, else the longest. */
 R_xlen_t ghmix_r_recycled_length(const SEXP *xs, int k);
 
@@ -35,6 +38,10 @@ R_xlen_t ghmix_r_recycled_length(const SEXP *xs, int k);
 void ghmix_r_mix_model(SEXP center, SEXP chol, SEXP g, SEXP consts, SEXP what,
                        int d, ghmix_mix_component *comp,
                        ghmix_mix_model *model);
+
+/* Gives the completed model the row weights of an E-step of n rows
+ * (ghmix_r_weights; NULL leaves the model without weights). */
+void ghmix_r_mix_weights(SEXP weights, R_xlen_t n, ghmix_mix_model *model);
 
 /* The same for an E-step of n rows: the model in *e and the statistics
  * vector of its layout (returned unprotected), with attribute "rows" (an

@@ -80,8 +80,20 @@ SEXP ghmix_r_estep_prepare(SEXP center, SEXP chol, SEXP g, SEXP consts,
   return stats;
 }
 
-SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
-                   SEXP what, SEXP rows, SEXP threads) {
+void ghmix_r_mix_weights(SEXP weights, R_xlen_t n, ghmix_mix_model *model) {
+  ghmix_error err;
+  const double *w = ghmix_r_weights(weights, n);
+  if (w == NULL)
+    return;
+  model->weights = w;
+  model->shape.what |= GHMIX_ESTEP_WEIGHTS;
+  if (ghmix_mix_model_complete(model, &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+}
+
+/* The E-step of ffi_mix_estep and ffi_mix_estep_weighted. */
+static SEXP mix_estep(SEXP x, SEXP weights, SEXP center, SEXP chol, SEXP g,
+                      SEXP consts, SEXP what, SEXP rows, SEXP threads) {
   const double *xp = ghmix_r_double_matrix(x, -1, -1, "x");
   int d = Rf_ncols(x), nthreads = ghmix_r_threads(threads);
   R_xlen_t n = Rf_nrows(x);
@@ -89,11 +101,25 @@ SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
   ghmix_error err;
   SEXP stats = PROTECT(
       ghmix_r_estep_prepare(center, chol, g, consts, what, rows, d, n, &e));
+  ghmix_r_mix_weights(weights, n, &e.model);
   if (ghmix_mix_estep_cpu(xp, (size_t)n, (size_t)n, d, &e.model, REAL(stats),
                           e.row_out, nthreads, &err) != GHMIX_OK)
     ghmix_r_stop(&err);
   UNPROTECT(1);
   return stats;
+}
+
+SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
+                   SEXP what, SEXP rows, SEXP threads) {
+  return mix_estep(x, R_NilValue, center, chol, g, consts, what, rows, threads);
+}
+
+/* ffi_mix_estep with row weights (NULL, or n finite values >= 0): the
+ * weighted statistics of src/core/estep.h. */
+SEXP ffi_mix_estep_weighted(SEXP x, SEXP weights, SEXP center, SEXP chol,
+                            SEXP g, SEXP consts, SEXP what, SEXP rows,
+                            SEXP threads) {
+  return mix_estep(x, weights, center, chol, g, consts, what, rows, threads);
 }
 
 /* The mixing distribution's M-step (src/core/mstep.h): family a

@@ -475,14 +475,11 @@ ghmix_status ghmix_mix_model_check(const ghmix_mix_model *m, int d,
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
                            "the parameters have d = %d, the data d = %d", s->d,
                            d);
-  if (s->components != 1 || s->cov != GHMIX_COV_FULL ||
-      (s->what & GHMIX_ESTEP_WEIGHTS))
+  if (s->components != 1 || s->cov != GHMIX_COV_FULL)
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "the E-step of %d components, a %s covariance%s is "
-                           "not implemented yet",
-                           s->components, ghmix_cov_name(s->cov),
-                           (s->what & GHMIX_ESTEP_WEIGHTS) ? " and row weights"
-                                                           : "");
+                           "the E-step of %d components and a %s covariance "
+                           "is not implemented yet",
+                           s->components, ghmix_cov_name(s->cov));
   return GHMIX_OK;
 }
 

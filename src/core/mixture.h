@@ -179,6 +179,8 @@ enum {
   GHMIX_TERM_LOG_Y,     /* E[log Y|x] (0 without GHMIX_ESTEP_LOGY) */
   GHMIX_TERM_INV_Y_DEV, /* c E[1/Y|x] - 1 (ghmix_mix_row_result) */
   GHMIX_TERM_Y_DEV,     /* E[Y|x] / c - 1 */
+  GHMIX_TERM_WEIGHT,    /* w_i for an accepted row (1 without weights): its
+                           weight in WEIGHT, TAU and U */
   GHMIX_TERM_COUNT
 };
 typedef struct {
@@ -211,6 +213,14 @@ GHMIX_INLINE int ghmix_mix_term_of(ghmix_stat_id id) {
   }
 }
 
+/* The same for rows with weights (GHMIX_ESTEP_WEIGHTS), one component:
+ * WEIGHT and TAU sum the weights, ROWS counts the rows. */
+GHMIX_INLINE int ghmix_mix_term_of_weighted(ghmix_stat_id id) {
+  if (id == GHMIX_STAT_WEIGHT || id == GHMIX_STAT_TAU)
+    return GHMIX_TERM_WEIGHT;
+  return ghmix_mix_term_of(id);
+}
+
 /* The terms of a row's result r, and 1 when it is accepted. */
 GHMIX_INLINE int ghmix_mix_row_terms(const ghmix_mix_const *c,
                                      const ghmix_mix_row_result *r,
@@ -226,7 +236,25 @@ GHMIX_INLINE int ghmix_mix_row_terms(const ghmix_mix_const *c,
       ok && (c->what & GHMIX_ESTEP_LOGY) ? r->e_log_y : 0.0;
   t->v[GHMIX_TERM_INV_Y_DEV] = ok ? r->inv_y_dev : 0.0;
   t->v[GHMIX_TERM_Y_DEV] = ok ? r->y_dev : 0.0;
+  t->v[GHMIX_TERM_WEIGHT] = t->v[GHMIX_TERM_ROWS];
   return ok;
+}
+
+/* The terms of a row of weight w >= 0 from those of ghmix_mix_row_terms:
+ * each sum's term times w, the row still counted once in ROWS or BAD; a
+ * row of weight 0 adds nothing at all (as if it were not there).  Returns
+ * 1 when the row is accepted and has w > 0. */
+GHMIX_INLINE int ghmix_mix_terms_weight(ghmix_mix_terms *t, double w) {
+  int j;
+  if (!(w > 0)) {
+    for (j = 0; j < GHMIX_TERM_COUNT; j++)
+      t->v[j] = 0.0;
+    return 0;
+  }
+  for (j = GHMIX_TERM_LOGLIK; j <= GHMIX_TERM_Y_DEV; j++)
+    t->v[j] *= w;
+  t->v[GHMIX_TERM_WEIGHT] = t->v[GHMIX_TERM_ROWS] * w;
+  return t->v[GHMIX_TERM_ROWS] > 0;
 }
 
 /* The row from Q and B (k = NULL: K_q evaluated here; else K_q's values at
@@ -264,6 +292,7 @@ GHMIX_INLINE void ghmix_mix_terms_add(ghmix_mix_terms *acc,
   acc->v[GHMIX_TERM_LOG_Y] += t->v[GHMIX_TERM_LOG_Y];
   acc->v[GHMIX_TERM_INV_Y_DEV] += t->v[GHMIX_TERM_INV_Y_DEV];
   acc->v[GHMIX_TERM_Y_DEV] += t->v[GHMIX_TERM_Y_DEV];
+  acc->v[GHMIX_TERM_WEIGHT] += t->v[GHMIX_TERM_WEIGHT];
 }
 
 /* The columns of the E-step's per-row output (n x GHMIX_ROW_COUNT,
@@ -326,7 +355,8 @@ ghmix_status ghmix_mix_model_complete(ghmix_mix_model *m, ghmix_error *err);
 
 /* What the E-step drivers ask of a model before they start: completed,
  * valid, of dimension d, and a shape they implement (today: one
- * component, a full Sigma, no weights).  GHMIX_OK or GHMIX_ERR_DOMAIN. */
+ * component, a full Sigma, with or without weights).  GHMIX_OK or
+ * GHMIX_ERR_DOMAIN. */
 ghmix_status ghmix_mix_model_check(const ghmix_mix_model *m, int d,
                                    ghmix_error *err);
 

@@ -47,9 +47,9 @@ typedef struct {
   double *z;  /* rows x d: L^-1 (x - m), column j at z + j m */
   double *q;  /* Q of each row */
   double *b;  /* B of each row */
-  double *w;  /* E[1/Y | x], 0 for rows left out */
+  double *w;  /* v E[1/Y | x] (v the row's weight), 0 for rows left out */
   double *sw; /* sqrt(w) */
-  double *ok; /* 1 for rows in the sums, else 0 */
+  double *ok; /* v for rows in the sums (1 without weights), else 0 */
 } mix_work;
 
 /* Rows per block: MIX_BLOCK for small d; for large d up to
@@ -146,9 +146,9 @@ static void mix_offsets_init(const ghmix_estep_shape *shape, mix_offsets *o) {
  * row terms, each in row order, whence each scalar statistic (the sum of
  * its term); qmin / qmax: per-slot range of Q (the range pass); tab: K_q
  * tabulated for this E-step, or NULL; work: one set of buffers per
- * thread. */
+ * thread; weights: the rows' weights, or NULL. */
 typedef struct {
-  const double *x;
+  const double *x, *weights;
   size_t n, ldx, nstats, per_slot, block;
   int d, nslots;
   const ghmix_mix_component *comp;
@@ -181,11 +181,12 @@ static void mix_block_forms(const mix_job *job, size_t lo, int m, mix_work *w) {
 }
 
 /* Row i of the block starting at row lo (K_q from the table where it
- * applies): its output row, its weights in w, its terms added to acc; a row
- * not accepted gets u = 0, so that it adds nothing (not even a NaN) to the
+ * applies): its output row, its weights in w, its terms (times *wt, the
+ * row's weight, unless wt is NULL) added to acc; a row not accepted (or of
+ * weight 0) gets u = 0, so that it adds nothing (not even a NaN) to the
  * vector sums, as in the CUDA tile. */
 static void mix_block_row(const mix_job *job, size_t lo, int i, int m,
-                          ghmix_mix_terms *acc, mix_work *w) {
+                          const double *wt, ghmix_mix_terms *acc, mix_work *w) {
   const ghmix_mix_const *c = &job->comp->c;
   ghmix_mix_row_arg_t arg;
   ghmix_bessel_result kq;
@@ -205,12 +206,14 @@ static void mix_block_row(const mix_job *job, size_t lo, int i, int m,
     }
     ok = ghmix_mix_row_step(c, w->q[i], w->b[i], &arg, k, &r, &t);
   }
+  if (wt != NULL)
+    ok = ghmix_mix_terms_weight(&t, *wt);
   if (!ok)
     for (j = 0; j < job->d; j++)
       w->u[(size_t)j * m + i] = 0;
   if (job->rows)
     ghmix_mix_row_store(c, &r, lo + (size_t)i, job->n, job->rows);
-  w->ok[i] = t.v[GHMIX_TERM_ROWS];
+  w->ok[i] = t.v[GHMIX_TERM_WEIGHT];
   w->w[i] = t.v[GHMIX_TERM_INV_Y];
   w->sw[i] = sqrt(w->w[i]);
   ghmix_mix_terms_add(acc, &t);
@@ -230,8 +233,12 @@ static void mix_block(const mix_job *job, int slot, size_t lo, size_t hi,
   int i, j;
   mix_block_forms(job, lo, m, w);
   memcpy(acc.v, terms, sizeof acc.v);
-  for (i = 0; i < m; i++)
-    mix_block_row(job, lo, i, m, &acc, w);
+  if (job->weights == NULL)
+    for (i = 0; i < m; i++)
+      mix_block_row(job, lo, i, m, NULL, &acc, w);
+  else
+    for (i = 0; i < m; i++)
+      mix_block_row(job, lo, i, m, job->weights + lo + i, &acc, w);
   memcpy(terms, acc.v, sizeof acc.v);
   for (j = 0; j < d; j++) {
     double *uj = w->u + (size_t)j * m;
@@ -410,6 +417,8 @@ static int mix_job_init(mix_job *job, const double *x, size_t n, size_t ldx,
   job->ldx = ldx;
   job->d = model->shape.d;
   job->comp = &model->comp[0];
+  job->weights =
+      (model->shape.what & GHMIX_ESTEP_WEIGHTS) ? model->weights : NULL;
   job->rows = rows;
   job->nstats = ghmix_estep_nstats(&model->shape);
   mix_offsets_init(&model->shape, &job->at);
@@ -484,7 +493,9 @@ ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx, int d,
     const double *t = job.slot_terms + (size_t)slot * GHMIX_TERM_COUNT;
     int id;
     for (id = 0; id < GHMIX_STAT_NSCALAR; id++)
-      s[job.at.scalar[id]] = t[ghmix_mix_term_of((ghmix_stat_id)id)];
+      s[job.at.scalar[id]] =
+          t[job.weights != NULL ? ghmix_mix_term_of_weighted((ghmix_stat_id)id)
+                                : ghmix_mix_term_of((ghmix_stat_id)id)];
     for (k = 0; k < job.nstats; k++)
       stats[k] += s[k];
   }

@@ -32,7 +32,12 @@ extern "C" {
 /* x: n x d, column-major with leading dimension ldx >= n (an R matrix).
  * model: completed (ghmix_mix_model_complete), of dimension d; the shapes
  * implemented are those ghmix_mix_model_check accepts (one component, a
- * full Sigma, no weights; GHMIX_ERR_DOMAIN otherwise).  stats:
+ * full Sigma, with or without row weights: model->weights, n of them,
+ * each finite and >= 0, with GHMIX_ESTEP_WEIGHTS; GHMIX_ERR_DOMAIN
+ * otherwise).  With weights each row's terms are multiplied by its weight
+ * (ghmix_mix_terms_weight): ROWS counts the rows of weight > 0 accepted,
+ * WEIGHT and TAU sum their weights, and a row of weight 0 adds nothing,
+ * not even to BAD.  stats:
  * ghmix_estep_nstats(&model->shape) doubles, overwritten.  rows: NULL, or
  * n x 4 as ghmix_mix_row_store writes them.  Returns GHMIX_OK,
  * GHMIX_ERR_DOMAIN, GHMIX_ERR_NOMEM (before any row is computed) or

@@ -148,6 +148,13 @@ ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n, size_t ldx,
                                         int d, int device, void **handle,
                                         ghmix_error *err);
 void ghmix_cuda_mix_data_free(void *handle);
+/* Row weights for the data of the handle (n finite values >= 0, copied to
+ * the device now; NULL drops them).  An E-step whose model has
+ * GHMIX_ESTEP_WEIGHTS takes its weights from this device copy (the model's
+ * host pointer is not read) and is GHMIX_ERR_DOMAIN without one; the
+ * weighted statistics are those of ghmix_mix_estep_cpu. */
+ghmix_status ghmix_cuda_mix_data_weights(void *handle, const double *weights,
+                                         ghmix_error *err);
 ghmix_status ghmix_cuda_mix_estep(void *handle, const ghmix_mix_model *model,
                                   double *stats, double *rows, int *launches,
                                   ghmix_error *err);

@@ -277,8 +277,8 @@ __global__ void __launch_bounds__(GHMIX_CUDA_BLOCK)
  * and its terms into the shared tile), a barrier, step 2 (ghmix_mix_tile_sums:
  * the tile's sums, statistic s owned by thread s mod T, into the block's
  * partial sums in global memory), a barrier.  Shared memory holds only the
- * tile, (d + 6) x (T + 1) doubles, so any d fits whose tile fits the
- * device: T is 128 for d <= 16, 64 for d <= 64, 32 beyond (d up to about
+ * tile, (d + GHMIX_TERM_COUNT) x (T + 1) doubles, so any d fits whose tile fits
+ * the device: T is 128 for d <= 16, 64 for d <= 64, 32 beyond (d up to about
  * 870 with the 227 KiB of an H100/H200, 370 with 99 KiB).  G depends on n
  * and d only (at most 1024 blocks, and at most 128 MiB of partial sums).
  *
@@ -293,6 +293,7 @@ __global__ void __launch_bounds__(GHMIX_CUDA_BLOCK)
 
 __global__ void __launch_bounds__(128)
     mix_estep_kernel(size_t n, int d, const double *__restrict__ x,
+                     const double *__restrict__ weights,
                      const double *__restrict__ par, ghmix_mix_const c,
                      double *__restrict__ rows, double *__restrict__ partial) {
   extern __shared__ double tile[];
@@ -301,10 +302,11 @@ __global__ void __launch_bounds__(128)
   const size_t ntiles = (n + (size_t)T - 1) / (size_t)T;
   size_t tl;
   for (tl = (size_t)b; tl < ntiles; tl += (size_t)G) {
-    ghmix_mix_tile_row(t, T, tl * (size_t)T + (size_t)t, n, d, x, par, &c, rows,
-                       tile);
+    ghmix_mix_tile_row(t, T, tl * (size_t)T + (size_t)t, n, d, x, weights, par,
+                       &c, rows, tile);
     __syncthreads();
-    ghmix_mix_tile_sums(t, T, d, G, b, tl == (size_t)b, tile, partial);
+    ghmix_mix_tile_sums(t, T, d, G, b, tl == (size_t)b, weights != NULL, tile,
+                        partial);
     __syncthreads();
   }
 }
@@ -345,6 +347,7 @@ struct mix_data {
   double *partial;  /* nloc x blocks */
   double *stats;    /* nstats */
   double *rows;     /* n x 4, allocated at the first call that wants rows */
+  double *weights;  /* n, or NULL (ghmix_cuda_mix_data_weights) */
   double *host_par; /* staging for par */
 };
 
@@ -670,6 +673,7 @@ extern "C" void ghmix_cuda_mix_data_free(void *handle) {
   if (prev != h->device)
     (void)cudaSetDevice(h->device);
   (void)cudaFree(h->rows);
+  (void)cudaFree(h->weights);
   (void)cudaFree(h->arena);
   if (prev >= 0 && prev != h->device)
     (void)cudaSetDevice(prev);
@@ -750,6 +754,34 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
   return GHMIX_OK;
 }
 
+extern "C" ghmix_status ghmix_cuda_mix_data_weights(void *handle,
+                                                    const double *weights,
+                                                    ghmix_error *err) {
+  mix_data *h = static_cast<mix_data *>(handle);
+  device_guard guard;
+  size_t bytes;
+  ghmix_status st;
+  cudaError_t e;
+  ghmix_error_clear(err);
+  if (h == NULL)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "the E-step data handle is NULL (freed?)");
+  if ((st = guard.enter(h->device, err)) != GHMIX_OK)
+    return st;
+  (void)cudaFree(h->weights);
+  h->weights = NULL;
+  if (weights == NULL || h->n == 0)
+    return GHMIX_OK;
+  bytes = h->n * sizeof(double);
+  e = cudaMalloc(&h->weights, bytes);
+  if (e != cudaSuccess) {
+    h->weights = NULL;
+    (void)cudaGetLastError();
+    return cuda_fail(err, "cudaMalloc of the E-step weights", e);
+  }
+  return copy_in(h->weights, weights, bytes, "the E-step weights", err);
+}
+
 extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
                                              const ghmix_mix_model *model,
                                              double *stats, double *rows,
@@ -760,7 +792,7 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
   size_t k;
   ghmix_status st;
   cudaError_t e;
-  int d;
+  int d, weighted;
   ghmix_error_clear(err);
   if (launches != NULL)
     *launches = 0;
@@ -771,6 +803,11 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
   d = l->d;
   if ((st = ghmix_mix_model_check(model, d, err)) != GHMIX_OK)
     return st;
+  weighted = (model->shape.what & GHMIX_ESTEP_WEIGHTS) != 0;
+  if (weighted && h->weights == NULL && h->n > 0)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "the E-step has row weights but the device data "
+                           "have none (ghmix_cuda_mix_data_weights)");
   if ((st = guard.enter(h->device, err)) != GHMIX_OK)
     return st;
   if (h->n == 0) {
@@ -803,8 +840,8 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
       return cuda_fail(err, "cudaFuncSetAttribute", e);
   }
   mix_estep_kernel<<<l->blocks, l->tile, l->smem>>>(
-      h->n, d, h->x, h->par, model->comp[0].c, rows != NULL ? h->rows : NULL,
-      h->partial);
+      h->n, d, h->x, weighted ? h->weights : NULL, h->par, model->comp[0].c,
+      rows != NULL ? h->rows : NULL, h->partial);
   e = cudaGetLastError();
   if (e != cudaSuccess)
     return cuda_fail(err, "launching the E-step kernel", e);

@@ -16,13 +16,15 @@
  *
  * Step 1 (ghmix_mix_tile_row, thread t, row i = tile * T + t): z =
  * L^-1 (x_i - m) into column t (ghmix_mix_solve_row), ghmix_mix_row_step
- * (ghmix_mix_row_step_r from |z| where Q = |z|^2 overflows);
- * the row's results into rows (if not NULL); then u = x_i - m (zeros for a
- * row that is not accepted, or i >= n) and the terms into column t.
+ * (ghmix_mix_row_step_r from |z| where Q = |z|^2 overflows), with row
+ * weights its terms times w_i (ghmix_mix_terms_weight); the row's results
+ * into rows (if not NULL); then u = x_i - m (zeros for a row that is not
+ * accepted, of weight 0, or i >= n) and the terms into column t.
  *
  * Step 2 (ghmix_mix_tile_sums, after a barrier): the NLOC local statistics
  * (the GHMIX_STAT_NSCALAR scalars in the order of ghmix_stat_id, sum u,
- * sum w u, and the lower triangle of sum w u u' packed by columns) are
+ * sum v u (v the weight term: 1 without weights), sum w u, and the lower
+ * triangle of sum w u u' packed by columns) are
  * shared out, statistic s to thread s mod T, which adds the T rows of the
  * tile in row order and adds that to the block's partial sum,
  * partial[s * G + block] (set, not added to, by the block's first tile).
@@ -140,9 +142,11 @@ GHMIX_INLINE void ghmix_mix_solve_row(int d, const double *par,
   *B = bz;
 }
 
-/* Step 1 for thread t of T; x is n x d with leading dimension n. */
+/* Step 1 for thread t of T; x is n x d with leading dimension n; weights:
+ * the n rows' weights, or NULL. */
 GHMIX_INLINE void ghmix_mix_tile_row(int t, int T, size_t i, size_t n, int d,
-                                     const double *x, const double *par,
+                                     const double *x, const double *weights,
+                                     const double *par,
                                      const ghmix_mix_const *c, double *rows,
                                      double *tile) {
   const int S = T + 1;
@@ -157,6 +161,8 @@ GHMIX_INLINE void ghmix_mix_tile_row(int t, int T, size_t i, size_t n, int d,
              ? ghmix_mix_row_step_r(c, ghmix_mix_norm(d, ucol + t, (size_t)S),
                                     bz, &r, &terms)
              : ghmix_mix_row_step(c, q, bz, NULL, NULL, &r, &terms);
+    if (weights != NULL)
+      ok = ghmix_mix_terms_weight(&terms, weights[i]);
     if (rows != NULL)
       ghmix_mix_row_store(c, &r, i, n, rows);
   } else {
@@ -169,24 +175,31 @@ GHMIX_INLINE void ghmix_mix_tile_row(int t, int T, size_t i, size_t n, int d,
     tcol[(size_t)j * S + t] = terms.v[j];
 }
 
-/* Step 2 for thread t of T, in block b of G. */
+/* Step 2 for thread t of T, in block b of G; weighted: the tile's terms
+ * are those of weighted rows. */
 GHMIX_INLINE void ghmix_mix_tile_sums(int t, int T, int d, int G, int b,
-                                      int first_tile, const double *tile,
-                                      double *partial) {
+                                      int first_tile, int weighted,
+                                      const double *tile, double *partial) {
   const int S = T + 1;
   const size_t nloc = ghmix_mix_nloc(d), nsc = GHMIX_STAT_NSCALAR;
   const size_t nvec = nsc + 2 * (size_t)d;
   const double *ucol = tile, *tcol = tile + (size_t)d * S;
   const double *wcol = tcol + (size_t)GHMIX_TERM_INV_Y * S;
+  const double *vcol = tcol + (size_t)GHMIX_TERM_WEIGHT * S;
   size_t s = (size_t)t;
   int pj = 0, pk = 0, r;
   for (; s < nvec; s += (size_t)T) {
     double sum = 0;
     if (s < nsc) {
-      const double *col =
-          tcol + (size_t)ghmix_mix_term_of((ghmix_stat_id)s) * S;
+      const int term = weighted ? ghmix_mix_term_of_weighted((ghmix_stat_id)s)
+                                : ghmix_mix_term_of((ghmix_stat_id)s);
+      const double *col = tcol + (size_t)term * S;
       for (r = 0; r < T; r++)
         sum += col[r];
+    } else if (s < nsc + (size_t)d && weighted) {
+      const double *col = ucol + (s - nsc) * S;
+      for (r = 0; r < T; r++)
+        sum += vcol[r] * col[r];
     } else if (s < nsc + (size_t)d) {
       const double *col = ucol + (s - nsc) * S;
       for (r = 0; r < T; r++)

@@ -117,7 +117,7 @@ ghmix_cuda_gig_from_expectation_batch(const ghmix_gig_solve_args *s, int device,
 struct mock_mix {
   size_t n;
   int d;
-  double *x;
+  double *x, *weights;
 };
 
 extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
@@ -150,7 +150,24 @@ extern "C" void ghmix_cuda_mix_data_free(void *handle) {
   if (h == NULL)
     return;
   free(h->x);
+  free(h->weights);
   free(h);
+}
+
+extern "C" ghmix_status ghmix_cuda_mix_data_weights(void *handle,
+                                                    const double *weights,
+                                                    ghmix_error *err) {
+  mock_mix *h = (mock_mix *)handle;
+  ghmix_error_clear(err);
+  if (h == NULL)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1, "NULL handle");
+  free(h->weights);
+  h->weights = NULL;
+  if (weights == NULL || h->n == 0)
+    return GHMIX_OK;
+  h->weights = (double *)malloc(h->n * sizeof(double));
+  memcpy(h->weights, weights, h->n * sizeof(double));
+  return GHMIX_OK;
 }
 
 /* The two kernels of src/cuda/kernels.cu, one thread at a time. */
@@ -163,6 +180,7 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
   ghmix_status st;
   double *pbuf, *partial, *tile, acc[128];
   size_t ntiles, tl, s, k;
+  const double *wt;
   int b, t, d;
   ghmix_error_clear(err);
   if (launches != NULL)
@@ -170,6 +188,9 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
   d = h->d;
   if ((st = ghmix_mix_model_check(model, d, err)) != GHMIX_OK)
     return st;
+  wt = (model->shape.what & GHMIX_ESTEP_WEIGHTS) ? h->weights : NULL;
+  if (wt == NULL && (model->shape.what & GHMIX_ESTEP_WEIGHTS) && h->n > 0)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1, "no device weights");
   l = ghmix_mix_plan(h->n, d);
   if (h->n == 0) {
     for (k = 0; k < l.nstats; k++)
@@ -189,10 +210,10 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
         tile[k] = NAN; /* stale shared memory */
       for (t = 0; t < l.tile; t++)
         ghmix_mix_tile_row(t, l.tile, tl * (size_t)l.tile + (size_t)t, h->n, d,
-                           h->x, pbuf, &model->comp[0].c, rows, tile);
+                           h->x, wt, pbuf, &model->comp[0].c, rows, tile);
       for (t = 0; t < l.tile; t++)
-        ghmix_mix_tile_sums(t, l.tile, d, l.blocks, b, tl == (size_t)b, tile,
-                            partial);
+        ghmix_mix_tile_sums(t, l.tile, d, l.blocks, b, tl == (size_t)b,
+                            wt != NULL, tile, partial);
     }
   for (s = 0; s < l.nloc; s++) {
     size_t slot[2];

@@ -1131,6 +1131,107 @@ static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
   free(rows2);
 }
 
+/* Row weights (ghmix_cuda_mix_data_weights), integers 0 to 3 with a NaN
+ * row of weight 0: the statistics of the rows replicated w_i times (the
+ * reference loop over those, within TOL_STATS of its sums of |terms|; the
+ * weight sums exact, the NaN row not even bad); weights all 1 give the
+ * bits of no weights; a weighted model on data without weights is
+ * GHMIX_ERR_DOMAIN. */
+static void test_mix_weighted(const char *label, int d, size_t n, double p,
+                              double a, double b, int what) {
+  mix_setup s;
+  ghmix_mix_model mw;
+  const size_t ns = mix_nstats(d);
+  double *x = (double *)xmalloc(n * (size_t)d * sizeof(double));
+  double *wt = (double *)xmalloc(n * sizeof(double));
+  double *ones = (double *)xmalloc(n * sizeof(double));
+  double *ref = (double *)xmalloc(ns * sizeof(double));
+  double *scale = (double *)xmalloc(ns * sizeof(double));
+  double *st1 = (double *)xmalloc(ns * sizeof(double));
+  double *st2 = (double *)xmalloc(ns * sizeof(double));
+  double *xr, *rref;
+  void *h = NULL;
+  ghmix_error err;
+  ghmix_status st;
+  size_t i, k, c, r = 0, nr = 0, worst = 0;
+  double max_err = 0;
+  int j;
+  if (!mix_setup_init(&s, d, p, a, b, what, unif)) {
+    check(0, "weighted E-step %s: invalid test parameters", label);
+    return;
+  }
+  for (i = 0; i < n; i++) {
+    double v = logunif(-1, 1);
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * n] = s.center[j] + sqrt(v) * unif(-2, 2) + 0.3 * v;
+    wt[i] = (double)(rng_next() % 4);
+    ones[i] = 1;
+    nr += (size_t)wt[i];
+  }
+  x[3] = NAN;
+  nr -= (size_t)wt[3];
+  wt[3] = 0;
+  xr = (double *)xmalloc((nr + 1) * (size_t)d * sizeof(double));
+  rref = (double *)xmalloc(4 * (nr + 1) * sizeof(double));
+  for (i = 0; i < n; i++)
+    for (c = 0; c < (size_t)wt[i]; c++, r++)
+      for (j = 0; j < d; j++)
+        xr[r + (size_t)j * nr] = x[i + (size_t)j * n];
+  mix_reference(xr, nr, nr, &s, ref, scale, rref);
+  mw = s.model;
+  mw.weights = wt;
+  mw.shape.what |= GHMIX_ESTEP_WEIGHTS;
+  st = ghmix_mix_model_complete(&mw, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_mix_data_create(x, n, n, d, 0, &h, &err);
+  check(st == GHMIX_OK && ghmix_cuda_mix_estep(h, &mw, st1, NULL, NULL, &err) ==
+                              GHMIX_ERR_DOMAIN,
+        "weighted E-step %s: no weights on the device, GHMIX_ERR_DOMAIN",
+        label);
+  st = ghmix_cuda_mix_data_weights(h, wt, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_mix_estep(h, &mw, st1, NULL, NULL, &err);
+  for (k = 0; k < ns; k++) {
+    double e;
+    if (k == mix_at(d, GHMIX_STAT_ROWS))
+      continue;
+    if (mix_is_count(d, k))
+      e = st1[k] == ref[k] ? 0 : INFINITY;
+    else
+      e = scale[k] == 0 ? (st1[k] == 0 ? 0 : INFINITY)
+                        : fabs(st1[k] - ref[k]) / scale[k];
+    if (!(e <= max_err)) {
+      max_err = isnan(e) ? INFINITY : e;
+      worst = k;
+    }
+  }
+  check(st == GHMIX_OK && max_err <= TOL_STATS * tol_scale &&
+            st1[mix_at(d, GHMIX_STAT_ROWS)] < ref[mix_at(d, GHMIX_STAT_ROWS)],
+        "weighted E-step %s (d = %d, n = %lu as %lu rows): within %.3g of the "
+        "sum of |terms| (worst slot %lu: %.17g vs %.17g)",
+        label, d, (unsigned long)n, (unsigned long)nr, max_err,
+        (unsigned long)worst, st1[worst], ref[worst]);
+  mw.weights = ones;
+  st = ghmix_cuda_mix_data_weights(h, ones, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_mix_estep(h, &mw, st1, NULL, NULL, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_mix_estep(h, &s.model, st2, NULL, NULL, &err);
+  check(st == GHMIX_OK && memcmp(st1, st2, ns * sizeof(double)) == 0,
+        "weighted E-step %s: weights all 1 give the bits of no weights", label);
+  ghmix_cuda_mix_data_free(h);
+  mix_setup_free(&s);
+  free(x);
+  free(wt);
+  free(ones);
+  free(xr);
+  free(rref);
+  free(ref);
+  free(scale);
+  free(st1);
+  free(st2);
+}
+
 static void test_mix(int quick) {
   const int both = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
   test_mix_case("GH d=1", 1, quick ? 20011 : 100003, 100010, -0.7, 1.3, 0.8,
@@ -1147,6 +1248,9 @@ static void test_mix(int quick) {
   test_mix_case("GH d=3, n=1", 3, 1, 1, -0.7, 1.3, 0.8, both);
   test_mix_case("GH d=17, n=130 (tile of 64, partial)", 17, 130, 131, -0.7, 1.3,
                 0.8, both);
+  test_mix_weighted("GH d=3", 3, 3001, -0.7, 1.3, 0.8, both);
+  test_mix_weighted("NIG d=1", 1, 5000, -0.5, 1.1, 1.7, GHMIX_ESTEP_MOMENTS);
+  test_mix_weighted("GH d=20 (tile of 64)", 20, 700, 1.5, 1.0, 1.0, both);
 }
 
 /* ====================================== densities and rows (one launch) */

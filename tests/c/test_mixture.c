@@ -219,9 +219,10 @@ static void test_mstep(void) {
 /* ------------------------------------------------------- the CPU driver */
 
 /* The statistics by a serial loop over the rows (long double), with the
- * sums of |terms| in scale. */
-static void reference(const double *x, size_t n, const mix_setup *s, double *st,
-                      double *scale) {
+ * sums of |terms| in scale; wt: the rows' weights (estep.h: v = w), or
+ * NULL. */
+static void reference_w(const double *x, size_t n, const mix_setup *s,
+                        const double *wt, double *st, double *scale) {
   const int d = s->d;
   const ghmix_estep_shape *sh = &s->model.shape;
   const size_t ns = ghmix_estep_nstats(sh);
@@ -239,10 +240,15 @@ static void reference(const double *x, size_t n, const mix_setup *s, double *st,
     double q, bz;
     ghmix_mix_row_result r;
     ghmix_mix_terms t;
+    double v_i = wt == NULL ? 1.0 : wt[i];
     mix_setup_forms(s, x, n, i, u, z, &q, &bz);
     ghmix_mix_row_step(&s->comp.c, q, bz, NULL, NULL, &r, &t);
+    if (v_i == 0)
+      continue;
     for (id = 0; id < GHMIX_STAT_NSCALAR; id++) {
-      double v = t.v[ghmix_mix_term_of((ghmix_stat_id)id)];
+      ghmix_stat_id sid = (ghmix_stat_id)id;
+      int counted = sid == GHMIX_STAT_ROWS || sid == GHMIX_STAT_BAD;
+      double v = t.v[ghmix_mix_term_of(sid)] * (counted ? 1.0 : v_i);
       k = ghmix_estep_stat(sh, 0, (ghmix_stat_id)id).offset;
       acc[k] += v;
       scale[k] += fabs(v);
@@ -250,14 +256,14 @@ static void reference(const double *x, size_t n, const mix_setup *s, double *st,
     if (t.v[GHMIX_TERM_ROWS] == 0)
       continue;
     for (j = 0; j < d; j++) {
-      acc[at_u + j] += u[j];
-      scale[at_u + j] += fabs(u[j]);
-      acc[at_wu + j] += (long double)r.e_inv_y * u[j];
-      scale[at_wu + j] += fabs(r.e_inv_y * u[j]);
+      acc[at_u + j] += (long double)v_i * u[j];
+      scale[at_u + j] += fabs(v_i * u[j]);
+      acc[at_wu + j] += (long double)v_i * r.e_inv_y * u[j];
+      scale[at_wu + j] += fabs(v_i * r.e_inv_y * u[j]);
       for (l = 0; l < d; l++) {
         k = at_wuu + (size_t)j + (size_t)l * d;
-        acc[k] += (long double)r.e_inv_y * u[j] * u[l];
-        scale[k] += fabs(r.e_inv_y * u[j] * u[l]);
+        acc[k] += (long double)v_i * r.e_inv_y * u[j] * u[l];
+        scale[k] += fabs(v_i * r.e_inv_y * u[j] * u[l]);
       }
     }
   }
@@ -268,6 +274,11 @@ static void reference(const double *x, size_t n, const mix_setup *s, double *st,
   free(z);
 }
 
+static void reference(const double *x, size_t n, const mix_setup *s, double *st,
+                      double *scale) {
+  reference_w(x, n, s, NULL, st, scale);
+}
+
 static int is_count(const ghmix_estep_shape *sh, size_t k) {
   return k == ghmix_estep_stat(sh, 0, GHMIX_STAT_ROWS).offset ||
          k == ghmix_estep_stat(sh, 0, GHMIX_STAT_WEIGHT).offset ||
@@ -275,14 +286,55 @@ static int is_count(const ghmix_estep_shape *sh, size_t k) {
          k == ghmix_estep_stat(sh, 0, GHMIX_STAT_TAU).offset;
 }
 
+/* The largest error of st against ref in units of scale, counts exact
+ * (*wk: where). */
+static double stats_error(const ghmix_estep_shape *sh, const double *st,
+                          const double *ref, const double *scale, size_t *wk) {
+  const size_t ns = ghmix_estep_nstats(sh);
+  double worst = 0;
+  size_t k;
+  *wk = 0;
+  for (k = 0; k < ns; k++) {
+    double e = is_count(sh, k) ? (st[k] == ref[k] ? 0 : INFINITY)
+                               : fabs(st[k] - ref[k]) / fmax(scale[k], DBL_MIN);
+    if (!(e <= worst)) {
+      worst = isnan(e) ? INFINITY : e;
+      *wk = k;
+    }
+  }
+  return worst;
+}
+
+/* The CPU driver on 1 and 2 threads (rows: the 1-thread run's output
+ * rows, or NULL) against the reference ref: within 1e-12 of the sum of
+ * |terms| (counts exact) and the same bits; st1 gets the 1-thread
+ * statistics.  kind, label: the checks' names. */
+static void driver_check(const char *kind, const char *label, const double *x,
+                         size_t n, int d, const ghmix_mix_model *m,
+                         const double *ref, const double *scale, double *st1,
+                         double *rows) {
+  const size_t ns = ghmix_estep_nstats(&m->shape);
+  double *st2 = malloc(sizeof(double) * ns), worst;
+  size_t wk;
+  ghmix_error err;
+  ghmix_status rc1 = ghmix_mix_estep_cpu(x, n, n, d, m, st1, rows, 1, &err);
+  ghmix_status rc2 = ghmix_mix_estep_cpu(x, n, n, d, m, st2, NULL, 2, &err);
+  worst = stats_error(&m->shape, st1, ref, scale, &wk);
+  check(rc1 == GHMIX_OK && rc2 == GHMIX_OK && worst <= 1e-12,
+        "%s %s (d = %d, n = %lu): statistics within %.3g of the sum of "
+        "|terms| (worst %lu: %.17g vs %.17g)",
+        kind, label, d, (unsigned long)n, worst, (unsigned long)wk, st1[wk],
+        ref[wk]);
+  check(memcmp(st1, st2, sizeof(double) * ns) == 0,
+        "%s %s: 1 and 2 threads give the same bits", kind, label);
+  free(st2);
+}
+
 static void driver_case(const char *label, int d, size_t n, double p, double a,
                         double b, int what) {
   mix_setup s;
-  double *x, *ref, *scale, *st1, *st2, *rows;
-  double worst = 0;
-  size_t ns, k, i, wk = 0;
-  ghmix_status rc1, rc2;
-  ghmix_error err;
+  double *x, *ref, *scale, *st1, *rows;
+  size_t ns, i;
   int j;
   if (!mix_setup_init(&s, d, p, a, b, what, unif)) {
     check(0, "driver %s: the model", label);
@@ -293,7 +345,6 @@ static void driver_case(const char *label, int d, size_t n, double p, double a,
   ref = malloc(sizeof(double) * ns);
   scale = malloc(sizeof(double) * ns);
   st1 = malloc(sizeof(double) * ns);
-  st2 = malloc(sizeof(double) * ns);
   rows = malloc(sizeof(double) * 4 * n);
   for (i = 0; i < n; i++) {
     double w = exp(unif(-2, 2));
@@ -303,23 +354,7 @@ static void driver_case(const char *label, int d, size_t n, double p, double a,
   for (i = 5; i < n; i += 611)
     x[i] = NAN;
   reference(x, n, &s, ref, scale);
-  rc1 = ghmix_mix_estep_cpu(x, n, n, d, &s.model, st1, rows, 1, &err);
-  rc2 = ghmix_mix_estep_cpu(x, n, n, d, &s.model, st2, NULL, 2, &err);
-  for (k = 0; k < ns; k++) {
-    double e = is_count(&s.model.shape, k)
-                   ? (st1[k] == ref[k] ? 0 : INFINITY)
-                   : fabs(st1[k] - ref[k]) / fmax(scale[k], DBL_MIN);
-    if (!(e <= worst)) {
-      worst = isnan(e) ? INFINITY : e;
-      wk = k;
-    }
-  }
-  check(rc1 == GHMIX_OK && rc2 == GHMIX_OK && worst <= 1e-12,
-        "driver %s (d = %d, n = %lu): statistics within %.3g of the sum of "
-        "|terms| (worst %lu: %.17g vs %.17g)",
-        label, d, (unsigned long)n, worst, (unsigned long)wk, st1[wk], ref[wk]);
-  check(memcmp(st1, st2, sizeof(double) * ns) == 0,
-        "driver %s: 1 and 2 threads give the same bits", label);
+  driver_check("driver", label, x, n, d, &s.model, ref, scale, st1, rows);
   check(ref[ghmix_estep_stat(&s.model.shape, 0, GHMIX_STAT_BAD).offset] ==
                 (double)((n - 5 + 610) / 611) &&
             isnan(rows[5]) && isfinite(rows[n - 1]),
@@ -328,8 +363,111 @@ static void driver_case(const char *label, int d, size_t n, double p, double a,
   free(ref);
   free(scale);
   free(st1);
-  free(st2);
   free(rows);
+  mix_setup_free(&s);
+}
+
+/* x (n x d) with row i repeated w_i times (sum w_i rows). */
+static double *replicate_rows(const double *x, size_t n, int d,
+                              const double *wt, size_t *nr) {
+  double *xr;
+  size_t i, k, r = 0;
+  int j;
+  *nr = 0;
+  for (i = 0; i < n; i++)
+    *nr += (size_t)wt[i];
+  xr = malloc(sizeof(double) * *nr * (size_t)d);
+  for (i = 0; i < n; i++)
+    for (k = 0; k < (size_t)wt[i]; k++, r++)
+      for (j = 0; j < d; j++)
+        xr[r + (size_t)j * *nr] = x[i + (size_t)j * n];
+  return xr;
+}
+
+/* Rows with weights (GHMIX_ESTEP_WEIGHTS), integers 0 to 3: the weighted
+ * reference loop; the same bits on 1 and 2 threads; the rows replicated
+ * w_i times give the same sums (within 1e-12 of the sum of |terms|, the
+ * weight sums exact); a NaN row of weight 0 is not even bad, one of weight
+ * 2 is bad once; weights all 1 give the bits of no weights. */
+static void weighted_case(const char *label, int d, size_t n, double p,
+                          double a, double b, int what) {
+  mix_setup s;
+  ghmix_mix_model mw;
+  const ghmix_estep_shape *sh;
+  double *x, *wt, *xr, *ref, *scale, *st1, *st2, *str, *ones;
+  double worst_r = 0;
+  size_t ns, i, k, nr, at_bad, at_w, at_tau, at_rows;
+  ghmix_status rc1, rc2, rcr;
+  ghmix_error err;
+  int j;
+  if (!mix_setup_init(&s, d, p, a, b, what, unif)) {
+    check(0, "weighted %s: the model", label);
+    return;
+  }
+  sh = &s.model.shape;
+  ns = ghmix_estep_nstats(sh);
+  x = malloc(sizeof(double) * n * (size_t)d);
+  wt = malloc(sizeof(double) * n);
+  ones = malloc(sizeof(double) * n);
+  ref = malloc(sizeof(double) * ns);
+  scale = malloc(sizeof(double) * ns);
+  st1 = malloc(sizeof(double) * ns);
+  st2 = malloc(sizeof(double) * ns);
+  str = malloc(sizeof(double) * ns);
+  for (i = 0; i < n; i++) {
+    double v = exp(unif(-2, 2));
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * n] = s.center[j] + sqrt(v) * unif(-2, 2) + 0.3 * v;
+    wt[i] = (double)(rand() % 4);
+    ones[i] = 1;
+  }
+  x[5] = NAN;
+  wt[5] = 0;
+  x[7] = NAN;
+  wt[7] = 2;
+  mw = s.model;
+  mw.weights = wt;
+  mw.shape.what |= GHMIX_ESTEP_WEIGHTS;
+  check(ghmix_mix_model_complete(&mw, &err) == GHMIX_OK &&
+            ghmix_mix_model_check(&mw, d, &err) == GHMIX_OK,
+        "weighted %s: the model with weights completes and is accepted", label);
+  reference_w(x, n, &s, wt, ref, scale);
+  driver_check("weighted", label, x, n, d, &mw, ref, scale, st1, NULL);
+  at_bad = ghmix_estep_stat(sh, 0, GHMIX_STAT_BAD).offset;
+  at_rows = ghmix_estep_stat(sh, 0, GHMIX_STAT_ROWS).offset;
+  at_w = ghmix_estep_stat(sh, 0, GHMIX_STAT_WEIGHT).offset;
+  at_tau = ghmix_estep_stat(sh, 0, GHMIX_STAT_TAU).offset;
+  check(st1[at_bad] == 1,
+        "weighted %s: the NaN row of weight 0 is not bad, "
+        "the one of weight 2 is bad once (%g)",
+        label, st1[at_bad]);
+  xr = replicate_rows(x, n, d, wt, &nr);
+  rcr = ghmix_mix_estep_cpu(xr, nr, nr, d, &s.model, str, NULL, 2, &err);
+  for (k = 0; k < ns; k++)
+    if (k != at_bad && k != at_rows && k != at_w && k != at_tau) {
+      double e = fabs(str[k] - st1[k]) / fmax(scale[k], DBL_MIN);
+      worst_r = e <= worst_r ? worst_r : (isnan(e) ? INFINITY : e);
+    }
+  check(rcr == GHMIX_OK && worst_r <= 1e-12 && st1[at_w] == str[at_rows] &&
+            st1[at_tau] == str[at_tau] && st1[at_w] == st1[at_tau] &&
+            st1[at_rows] < st1[at_w],
+        "weighted %s: as the rows replicated (%lu rows; worst %.3g)", label,
+        (unsigned long)nr, worst_r);
+  mw.weights = ones;
+  rc1 = ghmix_mix_estep_cpu(x, n, n, d, &mw, st1, NULL, 2, &err);
+  rc2 = ghmix_mix_estep_cpu(x, n, n, d, &s.model, st2, NULL, 2, &err);
+  check(rc1 == GHMIX_OK && rc2 == GHMIX_OK &&
+            memcmp(st1, st2, sizeof(double) * ns) == 0,
+        "weighted %s: weights all 1 give the bits of no weights", label);
+  free(x);
+  free(wt);
+  free(ones);
+  free(xr);
+  free(ref);
+  free(scale);
+  free(st1);
+  free(st2);
+  free(str);
   mix_setup_free(&s);
 }
 
@@ -402,6 +540,12 @@ static void test_driver(void) {
               GHMIX_ESTEP_MOMENTS);
   driver_case("skew-t", 5, 5000, -3.0, 0.0, 4.0, both);
   driver_case("GH, BLAS (d = 60)", 60, 3000, 1.5, 1.0, 1.0, both);
+  weighted_case("GH, exact", 3, 1000, -0.7, 1.3, 0.8, both);
+  weighted_case("GH, tabulated K", 4, 9001, -0.7, 1.3, 0.8, both);
+  weighted_case("NIG d = 1 (closed form)", 1, 6000, -0.5, 1.1, 1.7,
+                GHMIX_ESTEP_MOMENTS);
+  weighted_case("skew-t", 5, 5000, -3.0, 0.0, 4.0, both);
+  weighted_case("GH, BLAS (d = 60)", 60, 3000, 1.5, 1.0, 1.0, both);
   if (mix_setup_init(&s, 2, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS, unif)) {
     two[0] = two[1] = s.comp;
     m = s.model;

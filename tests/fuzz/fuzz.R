@@ -322,6 +322,11 @@ templates <- list(
     m <- mix_args()
     list(m$x, m$center, m$chol, m$g, m$consts, m$what, flag(), thr())
   },
+  ffi_mix_estep_weighted = function() {
+    m <- mix_args()
+    w <- if (flag()) NULL else pos(pick(c(nrow(m$x), 1L)))
+    list(m$x, w, m$center, m$chol, m$g, m$consts, m$what, flag(), thr())
+  },
   ffi_mix_subordinator = function() {
     list(pick(0:3), as.vector(eta_rows(1)), c(num(1), pos(2)))
   },
@@ -333,6 +338,9 @@ templates <- list(
   },
   ffi_cuda_mix_data_create = function() list(mix_args()$x, 0L),
   ffi_cuda_mix_data_free = function() list(list(.fuzz_ptr = pick(ptr_kinds))),
+  ffi_cuda_mix_data_weights = function() {
+    list(list(.fuzz_ptr = pick(ptr_kinds)), pos(small_n()))
+  },
   ffi_cuda_mix_estep = function() {
     m <- mix_args()
     list(list(.fuzz_ptr = pick(ptr_kinds)), m$center, m$chol, m$g, m$consts,

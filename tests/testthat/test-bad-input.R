@@ -926,6 +926,26 @@ for (fun in fitters) {
   }
   add_compute_cases(fun, list(x = quote(x_small)))
 }
+# observation weights: one per row of x, numbers, finite, >= 0, not all 0
+bad_weights <- list(
+  negative = quote(c(-1, rep(1, 59))), `NA` = quote(c(NA, rep(1, 59))),
+  `NaN` = quote(c(NaN, rep(1, 59))), `Inf` = quote(c(Inf, rep(1, 59))),
+  `too short` = quote(rep(1, 59)), `too long` = quote(rep(1, 61)),
+  character = quote(rep("1", 60)), `all zero` = quote(rep(0, 60)),
+  matrix = quote(matrix(1, 60, 1)), factor = quote(factor(rep(1, 60))),
+  list = quote(as.list(rep(1, 60))), logical = quote(rep(NA, 60))
+)
+for (fun in fitters) {
+  for (nm in names(bad_weights)) {
+    bad_case(sprintf("%s(weights = <%s>): error naming `weights`", fun, nm),
+             bad_call(fun, list(x = quote(x_small),
+                                weights = bad_weights[[nm]])),
+             check_arg_error("weights"))
+  }
+}
+bad_case("fit_nig(weights = <integers>): a fit",
+         quote(fit_nig(x_small, weights = rep(1:2, 30))$loglik),
+         check_value(is_finite_double))
 # start values outside the family are errors, not silently replaced
 # (issue 17)
 for (st in list(list("fit_nig", list(a = -1)), list("fit_nig", list(b = 0)),
