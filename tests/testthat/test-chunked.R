@@ -333,13 +333,17 @@ test_that("PSOCK workers load ghmix from the library the master used", {
          paste(c("child R:", out), collapse = "\n"))
 })
 
+# The engine of a small fit's chunks on the 2 workers of cl.
+chunked_cluster_engine <- function(cl) {
+  data <- ghmix_data(chunked_split(chunked_sim(600L), 2L))
+  opts <- ghmix:::chunk_options("cpu", 1L, 0L, cl, NULL)
+  ghmix:::chunk_engine(data, opts, na_rm = FALSE)
+}
+
 test_that("an interrupted E-step is drained and the chunks released", {
   skip_on_cran()
   cl <- chunked_cluster(2L)
-  x <- chunked_sim(600L)
-  data <- ghmix_data(chunked_split(x, 2L))
-  opts <- ghmix:::chunk_options("cpu", 1L, 0L, cl, NULL)
-  engine <- ghmix:::chunk_engine(data, opts, na_rm = FALSE)
+  engine <- chunked_cluster_engine(cl)
   expect_identical(chunked_held(cl), c(1L, 1L))
   # what an interrupt leaves behind: calls sent, answers not yet read
   send <- utils::getFromNamespace("sendCall", "parallel")
@@ -401,10 +405,7 @@ test_that("an answer left in a worker's socket is skipped, not taken", {
 test_that("a request cut short by an interrupt is finished, then released", {
   skip_on_cran()
   cl <- chunked_cluster(2L)
-  x <- chunked_sim(600L)
-  data <- ghmix_data(chunked_split(x, 2L))
-  opts <- ghmix:::chunk_options("cpu", 1L, 0L, cl, NULL)
-  engine <- ghmix:::chunk_engine(data, opts, na_rm = FALSE)
+  engine <- chunked_cluster_engine(cl)
   link <- get("link", envir = environment(engine$free))
   # what an interrupt between two pieces of a request leaves: part of its
   # bytes sent, the answer awaited; and a request committed, not begun
