@@ -19,35 +19,45 @@ cluster_key <- function() {
 # cluster stays in step even when one worker fails), and reports the first
 # failure as a classed error naming the worker.
 #
-# It uses parallel's unexported sendCall() and recvResult() (what its
+# It uses parallel's unexported sendCall() and recvData() (what its
 # clusterCall() is made of), because no exported function can: send to
 # some workers and collect every answer even after one fails (clusterCall()
 # and clusterApply() stop at the first failed answer and leave the others
 # unread, out of step), or collect answers still in flight after an
 # interrupt (cluster_close()).  test-chunked.R checks their formals and a
 # round trip, so that a change in parallel is seen there.
+#
+# Interrupts.  Every request carries a tag of its own (sendCall()'s `tag`,
+# which the worker's answer echoes), and the answer read for it is the
+# one with that tag: an answer left in a socket (by an interrupt that cut
+# a fit's cleanup short) is skipped and counted in link$stale, never taken
+# for another.  A request is committed (its bytes, its tag and its entry in
+# link$pending) with interrupts suspended; from then on it is sent whole
+# and its answer read, by the round or, after an interrupt, by
+# cluster_close().  The bytes move through cluster_io(), which nothing
+# interrupts, and every wait between them is cluster_wait().
 cluster_link <- function(cl, clock) {
-  send_call <- utils::getFromNamespace("sendCall", "parallel")
-  recv_result <- utils::getFromNamespace("recvResult", "parallel")
   link <- new.env(parent = emptyenv())
+  link$send_call <- utils::getFromNamespace("sendCall", "parallel")
+  link$recv_data <- utils::getFromNamespace("recvData", "parallel")
   link$pending <- integer()
   link$dead <- integer()
+  link$stale <- 0L
+  link$out <- vector("list", length(cl))
+  link$at <- numeric(length(cl))
+  link$tags <- vector("list", length(cl))
+  link$inbuf <- rep(list(raw()), length(cl))
   link$nodes <- lapply(seq_along(cl), function(i) {
     list(worker = i, host = cl[[i]]$host, pid = NULL)
   })
   link$round <- function(idx, fun, args) {
     size <- length(serialize(list(fun, args[[idx[1L]]]), NULL))
     fail <- list()
-    # (a send or a receive and its entry in link$pending happen together,
-    # with interrupts held: an interrupt in between would leave an answer
-    # that cluster_close() waits for in vain, or one that a later round
-    # reads as its own; the wait for an answer stays interruptible)
     for (i in idx) {
-      err <- suspendInterrupts(tryCatch({
-        send_call(cl[[i]], fun, args[[i]])
-        link$pending <- c(link$pending, i)
+      err <- tryCatch({
+        cluster_post(link, cl[[i]], i, fun, args[[i]])
         NULL
-      }, error = function(e) conditionMessage(e)))
+      }, error = function(e) conditionMessage(e))
       if (is.null(err)) {
         clock$sent <- clock$sent + size
       } else {
@@ -56,14 +66,8 @@ cluster_link <- function(cl, clock) {
     }
     out <- vector("list", length(cl))
     for (i in intersect(idx, link$pending)) {
-      cluster_wait(cl[[i]])
-      val <- suspendInterrupts({
-        got <- tryCatch(recv_result(cl[[i]]), error = function(e) {
-          structure(list(message = conditionMessage(e)),
-                    class = "ghmix_lost")
-        })
-        link$pending <- setdiff(link$pending, i)
-        got
+      val <- tryCatch(cluster_answer(link, cl[[i]], i), error = function(e) {
+        structure(list(message = conditionMessage(e)), class = "ghmix_lost")
       })
       if (inherits(val, c("ghmix_lost", "try-error"))) {
         msg <- if (inherits(val, "try-error")) as.character(val) else
@@ -92,9 +96,211 @@ cluster_link <- function(cl, clock) {
     chunk_check_result(res, link$nodes[[i]])
   }
   link$close <- function(idx, key) {
-    cluster_close(link, cl, idx, key, recv_result)
+    cluster_close(link, cl, idx, key)
   }
   link
+}
+
+# The transport of one worker ----------------------------------------------
+#
+# Per worker i of a link: out[[i]] the bytes of its request (NULL when all
+# are sent) and at[i] how many of them are sent; tags[[i]] the tag of the
+# answer awaited (NULL: the next answer, whatever its tag); inbuf[[i]] the
+# bytes of answers received and not yet read.
+
+the_tags <- new.env(parent = emptyenv())
+
+# A tag no other request of this session has.
+cluster_tag <- function() {
+  the_tags$count <- if (is.null(the_tags$count)) 1 else the_tags$count + 1
+  sprintf("ghmix-%d-%.0f", Sys.getpid(), the_tags$count)
+}
+
+# Forgets worker i's request (lost, or never begun).
+cluster_reset <- function(link, idx) {
+  suspendInterrupts({
+    link$out[idx] <- list(NULL)
+    link$at[idx] <- 0
+    link$tags[idx] <- list(NULL)
+    link$inbuf[idx] <- list(raw())
+    link$pending <- setdiff(link$pending, idx)
+  })
+  invisible(link)
+}
+
+# The largest piece written or read at once.
+cluster_piece <- 65536L
+
+cluster_socket <- function(node) inherits(node$con, "sockconn")
+
+# Commits worker i's request, then sends it.
+cluster_post <- function(link, node, i, fun, args) {
+  tag <- cluster_tag()
+  if (!cluster_socket(node)) {
+    # another kind of node: parallel's own send, as a whole
+    suspendInterrupts({
+      link$send_call(node, fun, args, tag = tag)
+      link$tags[[i]] <- tag
+      link$pending <- c(link$pending, i)
+    })
+    return(invisible())
+  }
+  bytes <- cluster_request(node, fun, args, tag)
+  suspendInterrupts({
+    link$out[[i]] <- bytes
+    link$at[i] <- 0
+    link$tags[[i]] <- tag
+    link$pending <- c(link$pending, i)
+  })
+  cluster_push(link, node, i)
+}
+
+# The bytes parallel's sendCall() writes for the call: its message, as its
+# sendData() serializes it for a socket node (test-chunked.R checks that
+# they are the same).
+cluster_request <- function(node, fun, args, tag) {
+  msg <- list(type = "EXEC",
+              data = list(fun = fun, args = args, return = TRUE, tag = tag),
+              tag = NULL)
+  serialize(msg, NULL, xdr = !inherits(node, "SOCK0node"))
+}
+
+# Sends what is left of worker i's request, a piece at a time, as the
+# socket takes it (the pieces of a large one come from a raw connection
+# over its bytes: no index vectors).
+cluster_push <- function(link, node, i) {
+  bytes <- link$out[[i]]
+  n <- length(bytes)
+  if (n > cluster_piece) {
+    src <- rawConnection(bytes)
+    on.exit(close(src))
+  }
+  tryCatch({
+    while (link$at[i] < n) {
+      cluster_wait(node, write = TRUE)
+      piece <- if (n > cluster_piece) {
+        seek(src, link$at[i])
+        readBin(src, "raw", cluster_piece)
+      } else {
+        bytes
+      }
+      cluster_io(node$con, {
+        writeBin(piece, node$con)
+        link$at[i] <- link$at[i] + length(piece)
+      })
+    }
+  }, error = function(e) {
+    cluster_reset(link, i)
+    stop(e)
+  })
+  suspendInterrupts({
+    link$out[i] <- list(NULL)
+    link$at[i] <- 0
+  })
+  invisible()
+}
+
+# Reads worker i's awaited answer and returns its value (an error: the
+# worker is lost, and no longer pending).
+cluster_answer <- function(link, node, i) {
+  tryCatch({
+    repeat {
+      got <- if (cluster_socket(node)) {
+        suspendInterrupts(cluster_take(link, i))
+      } else {
+        suspendInterrupts(cluster_settle(link, i, link$recv_data(node)))
+      }
+      if (!is.null(got)) {
+        return(got$value)
+      }
+      if (cluster_socket(node)) {
+        cluster_wait(node)
+        cluster_io(node$con, cluster_read(link, node$con, i))
+      }
+    }
+  }, error = function(e) {
+    cluster_reset(link, i)
+    stop(e)
+  })
+}
+
+# The bytes that have arrived from worker i (at least one: none means the
+# connection is closed).
+cluster_read <- function(link, con, i) {
+  got <- readBin(con, "raw", 4096L)
+  if (length(got) == 0L) {
+    stop("the connection to the worker was closed", call. = FALSE)
+  }
+  link$inbuf[[i]] <- c(link$inbuf[[i]], got)
+  invisible()
+}
+
+# The awaited answer of worker i, if its bytes have all arrived: list(value)
+# and its request done; answers tagged otherwise are skipped.  NULL while
+# the answer is incomplete.
+cluster_take <- function(link, i) {
+  repeat {
+    buf <- link$inbuf[[i]]
+    if (length(buf) < 2L) {
+      return(NULL)
+    }
+    if (buf[2L] != as.raw(10L) || !buf[1L] %in% charToRaw("XBA")) {
+      stop("its answers are out of step (not a serialized object)",
+           call. = FALSE)
+    }
+    con <- rawConnection(buf)
+    msg <- tryCatch(unserialize(con), error = function(e) e)
+    used <- seek(con)
+    close(con)
+    if (inherits(msg, "error")) {
+      return(NULL)
+    }
+    link$inbuf[[i]] <- if (used < length(buf)) {
+      buf[(used + 1):length(buf)]
+    } else {
+      raw()
+    }
+    got <- cluster_settle(link, i, msg)
+    if (!is.null(got)) {
+      return(got)
+    }
+  }
+}
+
+# msg, a message read from worker i: list(value) and the request done if it
+# is the answer awaited, else NULL (a stale answer, counted).
+cluster_settle <- function(link, i, msg) {
+  want <- link$tags[[i]]
+  if (is.list(msg) && (is.null(want) || identical(msg$tag, want))) {
+    link$tags[i] <- list(NULL)
+    link$pending <- setdiff(link$pending, i)
+    return(list(value = msg$value))
+  }
+  link$stale <- link$stale + 1L
+  NULL
+}
+
+# Runs expr, a read or a write of con, where no interrupt can cut it short.
+# R's own socket reads and writes wait in R_SelectEx(), which turns
+# interrupts on again even inside suspendInterrupts(); with the socket's
+# timeout at 0 they only poll, and move the bytes that are ready.  SIGINT
+# is held in this thread meanwhile, so that a write blocked in send() is
+# not cut short (the signal waits, or another thread takes it: R's handler
+# then only notes it).  A warning (a short write) is an error.
+cluster_io <- function(con, expr) {
+  suspendInterrupts(cluster_io_held(con, expr))
+}
+
+cluster_io_held <- function(con, expr) {
+  timeout <- socketTimeout(con, 0L)
+  held <- .Call(ffi_sigint_hold, TRUE)
+  on.exit({
+    .Call(ffi_sigint_hold, held)
+    socketTimeout(con, timeout)
+  })
+  withCallingHandlers(expr, warning = function(w) {
+    stop(conditionMessage(w), call. = FALSE)
+  })
 }
 
 # " (host, pid 123; chunks 3-4)"
@@ -143,25 +349,44 @@ cluster_prepare <- function(link) {
   invisible(link)
 }
 
-# Waits, interruptibly, until a socket node (PSOCK, SOCK) has an answer to
-# read; other kinds of node are read when their answer is asked for.
-cluster_wait <- function(node) {
-  con <- node$con
-  if (!inherits(con, "sockconn")) {
+# Waits, interruptibly, until a socket node (PSOCK, SOCK) can be read (or
+# written); other kinds of node are read when their answer is asked for.
+# It polls the socket (socketSelect() with timeout 0 does not wait) and
+# naps in C between polls, 50 microseconds at first, doubling up to 1 ms,
+# where R's interrupt check runs.  (socketSelect() with a timeout waits in
+# R_SelectEx(), whose SIGINT handler jumps back into its frame from
+# whichever thread takes the signal: with OpenBLAS loaded one of its
+# threads can, and two threads then run on the main stack; that was the
+# interrupt that escaped the caller's tryCatch(interrupt = ).)
+cluster_wait <- function(node, write = FALSE) {
+  if (!cluster_socket(node)) {
     return(invisible())
   }
-  while (!isTRUE(tryCatch(socketSelect(list(con), timeout = 0.1),
-                          error = function(e) TRUE))) {
-    NULL
-  }
+  con <- list(node$con)
+  nap <- 50L
+  # (a failed select: the read or write that follows says why)
+  tryCatch({
+    while (!socketSelect(con, write, timeout = 0)) {
+      .Call(ffi_nap, nap)
+      nap <- min(2L * nap, 1000L)
+    }
+  }, error = function(e) NULL)
   invisible()
 }
 
-# Collect what is still in flight (an interrupted E-step), then release the
-# chunks the live workers hold.
-cluster_close <- function(link, cl, idx, key, recv_result) {
+# Finish what is in flight (the requests begun, whole, and their answers,
+# after an interrupt), then release the chunks the live workers hold.  A
+# request committed but not begun is dropped.
+cluster_close <- function(link, cl, idx, key) {
   for (i in link$pending) {
-    tryCatch(recv_result(cl[[i]]), error = function(e) {
+    if (!is.null(link$out[[i]]) && link$at[i] == 0) {
+      cluster_reset(link, i)
+      next
+    }
+    tryCatch({
+      if (!is.null(link$out[[i]])) cluster_push(link, cl[[i]], i)
+      cluster_answer(link, cl[[i]], i)
+    }, error = function(e) {
       link$dead <- union(link$dead, i)
     })
   }

@@ -60,6 +60,9 @@ static const R_CallMethodDef call_methods[] = {
     /* codes and layouts */
     {"ffi_codes", (DL_FUNC)&ffi_codes, 0},
     {"ffi_estep_layout", (DL_FUNC)&ffi_estep_layout, 5},
+    /* the cluster transport's signals */
+    {"ffi_sigint_hold", (DL_FUNC)&ffi_sigint_hold, 1},
+    {"ffi_nap", (DL_FUNC)&ffi_nap, 1},
     /* CUDA backend */
     {"ffi_cuda_mix_data_create", (DL_FUNC)&ffi_cuda_mix_data_create, 2},
     {"ffi_cuda_mix_data_free", (DL_FUNC)&ffi_cuda_mix_data_free, 1},

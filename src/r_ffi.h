@@ -83,6 +83,13 @@ SEXP ffi_dgh_rows(SEXP Q, SEXP B, SEXP d, SEXP p, SEXP a, SEXP b, SEXP gSg,
 SEXP ffi_gh_risk(SEXP level, SEXP mu, SEXP gamma, SEXP sigma, SEXP pab,
                  SEXP shortfall, SEXP y_mass, SEXP threads);
 
+/* r_signal.c: ffi_sigint_hold(hold) blocks (TRUE) or unblocks SIGINT in
+ * the calling thread and returns whether it was blocked; ffi_nap(us)
+ * sleeps up to `us` microseconds (at most 1e5), then checks for an
+ * interrupt as R's loops do. */
+SEXP ffi_sigint_hold(SEXP hold);
+SEXP ffi_nap(SEXP microseconds);
+
 /* r_info.c */
 SEXP ffi_build_info(void);
 SEXP ffi_cuda_devices(void);

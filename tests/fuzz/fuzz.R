@@ -336,6 +336,8 @@ templates <- list(
     d <- pick(1:4)
     list(lower_chol(d), num(d), c(-0.5, pos(2)))
   },
+  ffi_sigint_hold = function() list(flag()),
+  ffi_nap = function() list(pick(c(0L, 50L, 1000L))),
   ffi_cuda_mix_data_create = function() list(mix_args()$x, 0L),
   ffi_cuda_mix_data_free = function() list(list(.fuzz_ptr = pick(ptr_kinds))),
   ffi_cuda_mix_data_weights = function() {

@@ -333,13 +333,17 @@ test_that("PSOCK workers load ghmix from the library the master used", {
          paste(c("child R:", out), collapse = "\n"))
 })
 
+# The engine of a small fit's chunks on the 2 workers of cl.
+chunked_cluster_engine <- function(cl) {
+  data <- ghmix_data(chunked_split(chunked_sim(600L), 2L))
+  opts <- ghmix:::chunk_options("cpu", 1L, 0L, cl, NULL)
+  ghmix:::chunk_engine(data, opts, na_rm = FALSE)
+}
+
 test_that("an interrupted E-step is drained and the chunks released", {
   skip_on_cran()
   cl <- chunked_cluster(2L)
-  x <- chunked_sim(600L)
-  data <- ghmix_data(chunked_split(x, 2L))
-  opts <- ghmix:::chunk_options("cpu", 1L, 0L, cl, NULL)
-  engine <- ghmix:::chunk_engine(data, opts, na_rm = FALSE)
+  engine <- chunked_cluster_engine(cl)
   expect_identical(chunked_held(cl), c(1L, 1L))
   # what an interrupt leaves behind: calls sent, answers not yet read
   send <- utils::getFromNamespace("sendCall", "parallel")
@@ -350,6 +354,75 @@ test_that("an interrupted E-step is drained and the chunks released", {
   link <- get("link", envir = env)
   link$pending <- 1:2
   engine$free()
+  expect_identical(chunked_held(cl), c(0L, 0L))
+  expect_identical(unlist(parallel::clusterCall(cl, sqrt, 49)), c(7, 7))
+})
+
+test_that("parallel's recvData() gives back the tag sendCall() sent", {
+  # R/cluster.R tags every request and reads the whole answer, to tell
+  # the answer it waits for from one left behind
+  skip_on_cran()
+  send <- utils::getFromNamespace("sendCall", "parallel")
+  recv <- utils::getFromNamespace("recvData", "parallel")
+  expect_identical(names(formals(recv)), "node")
+  cl <- chunked_cluster(1L)
+  fun <- function(a, b) a * b
+  environment(fun) <- globalenv()
+  send(cl[[1L]], fun, list(6, 7), tag = "ghmix-test-1")
+  msg <- recv(cl[[1L]])
+  expect_identical(msg$tag, "ghmix-test-1")
+  expect_identical(msg$value, 42)
+  # the bytes of a request as ghmix writes them are sendCall()'s own
+  bytes <- ghmix:::cluster_request(cl[[1L]], fun, list(2, 3), "t")
+  node <- cl[[1L]]
+  node$con <- rawConnection(raw(), "wb")
+  send(node, fun, list(2, 3), tag = "t")
+  expect_identical(bytes, rawConnectionValue(node$con))
+  close(node$con)
+  writeBin(bytes, cl[[1L]]$con)
+  expect_identical(recv(cl[[1L]])$value, 6)
+})
+
+test_that("an answer left in a worker's socket is skipped, not taken", {
+  skip_on_cran()
+  cl <- chunked_cluster(2L)
+  x <- chunked_sim(600L)
+  ch <- chunked_split(x, 2L)
+  ref <- fit_nig(ghmix_data(ch), cluster = cl, threads = 1L)
+  # an answer nobody reads, as an interrupt that cut a cleanup short
+  # could leave
+  send <- utils::getFromNamespace("sendCall", "parallel")
+  stale <- function() list(ok = TRUE, host = "stale")
+  environment(stale) <- globalenv()
+  send(cl[[2L]], stale, list())
+  Sys.sleep(0.2)
+  fit <- fit_nig(ghmix_data(ch), cluster = cl, threads = 1L)
+  expect_identical(fit$loglik, ref$loglik)
+  expect_identical(chunked_held(cl), c(0L, 0L))
+  expect_identical(unlist(parallel::clusterCall(cl, sqrt, 49)), c(7, 7))
+})
+
+test_that("a request cut short by an interrupt is finished, then released", {
+  skip_on_cran()
+  cl <- chunked_cluster(2L)
+  engine <- chunked_cluster_engine(cl)
+  link <- get("link", envir = environment(engine$free))
+  # what an interrupt between two pieces of a request leaves: part of its
+  # bytes sent, the answer awaited; and a request committed, not begun
+  big <- function(v) length(v)
+  environment(big) <- globalenv()
+  bytes <- ghmix:::cluster_request(cl[[1L]], big, list(runif(1e5)), "t1")
+  half <- length(bytes) %/% 2L
+  writeBin(bytes[seq_len(half)], cl[[1L]]$con)
+  link$out[[1L]] <- bytes
+  link$at[1L] <- half
+  link$tags[[1L]] <- "t1"
+  link$out[[2L]] <- bytes
+  link$at[2L] <- 0
+  link$tags[[2L]] <- "t2"
+  link$pending <- 1:2
+  engine$free()
+  expect_identical(link$pending, integer())
   expect_identical(chunked_held(cl), c(0L, 0L))
   expect_identical(unlist(parallel::clusterCall(cl, sqrt, 49)), c(7, 7))
 })
