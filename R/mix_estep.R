@@ -42,6 +42,87 @@
 mixture_estep <- function(x, pars, props, weights = NULL, what, rows = FALSE,
                           threads = ghmix_threads(), backend = "cpu",
                           device = NULL) {
-  stop("internal error: mixture_estep() is not implemented yet",
-       call. = FALSE)
+  args <- mixture_estep_args(pars, props, what)
+  if (is.null(args)) {
+    return(NULL)
+  }
+  if (!is.null(weights)) {
+    weights <- as.double(weights)
+  }
+  raw <- if (backend == "cuda") {
+    if (!inherits(x, "externalptr")) {
+      dev <- if (is.null(device)) 0L else as.integer(device)
+      x <- .Call(ffi_cuda_mix_data_create, x, dev)
+      on.exit(.Call(ffi_cuda_mix_data_free, x), add = TRUE)
+    }
+    .Call(ffi_cuda_mix_estep_mixture, x, args$centers, args$chols, args$gs,
+          args$consts, args$log_props, weights, args$what, rows)
+  } else {
+    .Call(ffi_mix_estep_mixture, x, args$centers, args$chols, args$gs,
+          args$consts, args$log_props, weights, args$what, rows,
+          as.integer(threads))
+  }
+  mixture_unpack(raw, nrow(args$centers), length(pars))
+}
+
+# The .Call arguments of the G components (NULL when one is not usable).
+mixture_estep_args <- function(pars, props, what) {
+  g <- length(pars)
+  d <- length(pars[[1L]]$mu)
+  centers <- gs <- matrix(0, d, g)
+  chols <- array(0, c(d, d, g))
+  consts <- matrix(0, 5L, g)
+  for (k in seq_len(g)) {
+    par <- pars[[k]]
+    chol_l <- .Call(ffi_chol_lower, par$sigma)
+    if (is.null(chol_l) || !gig_valid(par$p, par$a, par$b) ||
+          !all(is.finite(par$mu)) || !all(is.finite(par$gamma))) {
+      return(NULL)
+    }
+    kk <- mix_consts(chol_l, par$gamma, par$p, par$a, par$b)
+    centers[, k] <- par$mu
+    chols[, , k] <- chol_l
+    gs[, k] <- kk$g
+    consts[, k] <- kk$consts
+  }
+  no_weights <- bitwNot(ghmix_flags("estep", "weights"))
+  list(centers = centers, chols = chols, gs = gs, consts = consts,
+       log_props = log(as.double(props)),
+       what = bitwAnd(as.integer(what), no_weights))
+}
+
+# The statistics of the whole model and of each component (each decoded
+# as unpack_stats() decodes those of one component), and the rows.
+mixture_unpack <- function(raw, d, g) {
+  layout <- estep_layout(d, components = g)
+  first <- layout$blocks[[which(vapply(
+    layout$blocks, function(b) b[["component"]] == 1L, TRUE
+  ))[1L]]][["start"]]
+  global <- seq_len(first - 1L)
+  per <- (layout$nstats - length(global)) %/% g
+  one <- estep_layout_full(d)
+  comps <- lapply(seq_len(g), function(k) {
+    st <- unpack_stats(raw[c(global, first - 1L + (k - 1L) * per +
+                               seq_len(per))], one)
+    st[c("tau", "s_inv", "s_y", "s_log", "s_inv_dev", "s_y_dev", "sx",
+         "sxw", "sxx")]
+  })
+  ix <- layout$index
+  list(n = raw[[ix$rows]], weight = raw[[ix$weight]],
+       loglik = raw[[ix$loglik]], n_bad = raw[[ix$bad]],
+       components = comps, rows = mixture_rows(attr(raw, "rows"), g))
+}
+
+# The per-row output by its column names (src/r_mix_estep.c).
+mixture_rows <- function(r, g) {
+  if (is.null(r)) {
+    return(NULL)
+  }
+  block <- function(name) {
+    m <- r[, paste0(name, "_", seq_len(g)), drop = FALSE]
+    dimnames(m) <- NULL
+    m
+  }
+  list(loglik = unname(r[, "loglik"]), tau = block("tau"),
+       inv_y = block("inv_y"), y = block("y"), log_y = block("log_y"))
 }

@@ -7,6 +7,9 @@
 /* EM fitting of normal variance-mean mixtures (src/r_mixture.c) */
 SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
                    SEXP what, SEXP rows, SEXP threads);
+SEXP ffi_mix_estep_mixture(SEXP x, SEXP centers, SEXP chols, SEXP gs,
+                           SEXP consts, SEXP log_props, SEXP weights, SEXP what,
+                           SEXP rows, SEXP threads);
 SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start);
 SEXP ffi_chol_lower(SEXP a);
 SEXP ffi_mix_consts(SEXP chol, SEXP gamma, SEXP pab);
@@ -22,6 +25,9 @@ SEXP ffi_cuda_mix_data_create(SEXP x, SEXP device);
 SEXP ffi_cuda_mix_data_free(SEXP handle);
 SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
                         SEXP consts, SEXP what, SEXP rows);
+SEXP ffi_cuda_mix_estep_mixture(SEXP handle, SEXP centers, SEXP chols, SEXP gs,
+                                SEXP consts, SEXP log_props, SEXP weights,
+                                SEXP what, SEXP rows);
 SEXP ffi_cuda_mix_rows(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
                        SEXP what, SEXP moments, SEXP give_log, SEXP device);
 
@@ -47,6 +53,7 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_dgh_rows", (DL_FUNC)&ffi_dgh_rows, 10},
     /* EM fitting */
     {"ffi_mix_estep", (DL_FUNC)&ffi_mix_estep, 8},
+    {"ffi_mix_estep_mixture", (DL_FUNC)&ffi_mix_estep_mixture, 10},
     {"ffi_mix_subordinator", (DL_FUNC)&ffi_mix_subordinator, 3},
     {"ffi_chol_lower", (DL_FUNC)&ffi_chol_lower, 1},
     {"ffi_mix_consts", (DL_FUNC)&ffi_mix_consts, 3},
@@ -57,6 +64,7 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_cuda_mix_data_create", (DL_FUNC)&ffi_cuda_mix_data_create, 2},
     {"ffi_cuda_mix_data_free", (DL_FUNC)&ffi_cuda_mix_data_free, 1},
     {"ffi_cuda_mix_estep", (DL_FUNC)&ffi_cuda_mix_estep, 7},
+    {"ffi_cuda_mix_estep_mixture", (DL_FUNC)&ffi_cuda_mix_estep_mixture, 9},
     {"ffi_cuda_mix_rows", (DL_FUNC)&ffi_cuda_mix_rows, 9},
     {NULL, NULL, 0}};
 

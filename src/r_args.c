@@ -63,3 +63,18 @@ R_xlen_t ghmix_r_recycled_length(const SEXP *xs, int k) {
   }
   return n;
 }
+
+const double *ghmix_r_weights(SEXP w, R_xlen_t n) {
+  const double *v;
+  R_xlen_t i;
+  if (w == R_NilValue)
+    return NULL;
+  if (TYPEOF(w) != REALSXP || XLENGTH(w) != n)
+    Rf_error("internal error: weights must be NULL or %lld doubles",
+             (long long)n);
+  v = REAL(w);
+  for (i = 0; i < n; i++)
+    if (!(isfinite(v[i]) && v[i] >= 0))
+      Rf_error("internal error: weights must be finite and >= 0");
+  return v;
+}

@@ -27,6 +27,8 @@ double *ghmix_r_double_matrix(SEXP x, R_xlen_t nrow, R_xlen_t ncol,
                               const char *what);
 /* R's recycled length of k vectors: 0 if any is empty, else the longest. */
 R_xlen_t ghmix_r_recycled_length(const SEXP *xs, int k);
+/* NULL for NULL, else n finite non-negative doubles (row weights). */
+const double *ghmix_r_weights(SEXP w, R_xlen_t n);
 
 /* r_mixture.c: the one-component E-step model of the .Call arguments
  * (center, chol = L, g = L^-1 gamma, consts = c(p, a, b, gsg, logdet) as
@@ -47,6 +49,18 @@ typedef struct {
 SEXP ghmix_r_estep_prepare(SEXP center, SEXP chol, SEXP g, SEXP consts,
                            SEXP what, SEXP rows, int d, R_xlen_t n,
                            ghmix_r_estep *e);
+
+/* r_mix_estep.c: the G-component E-step model of the .Call arguments
+ * (centers d x G, chols d x d x G, gs d x G, consts 5 x G, log_props G,
+ * weights NULL or n, what), completed (R_alloc'ed components), and the
+ * statistics vector of its layout (returned unprotected) with attribute
+ * "rows" (n x ghmix_mixg_row_ncol(G), *row_out its data) when rows is
+ * TRUE. */
+void ghmix_r_mixg_model(SEXP centers, SEXP chols, SEXP gs, SEXP consts,
+                        SEXP log_props, SEXP weights, SEXP what, int d,
+                        R_xlen_t n, ghmix_mix_model *model);
+SEXP ghmix_r_mixg_prepare(const ghmix_mix_model *model, SEXP rows, R_xlen_t n,
+                          double **row_out);
 
 /* .Call entry points of log K, the GIG and the univariate GH functions
  * (src/r_bessel.c, r_gig_solve.c, r_gig.c, r_gh_dist.c).  device: NULL for
