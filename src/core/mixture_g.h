@@ -67,11 +67,13 @@ GHMIX_INLINE int ghmix_mixg_row_tau(int G, const double *log_prop,
     *logf = broken ? (double)NAN : -INFINITY;
     return 0;
   }
-  for (k = 0; k < G; k++)
-    s += exp(tau[k] - m);
+  for (k = 0; k < G; k++) {
+    tau[k] = exp(tau[k] - m);
+    s += tau[k];
+  }
   *logf = m + log(s);
   for (k = 0; k < G; k++)
-    tau[k] = exp(tau[k] - *logf);
+    tau[k] /= s;
   return isfinite(*logf);
 }
 
