@@ -169,10 +169,12 @@ GHMIX_INLINE void ghmix_mix_tile_row(int t, int T, size_t i, size_t n, int d,
     tcol[(size_t)j * S + t] = terms.v[j];
 }
 
-/* Step 2 for thread t of T, in block b of G. */
-GHMIX_INLINE void ghmix_mix_tile_sums(int t, int T, int d, int G, int b,
-                                      int first_tile, const double *tile,
-                                      double *partial) {
+/* Step 2 for thread t of T, in block b of G; weigh_u: sum u weighted by
+ * the ROWS term column (the v of mixg_tile.h; without, u is summed as it
+ * is, 0 for the rows not accepted). */
+GHMIX_INLINE void ghmix_mix_tile_sums_w(int t, int T, int d, int G, int b,
+                                        int first_tile, const double *tile,
+                                        double *partial, int weigh_u) {
   const int S = T + 1;
   const size_t nloc = ghmix_mix_nloc(d), nsc = GHMIX_STAT_NSCALAR;
   const size_t nvec = nsc + 2 * (size_t)d;
@@ -189,8 +191,13 @@ GHMIX_INLINE void ghmix_mix_tile_sums(int t, int T, int d, int G, int b,
         sum += col[r];
     } else if (s < nsc + (size_t)d) {
       const double *col = ucol + (s - nsc) * S;
-      for (r = 0; r < T; r++)
-        sum += col[r];
+      const double *vcol = tcol + (size_t)GHMIX_TERM_ROWS * S;
+      if (weigh_u)
+        for (r = 0; r < T; r++)
+          sum += vcol[r] * col[r];
+      else
+        for (r = 0; r < T; r++)
+          sum += col[r];
     } else {
       const double *col = ucol + (s - nsc - (size_t)d) * S;
       for (r = 0; r < T; r++)
@@ -219,6 +226,12 @@ GHMIX_INLINE void ghmix_mix_tile_sums(int t, int T, int d, int G, int b,
       pk++;
     }
   }
+}
+
+GHMIX_INLINE void ghmix_mix_tile_sums(int t, int T, int d, int G, int b,
+                                      int first_tile, const double *tile,
+                                      double *partial) {
+  ghmix_mix_tile_sums_w(t, T, d, G, b, first_tile, tile, partial, 0);
 }
 
 /* Where the local statistic s goes in the layout of estep.h: one index,
