@@ -18,10 +18,10 @@
 #   weights  NULL, or n non-negative finite row weights w_i (a row with
 #            w_i = 0 adds nothing at all, not even to n_bad);
 #   what     E-step flags (ghmix_flags("estep", ...), e.g. mix_what(family));
-#            the "weights" flag is added here when weights is not NULL;
+#            the "weights" flag follows `weights`, whatever `what` says;
 #   rows     TRUE: also the per-row results (below);
 #   threads  CPU threads (results do not depend on them);
-#   backend  "cpu" or "cuda"; device: the GPU (NULL: the current one).
+#   backend  "cpu" or "cuda"; device: the GPU (NULL: device 0).
 #
 # Returns NULL when some component's parameters are not usable (sigma not
 # positive definite, an invalid GIG, mu or gamma not finite), as

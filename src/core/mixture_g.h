@@ -8,7 +8,9 @@
  * M the largest log pi_k + log f_k(x), over the components that accept the
  * row (ghmix_mixg_accepts); the posterior membership is
  *   tau_k = exp(log pi_k + log f_k(x) - log f(x))
- * (0 for the others), and v_k = w tau_k weights every sum of component k
+ *         = exp(log pi_k + log f_k(x) - M) / sum_j exp(log pi_j + log f_j - M),
+ * computed in the second form, which does not difference log f (0 for the
+ * others), and v_k = w tau_k weights every sum of component k
  * (w the row's weight, 1 without weights).  The row is accepted when log f
  * is finite; a component whose log f_k is +Inf or NaN (the variance-gamma
  * singularity, a NaN row) makes the mixture's density infinite or undefined,
@@ -16,7 +18,7 @@
  * not even to BAD.
  *
  * For G = 1, log pi_1 = 0 and w = 1 these are exactly the terms of
- * ghmix_mix_row_terms (tau = exp(0) = 1, v = 1). */
+ * ghmix_mix_row_terms (tau = exp(0) / 1 = 1, v = 1). */
 #ifndef GHMIX_MIXTURE_G_H
 #define GHMIX_MIXTURE_G_H
 
@@ -32,7 +34,7 @@ extern "C" {
 #endif
 
 /* The most components an E-step takes (the drivers' per-row scratch is
- * sized by it; ghmix_mix_model_check refuses more). */
+ * sized by it; ghmix_mix_model_check_g refuses more). */
 #define GHMIX_MAX_COMPONENTS 64
 
 /* The terms of a row for the blocks of the whole model (estep.h). */
