@@ -148,3 +148,30 @@ test_that("mixture_estep() returns NULL for unusable parameters", {
   expect_null(ghmix:::mixture_estep(x, pars, c(0.5, 0.5),
                                     what = ghmix:::mix_what("nig")))
 })
+
+test_that("the CUDA mixture E-step matches the CPU's (or says why not)", {
+  info <- ghmix_info()
+  pars <- mix_test_pars(3L, 3L)
+  props <- c(0.2, 0.3, 0.5)
+  what <- ghmix:::mix_what("gh")
+  set.seed(12)
+  x <- matrix(rnorm(3000 * 3), 3000, 3)
+  if (!info$cuda || nrow(info$devices) == 0L) {
+    cls <- if (info$cuda) "ghmix_error_no_device" else
+      "ghmix_error_cuda_not_built"
+    expect_error(ghmix:::mixture_estep(x, pars, props, what = what,
+                                       backend = "cuda"), class = cls)
+    skip("no usable CUDA device")
+  }
+  w <- runif(nrow(x))
+  cpu <- ghmix:::mixture_estep(x, pars, props, weights = w, what = what,
+                               rows = TRUE, threads = 1L)
+  h <- .Call(ghmix:::ffi_cuda_mix_data_create, x, 0L)
+  gpu <- ghmix:::mixture_estep(h, pars, props, weights = w, what = what,
+                               rows = TRUE, backend = "cuda")
+  again <- ghmix:::mixture_estep(h, pars, props, weights = w, what = what,
+                                 rows = TRUE, backend = "cuda")
+  .Call(ghmix:::ffi_cuda_mix_data_free, h)
+  expect_equal(gpu, cpu, tolerance = 1e-12)
+  expect_identical(again, gpu)
+})
