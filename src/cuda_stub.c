@@ -88,6 +88,13 @@ ghmix_status ghmix_cuda_mix_estep(void *handle, const ghmix_mix_model *model,
   return not_built(err);
 }
 
+ghmix_status ghmix_cuda_mix_estep_mixture(void *handle,
+                                          const ghmix_mix_model *model,
+                                          double *stats, double *rows,
+                                          int *launches, ghmix_error *err) {
+  return ghmix_cuda_mix_estep(handle, model, stats, rows, launches, err);
+}
+
 ghmix_status
 ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
                              const size_t len[GHMIX_GH1_NARGS], int give_log,

@@ -10,6 +10,9 @@ SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
 SEXP ffi_mix_estep_weighted(SEXP x, SEXP weights, SEXP center, SEXP chol,
                             SEXP g, SEXP consts, SEXP what, SEXP rows,
                             SEXP threads);
+SEXP ffi_mix_estep_mixture(SEXP x, SEXP centers, SEXP chols, SEXP gs,
+                           SEXP consts, SEXP log_props, SEXP weights, SEXP what,
+                           SEXP rows, SEXP threads);
 SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start);
 SEXP ffi_chol_lower(SEXP a);
 SEXP ffi_mix_consts(SEXP chol, SEXP gamma, SEXP pab);
@@ -26,6 +29,9 @@ SEXP ffi_cuda_mix_data_free(SEXP handle);
 SEXP ffi_cuda_mix_data_weights(SEXP handle, SEXP weights);
 SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
                         SEXP consts, SEXP what, SEXP rows);
+SEXP ffi_cuda_mix_estep_mixture(SEXP handle, SEXP centers, SEXP chols, SEXP gs,
+                                SEXP consts, SEXP log_props, SEXP weights,
+                                SEXP what, SEXP rows);
 SEXP ffi_cuda_mix_rows(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
                        SEXP what, SEXP moments, SEXP give_log, SEXP device);
 
@@ -54,6 +60,7 @@ static const R_CallMethodDef call_methods[] = {
     /* EM fitting */
     {"ffi_mix_estep", (DL_FUNC)&ffi_mix_estep, 8},
     {"ffi_mix_estep_weighted", (DL_FUNC)&ffi_mix_estep_weighted, 9},
+    {"ffi_mix_estep_mixture", (DL_FUNC)&ffi_mix_estep_mixture, 10},
     {"ffi_mix_subordinator", (DL_FUNC)&ffi_mix_subordinator, 3},
     {"ffi_chol_lower", (DL_FUNC)&ffi_chol_lower, 1},
     {"ffi_mix_consts", (DL_FUNC)&ffi_mix_consts, 3},
@@ -68,6 +75,7 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_cuda_mix_data_free", (DL_FUNC)&ffi_cuda_mix_data_free, 1},
     {"ffi_cuda_mix_data_weights", (DL_FUNC)&ffi_cuda_mix_data_weights, 2},
     {"ffi_cuda_mix_estep", (DL_FUNC)&ffi_cuda_mix_estep, 7},
+    {"ffi_cuda_mix_estep_mixture", (DL_FUNC)&ffi_cuda_mix_estep_mixture, 9},
     {"ffi_cuda_mix_rows", (DL_FUNC)&ffi_cuda_mix_rows, 9},
     {NULL, NULL, 0}};
 

@@ -114,6 +114,29 @@ SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
   return stats;
 }
 
+/* The arguments of ffi_mix_estep_mixture (r_mix_estep.c, less threads) on
+ * the data of the handle, with attribute "launches" as above. */
+SEXP ffi_cuda_mix_estep_mixture(SEXP handle, SEXP centers, SEXP chols, SEXP gs,
+                                SEXP consts, SEXP log_props, SEXP weights,
+                                SEXP what, SEXP rows) {
+  int n, d, launches = 0;
+  void *h = mix_data_get(handle, &n, &d);
+  ghmix_mix_model model;
+  ghmix_error err;
+  double *row_out;
+  SEXP l, stats;
+  ghmix_r_mixg_model(centers, chols, gs, consts, log_props, weights, what, d, n,
+                     &model);
+  stats = PROTECT(ghmix_r_mixg_prepare(&model, rows, n, &row_out));
+  if (ghmix_cuda_mix_estep_mixture(h, &model, REAL(stats), row_out, &launches,
+                                   &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  l = PROTECT(Rf_ScalarInteger(launches));
+  Rf_setAttrib(stats, Rf_install("launches"), l);
+  UNPROTECT(2);
+  return stats;
+}
+
 /* ---------------------------------------------------------------------
  * Densities and posterior moments per row (one launch each). */
 

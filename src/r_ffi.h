@@ -55,6 +55,18 @@ SEXP ghmix_r_estep_prepare(SEXP center, SEXP chol, SEXP g, SEXP consts,
                            SEXP what, SEXP rows, int d, R_xlen_t n,
                            ghmix_r_estep *e);
 
+/* r_mix_estep.c: the G-component E-step model of the .Call arguments
+ * (centers d x G, chols d x d x G, gs d x G, consts 5 x G, log_props G,
+ * weights NULL or n, what), completed (R_alloc'ed components), and the
+ * statistics vector of its layout (returned unprotected) with attribute
+ * "rows" (n x ghmix_mixg_row_ncol(G), *row_out its data) when rows is
+ * TRUE. */
+void ghmix_r_mixg_model(SEXP centers, SEXP chols, SEXP gs, SEXP consts,
+                        SEXP log_props, SEXP weights, SEXP what, int d,
+                        R_xlen_t n, ghmix_mix_model *model);
+SEXP ghmix_r_mixg_prepare(const ghmix_mix_model *model, SEXP rows, R_xlen_t n,
+                          double **row_out);
+
 /* .Call entry points of log K, the GIG and the univariate GH functions
  * (src/r_bessel.c, r_gig_solve.c, r_gig.c, r_gh_dist.c).  device: NULL for
  * the CPU (with `threads`), else a CUDA device index. */

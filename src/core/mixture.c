@@ -1,4 +1,5 @@
 #include "mixture.h"
+#include "mixture_g.h"
 
 #include <float.h>
 #include <math.h>
@@ -464,8 +465,8 @@ ghmix_status ghmix_mix_model_complete(ghmix_mix_model *m, ghmix_error *err) {
   return GHMIX_OK;
 }
 
-ghmix_status ghmix_mix_model_check(const ghmix_mix_model *m, int d,
-                                   ghmix_error *err) {
+ghmix_status ghmix_mix_model_check_g(const ghmix_mix_model *m, int d,
+                                     ghmix_error *err) {
   const ghmix_estep_shape *s = &m->shape;
   if (!m->complete || !ghmix_estep_shape_valid(s))
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
@@ -475,7 +476,25 @@ ghmix_status ghmix_mix_model_check(const ghmix_mix_model *m, int d,
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
                            "the parameters have d = %d, the data d = %d", s->d,
                            d);
-  if (s->components != 1 || s->cov != GHMIX_COV_FULL)
+  if (s->components > GHMIX_MAX_COMPONENTS)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "an E-step takes at most %d components, not %d",
+                           GHMIX_MAX_COMPONENTS, s->components);
+  if (s->cov != GHMIX_COV_FULL)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "the E-step of a %s covariance is not implemented "
+                           "yet",
+                           ghmix_cov_name(s->cov));
+  return GHMIX_OK;
+}
+
+ghmix_status ghmix_mix_model_check(const ghmix_mix_model *m, int d,
+                                   ghmix_error *err) {
+  const ghmix_estep_shape *s = &m->shape;
+  ghmix_status st = ghmix_mix_model_check_g(m, d, err);
+  if (st != GHMIX_OK)
+    return st;
+  if (s->components != 1)
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
                            "the E-step of %d components and a %s covariance "
                            "is not implemented yet",

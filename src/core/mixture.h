@@ -354,11 +354,15 @@ void ghmix_mix_chol_consts(int d, const double *chol, const double *gamma,
 ghmix_status ghmix_mix_model_complete(ghmix_mix_model *m, ghmix_error *err);
 
 /* What the E-step drivers ask of a model before they start: completed,
- * valid, of dimension d, and a shape they implement (today: one
- * component, a full Sigma, with or without weights).  GHMIX_OK or
- * GHMIX_ERR_DOMAIN. */
+ * valid, of dimension d, and a shape they implement.  ghmix_mix_model_check
+ * for the one-component drivers (today: one component, a full Sigma, with or
+ * without weights); ghmix_mix_model_check_g for those of G >= 1 components
+ * (mixture_g.h: at most GHMIX_MAX_COMPONENTS, a full Sigma, with or without
+ * weights).  GHMIX_OK or GHMIX_ERR_DOMAIN. */
 ghmix_status ghmix_mix_model_check(const ghmix_mix_model *m, int d,
                                    ghmix_error *err);
+ghmix_status ghmix_mix_model_check_g(const ghmix_mix_model *m, int d,
+                                     ghmix_error *err);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #endif
 
 #include "../core/batch.h"
+#include "../core/mixture_g.h"
 #include "bessel_table.h"
 #include "blas.h"
 #include "blas_threads.h"
@@ -502,4 +503,329 @@ ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx, int d,
   mix_job_free(&job, threads);
   mix_symmetrize(stats + job.at.inv_y_uu, d);
   return GHMIX_OK;
+}
+
+/* ------------------------------------------------------------------------
+ * The E-step of G >= 1 components (ghmix_mix_estep_mixture_cpu): the same
+ * slots, blocks, rounds and per-thread buffers as above (base), with each
+ * component's forms computed in turn into the shared buffers; each row's
+ * components then give its tau and terms (ghmix_mixg_row, mixture_g.h),
+ * and each component's vector sums are taken with the weights v_k. */
+
+/* A thread's extra buffers for one block of m <= block rows: the results
+ * (row i, component k at i G + k), the memberships, and per component (k m
+ * + i) v = w tau and v E[1/Y | x]. */
+typedef struct {
+  ghmix_mix_row_result *res;
+  double *tau, *v, *vw;
+} mixg_work;
+
+/* slot_terms: per slot the whole model's terms (ghmix_mixg_global), then
+ * each component's (ghmix_mix_terms), each summed in row order. */
+typedef struct {
+  mix_job base;
+  int G, what;
+  const ghmix_mix_component *comps;
+  const double *weights, *log_prop;
+  const ghmix_bessel_table **tab; /* G: NULL where K_q is evaluated */
+  size_t glob[GHMIX_STAT_TAU];    /* offsets of ROWS, WEIGHT, LOGLIK, BAD */
+  mix_offsets *at;                /* G */
+  size_t nterms;
+  double *slot_terms, *rows;
+  mixg_work *gw;
+} mixg_job;
+
+/* Component k's result for row i of the block, whose forms are in w (K_q
+ * from the component's table where it applies), as mix_block_row takes
+ * it. */
+static void mixg_row_result(const mixg_job *job, int k, int i, int m,
+                            const mix_work *w, ghmix_mix_row_result *r) {
+  const ghmix_mix_const *c = &job->comps[k].c;
+  const ghmix_bessel_table *tab = job->tab[k];
+  ghmix_mix_row_arg_t arg;
+  ghmix_bessel_result kq;
+  if (isinf(w->q[i])) {
+    ghmix_mix_row_r(c, ghmix_mix_norm(job->base.d, w->z + i, (size_t)m),
+                    w->b[i], r);
+    return;
+  }
+  if (tab != NULL && !isnan(w->b[i]) && ghmix_mix_row_arg(c, w->q[i], &arg)) {
+    ghmix_bessel_table_eval(tab, arg.x, arg.ls + 2 * c->log_sqrt_a, &kq);
+    ghmix_mix_row_done(c, w->b[i], &arg, &kq, r);
+  } else {
+    ghmix_mix_row(c, w->q[i], w->b[i], r);
+  }
+}
+
+/* Every row's tau and terms (into the slot's sums acc), the per-row
+ * output, and v, v E[1/Y | x] of each component. */
+static void mixg_block_rows(const mixg_job *job, size_t lo, int m, mixg_work *g,
+                            ghmix_mixg_global *gacc, ghmix_mix_terms *acc) {
+  const int G = job->G;
+  ghmix_mix_terms t[GHMIX_MAX_COMPONENTS];
+  ghmix_mixg_global glob;
+  double logf;
+  int i, k;
+  for (i = 0; i < m; i++) {
+    const ghmix_mix_row_result *r = g->res + (size_t)i * G;
+    double *tau = g->tau + (size_t)i * G;
+    double w = job->weights != NULL ? job->weights[lo + (size_t)i] : 1.0;
+    ghmix_mixg_row(G, job->what, job->log_prop, w, r, tau, &logf, t, &glob);
+    ghmix_mixg_global_add(gacc, &glob);
+    for (k = 0; k < G; k++) {
+      ghmix_mix_terms_add(&acc[k], &t[k]);
+      g->v[(size_t)k * m + i] = t[k].v[GHMIX_TERM_ROWS];
+      g->vw[(size_t)k * m + i] = t[k].v[GHMIX_TERM_INV_Y];
+    }
+    if (job->rows != NULL)
+      ghmix_mixg_row_store(G, job->what, r, tau, logf, lo + (size_t)i,
+                           job->base.n, job->rows);
+  }
+}
+
+/* Component k's vector sums over the block: u = x - m_k (0 where v = 0),
+ * sum v u, sum v E[1/Y] u and sum v E[1/Y] u u', as mix_block takes
+ * them. */
+static void mixg_block_sums(const mixg_job *job, int k, double *s, size_t lo,
+                            int m, mix_work *w, const mixg_work *g) {
+  const int d = job->base.d;
+  const double one = 1.0, *v = g->v + (size_t)k * m,
+               *vw = g->vw + (size_t)k * m;
+  const mix_offsets *at = &job->at[k];
+  int i, j;
+  for (i = 0; i < m; i++)
+    w->sw[i] = sqrt(vw[i]);
+  for (j = 0; j < d; j++) {
+    const double *xj = job->base.x + (size_t)j * job->base.ldx + lo;
+    const double cj = job->comps[k].center[j];
+    double *uj = w->u + (size_t)j * m;
+    for (i = 0; i < m; i++)
+      uj[i] = v[i] > 0 ? xj[i] - cj : 0.0;
+    s[at->u + j] += mix_dot(v, uj, m);
+    s[at->inv_y_u + j] += mix_dot(vw, uj, m);
+    MIX_SIMD
+    for (i = 0; i < m; i++)
+      uj[i] *= w->sw[i];
+  }
+  if (d <= MIX_SMALL_D)
+    mix_syrk_small(w->u, d, m, s + at->inv_y_uu);
+  else
+    dsyrk_("L", "T", &d, &m, &one, w->u, &m, &one, s + at->inv_y_uu, &d, 1, 1);
+}
+
+/* The rows [lo, hi) into the sums of the slot. */
+static void mixg_block(const mixg_job *job, int slot, size_t lo, size_t hi,
+                       mix_work *w, mixg_work *g) {
+  const int m = (int)(hi - lo), G = job->G;
+  double *s = job->base.slot_stats + (size_t)slot * job->base.nstats;
+  double *terms = job->slot_terms + (size_t)slot * job->nterms;
+  ghmix_mix_terms acc[GHMIX_MAX_COMPONENTS];
+  ghmix_mixg_global gacc;
+  mix_job jk = job->base;
+  int i, k;
+  for (k = 0; k < G; k++) {
+    jk.comp = &job->comps[k];
+    mix_block_forms(&jk, lo, m, w);
+    for (i = 0; i < m; i++)
+      mixg_row_result(job, k, i, m, w, &g->res[(size_t)i * G + k]);
+  }
+  memcpy(&gacc, terms, sizeof gacc);
+  memcpy(acc, terms + GHMIX_STAT_TAU, sizeof acc[0] * (size_t)G);
+  mixg_block_rows(job, lo, m, g, &gacc, acc);
+  memcpy(terms, &gacc, sizeof gacc);
+  memcpy(terms + GHMIX_STAT_TAU, acc, sizeof acc[0] * (size_t)G);
+  for (k = 0; k < G; k++)
+    mixg_block_sums(job, k, s, lo, m, w, g);
+}
+
+/* One round of every slot (as mix_round). */
+static void mixg_round(const mixg_job *job, size_t r0, size_t r1, int threads) {
+  int slot;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#endif
+  for (slot = 0; slot < job->base.nslots; slot++) {
+#ifdef _OPENMP
+    int t = omp_get_thread_num();
+#else
+    int t = 0;
+#endif
+    size_t lo = (size_t)slot * job->base.per_slot, hi = lo + job->base.per_slot;
+    size_t a, b, k, block = job->base.block;
+    if (hi > job->base.n)
+      hi = job->base.n;
+    a = lo + r0;
+    b = lo + r1 < hi ? lo + r1 : hi;
+    for (k = a; k < b; k += block)
+      mixg_block(job, slot, k, k + block < b ? k + block : b,
+                 &job->base.work[t], &job->gw[t]);
+  }
+  (void)threads;
+}
+
+/* The tables of K_q of the components where they pay (tabs[k] filled and
+ * job->tab[k] set where built); 0, or 1 when interrupted. */
+static int mixg_tables(mixg_job *job, int threads, ghmix_bessel_table *tabs,
+                       size_t *done) {
+  int k, built;
+  for (k = 0; k < job->G; k++) {
+    if (!mix_table_pays(&job->comps[k].c, job->base.n))
+      continue;
+    job->base.comp = &job->comps[k];
+    built = mix_table_prepare(&job->base, threads, done, &tabs[k]);
+    if (built < 0)
+      return 1;
+    if (built > 0)
+      job->tab[k] = &tabs[k];
+  }
+  return 0;
+}
+
+/* The tables and all rounds; 0, or 1 when interrupted. */
+static int mixg_run(mixg_job *job, int threads, ghmix_bessel_table *tabs,
+                    size_t *done) {
+  size_t r0;
+  int blas_threads = threads > 1 && job->base.d > MIX_SMALL_D
+                         ? ghmix_blas_threads_single()
+                         : 0;
+  int stopped = mixg_tables(job, threads, tabs, done);
+  if (!stopped)
+    *done = 0;
+  for (r0 = 0; !stopped && r0 < job->base.per_slot; r0 += MIX_ROUND) {
+    mixg_round(job, r0, r0 + MIX_ROUND, threads);
+    *done = r0 + MIX_ROUND;
+    stopped = r0 + MIX_ROUND < job->base.per_slot && ghmix_check_interrupt();
+  }
+  ghmix_blas_threads_restore(blas_threads);
+  return stopped;
+}
+
+static void mixg_job_free(mixg_job *job, int threads) {
+  int t;
+  if (job->gw != NULL)
+    for (t = 0; t < threads; t++)
+      free(job->gw[t].res);
+  free(job->gw);
+  free(job->slot_terms);
+  free(job->at);
+  free((void *)job->tab);
+  free((void *)job->log_prop);
+  mix_job_free(&job->base, threads);
+}
+
+/* The extra buffers of the job (base already set up); 0 when an
+ * allocation fails. */
+static int mixg_job_alloc(mixg_job *job, const ghmix_mix_model *model,
+                          int threads) {
+  const size_t G = (size_t)job->G, m = job->base.block;
+  double *lp = malloc(sizeof(double) * G);
+  int k, t;
+  job->log_prop = lp;
+  job->tab = calloc(G, sizeof(ghmix_bessel_table *));
+  job->at = malloc(sizeof(mix_offsets) * G);
+  job->slot_terms =
+      calloc((size_t)job->base.nslots * job->nterms, sizeof(double));
+  job->gw = calloc((size_t)threads, sizeof(mixg_work));
+  if (lp == NULL || job->tab == NULL || job->at == NULL ||
+      job->slot_terms == NULL || job->gw == NULL)
+    return 0;
+  for (k = 0; k < job->G; k++) {
+    lp[k] = model->comp[k].log_prop;
+    job->at[k].u = ghmix_estep_stat(&model->shape, k, GHMIX_STAT_U).offset;
+    job->at[k].inv_y_u =
+        ghmix_estep_stat(&model->shape, k, GHMIX_STAT_INV_Y_U).offset;
+    job->at[k].inv_y_uu =
+        ghmix_estep_stat(&model->shape, k, GHMIX_STAT_INV_Y_UU).offset;
+    for (t = GHMIX_STAT_TAU; t < GHMIX_STAT_NSCALAR; t++)
+      job->at[k].scalar[t] =
+          ghmix_estep_stat(&model->shape, k, (ghmix_stat_id)t).offset;
+  }
+  for (t = 0; t < threads; t++) {
+    mixg_work *g = &job->gw[t];
+    g->res = malloc(sizeof(ghmix_mix_row_result) * m * G +
+                    sizeof(double) * 3 * m * G);
+    if (g->res == NULL)
+      return 0;
+    g->tau = (double *)(g->res + m * G);
+    g->v = g->tau + m * G;
+    g->vw = g->v + m * G;
+  }
+  return 1;
+}
+
+/* Sets up the job; 0 when an allocation fails (nothing left allocated). */
+static int mixg_job_init(mixg_job *job, const double *x, size_t n, size_t ldx,
+                         const ghmix_mix_model *model, double *rows,
+                         int *threads) {
+  int k, want_table = 0;
+  for (k = 0; k < model->shape.components; k++)
+    want_table |= mix_table_pays(&model->comp[k].c, n);
+  if (!mix_job_init(&job->base, x, n, ldx, model, NULL, threads, want_table))
+    return 0;
+  job->G = model->shape.components;
+  job->what = model->shape.what;
+  job->comps = model->comp;
+  job->weights = model->weights;
+  job->rows = rows;
+  job->nterms = GHMIX_STAT_TAU + (size_t)job->G * GHMIX_TERM_COUNT;
+  for (k = 0; k < GHMIX_STAT_TAU; k++)
+    job->glob[k] = ghmix_estep_stat(&model->shape, 0, (ghmix_stat_id)k).offset;
+  if (!mixg_job_alloc(job, model, *threads)) {
+    mixg_job_free(job, *threads);
+    return 0;
+  }
+  return 1;
+}
+
+/* The slots' scalar sums into their statistics, then the slots added in
+ * order (as ghmix_mix_estep_cpu does), and each sum w u u' symmetrised. */
+static void mixg_reduce(const mixg_job *job, double *stats) {
+  int slot, k, id;
+  size_t j;
+  for (slot = 0; slot < job->base.nslots; slot++) {
+    double *s = job->base.slot_stats + (size_t)slot * job->base.nstats;
+    const double *t = job->slot_terms + (size_t)slot * job->nterms;
+    ghmix_mixg_global g;
+    memcpy(&g, t, sizeof g);
+    for (id = 0; id < GHMIX_STAT_TAU; id++)
+      s[job->glob[id]] = ghmix_mixg_global_term(&g, (ghmix_stat_id)id);
+    for (k = 0; k < job->G; k++) {
+      const double *tk = t + GHMIX_STAT_TAU + (size_t)k * GHMIX_TERM_COUNT;
+      for (id = GHMIX_STAT_TAU; id < GHMIX_STAT_NSCALAR; id++)
+        s[job->at[k].scalar[id]] = tk[ghmix_mix_term_of((ghmix_stat_id)id)];
+    }
+    for (j = 0; j < job->base.nstats; j++)
+      stats[j] += s[j];
+  }
+  for (k = 0; k < job->G; k++)
+    mix_symmetrize(stats + job->at[k].inv_y_uu, job->base.d);
+}
+
+ghmix_status ghmix_mix_estep_mixture_cpu(const double *x, size_t n, size_t ldx,
+                                         int d, const ghmix_mix_model *model,
+                                         double *stats, double *rows,
+                                         int threads, ghmix_error *err) {
+  mixg_job job = {0};
+  ghmix_bessel_table tabs[GHMIX_MAX_COMPONENTS];
+  size_t done = 0;
+  int k, stopped;
+  ghmix_status st = ghmix_mix_model_check_g(model, d, err);
+  if (st != GHMIX_OK)
+    return st;
+  ghmix_error_clear(err);
+  memset(stats, 0, sizeof(double) * ghmix_estep_nstats(&model->shape));
+  if (n == 0)
+    return GHMIX_OK;
+  if (!mixg_job_init(&job, x, n, ldx, model, rows, &threads))
+    return ghmix_error_set(err, GHMIX_ERR_NOMEM, -1,
+                           "cannot allocate the E-step work buffers");
+  stopped = mixg_run(&job, threads, tabs, &done);
+  if (!stopped)
+    mixg_reduce(&job, stats);
+  for (k = 0; k < job.G; k++)
+    if (job.tab[k] != NULL)
+      ghmix_bessel_table_free(&tabs[k]);
+  mixg_job_free(&job, threads);
+  return stopped ? ghmix_interrupted(err, done * (size_t)job.base.nslots, n)
+                 : GHMIX_OK;
 }

@@ -46,6 +46,19 @@ ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx, int d,
                                  const ghmix_mix_model *model, double *stats,
                                  double *rows, int threads, ghmix_error *err);
 
+/* The E-step of a finite mixture of G >= 1 components (mixture_g.h), with
+ * or without row weights: the same x, stats and threads, and the same
+ * blocks, slots and order of summation (for G = 1 without weights its
+ * statistics are those of ghmix_mix_estep_cpu, bit for bit).  model: a
+ * shape ghmix_mix_model_check_g accepts (GHMIX_ERR_DOMAIN otherwise).
+ * rows: NULL, or n x ghmix_mixg_row_ncol(G) as ghmix_mixg_row_store writes
+ * them.  Per thread it holds the results of a block of rows for every
+ * component: O(block G) doubles besides the buffers of one component. */
+ghmix_status ghmix_mix_estep_mixture_cpu(const double *x, size_t n, size_t ldx,
+                                         int d, const ghmix_mix_model *model,
+                                         double *stats, double *rows,
+                                         int threads, ghmix_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -159,6 +159,18 @@ ghmix_status ghmix_cuda_mix_estep(void *handle, const ghmix_mix_model *model,
                                   double *stats, double *rows, int *launches,
                                   ghmix_error *err);
 
+/* The E-step of a finite mixture of G >= 1 components (src/core/
+ * mixture_g.h) on the same data: model a shape ghmix_mix_model_check_g
+ * accepts, its weights (with GHMIX_ESTEP_WEIGHTS) n doubles in host memory
+ * (copied in at each call); stats as ghmix_mix_estep_mixture_cpu writes
+ * them, rows NULL or n x ghmix_mixg_row_ncol(G) as there.  One thread per
+ * row computes every component (one launch of the fused kernel, then the
+ * fixed-order sum of the block partials: *launches = 2). */
+ghmix_status ghmix_cuda_mix_estep_mixture(void *handle,
+                                          const ghmix_mix_model *model,
+                                          double *stats, double *rows,
+                                          int *launches, ghmix_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,7 @@
 
 #include "ghmix_cuda.h"
 #include "mix_tile.h"
+#include "mixg_tile.h"
 
 /* Threads per block of the element-wise kernels. */
 #define GHMIX_CUDA_BLOCK 128
@@ -331,6 +332,74 @@ __global__ void __launch_bounds__(GHMIX_MIX_REDUCE_THREADS)
   if (threadIdx.x == 0) {
     size_t slot[2];
     int k, m = ghmix_mix_stat_slots(s, d, slot);
+    for (k = 0; k < m; k++)
+      stats[slot[k]] = acc[0];
+  }
+}
+
+/* The E-step of G components (mixg_tile.h): block b takes the tiles b,
+ * b + NB, ... as mix_estep_kernel does; per tile, step 1 for every
+ * component, then per component step 2, a barrier, mix_tile.h's sums into
+ * the component's partials (and, for the first, the whole model's), a
+ * barrier.  res and v are each thread's own (local memory). */
+__global__ void __launch_bounds__(128)
+    mixg_estep_kernel(size_t n, int d, int G, const double *__restrict__ x,
+                      const double *__restrict__ par,
+                      const ghmix_mix_const *__restrict__ c,
+                      const double *__restrict__ log_prop,
+                      const double *__restrict__ weights, int what,
+                      double *__restrict__ rows, double *__restrict__ partial) {
+  extern __shared__ double tile[];
+  ghmix_mix_row_result res[GHMIX_MAX_COMPONENTS];
+  double v[GHMIX_MAX_COMPONENTS];
+  const int t = (int)threadIdx.x, T = (int)blockDim.x, NB = (int)gridDim.x;
+  const int b = (int)blockIdx.x;
+  const size_t ntiles = (n + (size_t)T - 1) / (size_t)T;
+  const size_t plen = ghmix_mix_par_len(d);
+  size_t tl;
+  int k;
+  for (tl = (size_t)b; tl < ntiles; tl += (size_t)NB) {
+    const size_t i = tl * (size_t)T + (size_t)t;
+    const int first = tl == (size_t)b;
+    ghmix_mixg_tile_row(t, T, i, n, d, G, x, par, c, log_prop, weights, what,
+                        rows, tile, res, v);
+    for (k = 0; k < G; k++) {
+      ghmix_mixg_tile_comp(t, T, i, n, d, x, par + (size_t)k * plen, what, v[k],
+                           &res[k], tile);
+      __syncthreads();
+      ghmix_mix_tile_sums_w(t, T, d, NB, b, first, tile,
+                            ghmix_mixg_partial(partial, d, k, NB), 0,
+                            (int)GHMIX_TERM_ROWS);
+      if (k == 0)
+        ghmix_mixg_tile_global(t, T, d, NB, b, first, tile, partial);
+      __syncthreads();
+    }
+  }
+}
+
+/* The fixed-order sum of the block partials of mixg_estep_kernel, as
+ * mix_reduce_kernel, each statistic where ghmix_mixg_stat_slots puts it. */
+__global__ void __launch_bounds__(GHMIX_MIX_REDUCE_THREADS)
+    mixg_reduce_kernel(int d, int G, int nblocks,
+                       const double *__restrict__ partial,
+                       double *__restrict__ stats) {
+  __shared__ double acc[GHMIX_MIX_REDUCE_THREADS];
+  const size_t s = blockIdx.x;
+  const double *row = partial + s * (size_t)nblocks;
+  double sum = 0;
+  int b, h;
+  for (b = (int)threadIdx.x; b < nblocks; b += GHMIX_MIX_REDUCE_THREADS)
+    sum += row[b];
+  acc[threadIdx.x] = sum;
+  __syncthreads();
+  for (h = GHMIX_MIX_REDUCE_THREADS / 2; h > 0; h /= 2) {
+    if ((int)threadIdx.x < h)
+      acc[threadIdx.x] += acc[threadIdx.x + h];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    size_t slot[2];
+    int k, m = ghmix_mixg_stat_slots(s, d, G, slot);
     for (k = 0; k < m; k++)
       stats[slot[k]] = acc[0];
   }
@@ -859,4 +928,131 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
                      "the E-step rows", err)) != GHMIX_OK)
     return st;
   return GHMIX_OK;
+}
+
+/* The parameters of the G components on the host, as the kernels take
+ * them; 0 when an allocation fails. */
+struct mixg_host {
+  double *par, *log_prop;
+  ghmix_mix_const *c;
+};
+
+static int mixg_host_pack(const ghmix_mix_model *model, mixg_host *p) {
+  const int d = model->shape.d, G = model->shape.components;
+  const size_t plen = ghmix_mix_par_len(d);
+  int k;
+  p->par = static_cast<double *>(malloc(sizeof(double) * (plen + 1) * G));
+  p->c = static_cast<ghmix_mix_const *>(malloc(sizeof(ghmix_mix_const) * G));
+  if (p->par == NULL || p->c == NULL)
+    return 0;
+  p->log_prop = p->par + plen * G;
+  for (k = 0; k < G; k++) {
+    ghmix_mix_par_pack(&model->comp[k], d, p->par + plen * k);
+    p->c[k] = model->comp[k].c;
+    p->log_prop[k] = model->comp[k].log_prop;
+  }
+  return 1;
+}
+
+/* Copies in the parameters and weights, runs the two kernels and copies
+ * out the statistics and rows; the arena holds the per-call buffers. */
+static ghmix_status mixg_run(const mix_data *h, const ghmix_mix_model *model,
+                             const ghmix_mix_layout *l, const mixg_host *hp,
+                             double *stats, double *rows, int *launches,
+                             ghmix_error *err) {
+  const int d = l->d, G = model->shape.components;
+  const size_t plen = ghmix_mix_par_len(d), n = h->n;
+  const size_t nrow = rows != NULL ? n * ghmix_mixg_row_ncol(G) : 0;
+  const size_t nw = model->weights != NULL ? n : 0;
+  device_arena mem;
+  size_t o_par = mem.reserve(sizeof(double) * (plen + 1) * G);
+  size_t o_c = mem.reserve(sizeof(ghmix_mix_const) * G);
+  size_t o_w = mem.reserve(sizeof(double) * nw);
+  size_t o_part = mem.reserve(sizeof(double) * l->nloc * (size_t)l->blocks);
+  size_t o_st = mem.reserve(sizeof(double) * l->nstats);
+  size_t o_rows = mem.reserve(sizeof(double) * nrow);
+  ghmix_status st;
+  cudaError_t e;
+  if ((st = mem.allocate("the mixture E-step", h->device, err)) != GHMIX_OK ||
+      (st = copy_in(mem.at<double>(o_par), hp->par,
+                    sizeof(double) * (plen + 1) * G, "the E-step parameters",
+                    err)) != GHMIX_OK ||
+      (st = copy_in(mem.at<ghmix_mix_const>(o_c), hp->c,
+                    sizeof(ghmix_mix_const) * G, "the E-step constants",
+                    err)) != GHMIX_OK ||
+      (st = copy_in(mem.at<double>(o_w), model->weights, sizeof(double) * nw,
+                    "the row weights", err)) != GHMIX_OK)
+    return st;
+  if (l->smem > 48 * 1024) {
+    e = cudaFuncSetAttribute(mixg_estep_kernel,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)l->smem);
+    if (e != cudaSuccess)
+      return cuda_fail(err, "cudaFuncSetAttribute", e);
+  }
+  mixg_estep_kernel<<<l->blocks, l->tile, l->smem>>>(
+      n, d, G, h->x, mem.at<double>(o_par), mem.at<ghmix_mix_const>(o_c),
+      mem.at<double>(o_par) + plen * G, nw ? mem.at<double>(o_w) : NULL,
+      model->shape.what, nrow ? mem.at<double>(o_rows) : NULL,
+      mem.at<double>(o_part));
+  e = cudaGetLastError();
+  if (e != cudaSuccess)
+    return cuda_fail(err, "launching the mixture E-step kernel", e);
+  mixg_reduce_kernel<<<(unsigned)l->nloc, GHMIX_MIX_REDUCE_THREADS>>>(
+      d, G, l->blocks, mem.at<double>(o_part), mem.at<double>(o_st));
+  if (launches != NULL)
+    *launches = 2;
+  if ((st = finish_launch("mixture E-step", err)) != GHMIX_OK ||
+      (st = copy_out(stats, mem.at<double>(o_st), sizeof(double) * l->nstats,
+                     "the E-step statistics", err)) != GHMIX_OK ||
+      (st = copy_out(rows, mem.at<double>(o_rows), sizeof(double) * nrow,
+                     "the E-step rows", err)) != GHMIX_OK)
+    return st;
+  return GHMIX_OK;
+}
+
+extern "C" ghmix_status
+ghmix_cuda_mix_estep_mixture(void *handle, const ghmix_mix_model *model,
+                             double *stats, double *rows, int *launches,
+                             ghmix_error *err) {
+  mix_data *h = static_cast<mix_data *>(handle);
+  device_guard guard;
+  ghmix_mix_layout l;
+  mixg_host hp = {NULL, NULL, NULL};
+  ghmix_status st;
+  cudaError_t e;
+  size_t k;
+  int optin = 0;
+  ghmix_error_clear(err);
+  if (launches != NULL)
+    *launches = 0;
+  if (h == NULL)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "the E-step data handle is NULL (freed?)");
+  if ((st = ghmix_mix_model_check_g(model, h->layout.d, err)) != GHMIX_OK ||
+      (st = guard.enter(h->device, err)) != GHMIX_OK)
+    return st;
+  l = ghmix_mixg_plan(h->n, h->layout.d, model->shape.components);
+  if (h->n == 0) {
+    for (k = 0; k < l.nstats; k++)
+      stats[k] = 0;
+    return GHMIX_OK;
+  }
+  e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                             h->device);
+  if (e != cudaSuccess)
+    return cuda_fail(err, "cudaDeviceGetAttribute", e);
+  if (l.smem > (size_t)optin)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "d = %d is too large for the CUDA mixture E-step on "
+                           "device %d; use backend = \"cpu\"",
+                           l.d, h->device);
+  if (!mixg_host_pack(model, &hp))
+    st = ghmix_error_set(err, GHMIX_ERR_NOMEM, -1,
+                         "cannot allocate the E-step parameters");
+  else
+    st = mixg_run(h, model, &l, &hp, stats, rows, launches, err);
+  free(hp.par);
+  free(hp.c);
+  return st;
 }

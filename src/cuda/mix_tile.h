@@ -175,17 +175,21 @@ GHMIX_INLINE void ghmix_mix_tile_row(int t, int T, size_t i, size_t n, int d,
     tcol[(size_t)j * S + t] = terms.v[j];
 }
 
-/* Step 2 for thread t of T, in block b of G; weighted: the tile's terms
- * are those of weighted rows. */
-GHMIX_INLINE void ghmix_mix_tile_sums(int t, int T, int d, int G, int b,
-                                      int first_tile, int weighted,
-                                      const double *tile, double *partial) {
+/* Step 2 for thread t of T, in block b of G.  weighted: the scalar
+ * statistics are those of weighted rows (ghmix_mix_term_of_weighted);
+ * u_term: the term column sum u is weighted by (GHMIX_TERM_WEIGHT for
+ * weighted rows of one component, GHMIX_TERM_ROWS for the v of
+ * mixg_tile.h), or -1: u summed as it is (0 for the rows not accepted). */
+GHMIX_INLINE void ghmix_mix_tile_sums_w(int t, int T, int d, int G, int b,
+                                        int first_tile, const double *tile,
+                                        double *partial, int weighted,
+                                        int u_term) {
   const int S = T + 1;
   const size_t nloc = ghmix_mix_nloc(d), nsc = GHMIX_STAT_NSCALAR;
   const size_t nvec = nsc + 2 * (size_t)d;
   const double *ucol = tile, *tcol = tile + (size_t)d * S;
   const double *wcol = tcol + (size_t)GHMIX_TERM_INV_Y * S;
-  const double *vcol = tcol + (size_t)GHMIX_TERM_WEIGHT * S;
+  const double *vcol = tcol + (size_t)(u_term < 0 ? 0 : u_term) * S;
   size_t s = (size_t)t;
   int pj = 0, pk = 0, r;
   for (; s < nvec; s += (size_t)T) {
@@ -196,14 +200,14 @@ GHMIX_INLINE void ghmix_mix_tile_sums(int t, int T, int d, int G, int b,
       const double *col = tcol + (size_t)term * S;
       for (r = 0; r < T; r++)
         sum += col[r];
-    } else if (s < nsc + (size_t)d && weighted) {
-      const double *col = ucol + (s - nsc) * S;
-      for (r = 0; r < T; r++)
-        sum += vcol[r] * col[r];
     } else if (s < nsc + (size_t)d) {
       const double *col = ucol + (s - nsc) * S;
-      for (r = 0; r < T; r++)
-        sum += col[r];
+      if (u_term >= 0)
+        for (r = 0; r < T; r++)
+          sum += vcol[r] * col[r];
+      else
+        for (r = 0; r < T; r++)
+          sum += col[r];
     } else {
       const double *col = ucol + (s - nsc - (size_t)d) * S;
       for (r = 0; r < T; r++)
@@ -232,6 +236,14 @@ GHMIX_INLINE void ghmix_mix_tile_sums(int t, int T, int d, int G, int b,
       pk++;
     }
   }
+}
+
+/* The sums of one component's tile; weighted: its rows carry weights. */
+GHMIX_INLINE void ghmix_mix_tile_sums(int t, int T, int d, int G, int b,
+                                      int first_tile, int weighted,
+                                      const double *tile, double *partial) {
+  ghmix_mix_tile_sums_w(t, T, d, G, b, first_tile, tile, partial, weighted,
+                        weighted ? (int)GHMIX_TERM_WEIGHT : -1);
 }
 
 /* Where the local statistic s goes in the layout of estep.h: one index,

@@ -19,6 +19,7 @@ extern "C" {
 #include "../../src/cuda/ghmix_cuda.h"
 }
 #include "../../src/cuda/mix_tile.h"
+#include "../../src/cuda/mixg_tile.h"
 
 #define MOCK_MEMORY 1099511627776.0 /* bytes */
 
@@ -234,6 +235,117 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
   free(pbuf);
   free(partial);
   free(tile);
+  if (launches != NULL)
+    *launches = 2;
+  return GHMIX_OK;
+}
+
+/* The fixed-order sum of the block partials (mix_reduce_kernel's tree of
+ * 128) of local statistic s. */
+static double mock_block_sum(const double *partial, size_t s, int blocks) {
+  double acc[128];
+  int t, b, hh;
+  for (t = 0; t < 128; t++) {
+    double sum = 0;
+    for (b = t; b < blocks; b += 128)
+      sum += partial[s * (size_t)blocks + (size_t)b];
+    acc[t] = sum;
+  }
+  for (hh = 64; hh > 0; hh /= 2)
+    for (t = 0; t < hh; t++)
+      acc[t] += acc[t + hh];
+  return acc[0];
+}
+
+/* One tile of mixg_estep_kernel, thread by thread between its barriers;
+ * res and v: T x G, each thread's own. */
+static void mock_mixg_tile(const mock_mix *h, const ghmix_mix_layout *l, int G,
+                           const double *par, const ghmix_mix_const *c,
+                           const double *lp, const ghmix_mix_model *model,
+                           double *rows, size_t tl, int b, double *tile,
+                           ghmix_mix_row_result *res, double *v,
+                           double *partial) {
+  const int T = l->tile, d = h->d, first = tl == (size_t)b;
+  const size_t plen = ghmix_mix_par_len(d);
+  size_t i;
+  int t, k;
+  for (i = 0; i < l->smem / sizeof(double); i++)
+    tile[i] = NAN; /* stale shared memory */
+  for (t = 0; t < T; t++)
+    ghmix_mixg_tile_row(t, T, tl * (size_t)T + (size_t)t, h->n, d, G, h->x, par,
+                        c, lp, model->weights, model->shape.what, rows, tile,
+                        res + (size_t)t * G, v + (size_t)t * G);
+  for (k = 0; k < G; k++) {
+    for (t = 0; t < T; t++)
+      ghmix_mixg_tile_comp(t, T, tl * (size_t)T + (size_t)t, h->n, d, h->x,
+                           par + (size_t)k * plen, model->shape.what,
+                           v[(size_t)t * G + k], &res[(size_t)t * G + k], tile);
+    for (t = 0; t < T; t++) {
+      ghmix_mix_tile_sums_w(t, T, d, l->blocks, b, first, tile,
+                            ghmix_mixg_partial(partial, d, k, l->blocks), 0,
+                            (int)GHMIX_TERM_ROWS);
+      if (k == 0)
+        ghmix_mixg_tile_global(t, T, d, l->blocks, b, first, tile, partial);
+    }
+  }
+}
+
+/* The two kernels of the G-component E-step, one thread at a time. */
+extern "C" ghmix_status
+ghmix_cuda_mix_estep_mixture(void *handle, const ghmix_mix_model *model,
+                             double *stats, double *rows, int *launches,
+                             ghmix_error *err) {
+  mock_mix *h = (mock_mix *)handle;
+  const int G = model->shape.components;
+  ghmix_mix_layout l;
+  ghmix_mix_const *c;
+  ghmix_mix_row_result *res;
+  ghmix_status st;
+  double *par, *partial, *tile, *v;
+  size_t ntiles, tl, s, k, plen;
+  int b;
+  ghmix_error_clear(err);
+  if (launches != NULL)
+    *launches = 0;
+  if ((st = ghmix_mix_model_check_g(model, h->d, err)) != GHMIX_OK)
+    return st;
+  l = ghmix_mixg_plan(h->n, h->d, G);
+  for (k = 0; k < l.nstats; k++)
+    stats[k] = 0; /* (the kernels write every statistic) */
+  if (h->n == 0)
+    return GHMIX_OK;
+  plen = ghmix_mix_par_len(h->d);
+  par = (double *)malloc(sizeof(double) * (plen + 1) * G);
+  c = (ghmix_mix_const *)malloc(sizeof(ghmix_mix_const) * G);
+  for (b = 0; b < G; b++) {
+    ghmix_mix_par_pack(&model->comp[b], h->d, par + plen * b);
+    c[b] = model->comp[b].c;
+    par[plen * G + b] = model->comp[b].log_prop;
+  }
+  partial = (double *)malloc(l.nloc * (size_t)l.blocks * sizeof(double));
+  for (k = 0; k < l.nloc * (size_t)l.blocks; k++) /* garbage, as on a GPU */
+    partial[k] = 1e300;
+  tile = (double *)malloc(l.smem);
+  res = (ghmix_mix_row_result *)malloc(sizeof(*res) * l.tile * G);
+  v = (double *)malloc(sizeof(double) * l.tile * G);
+  ntiles = (h->n + (size_t)l.tile - 1) / (size_t)l.tile;
+  for (b = 0; b < l.blocks; b++)
+    for (tl = (size_t)b; tl < ntiles; tl += (size_t)l.blocks)
+      mock_mixg_tile(h, &l, G, par, c, par + plen * G, model, rows, tl, b, tile,
+                     res, v, partial);
+  for (s = 0; s < l.nloc; s++) {
+    size_t slot[2];
+    double sum = mock_block_sum(partial, s, l.blocks);
+    int m = ghmix_mixg_stat_slots(s, h->d, G, slot), j;
+    for (j = 0; j < m; j++)
+      stats[slot[j]] = sum;
+  }
+  free(par);
+  free(c);
+  free(partial);
+  free(tile);
+  free(res);
+  free(v);
   if (launches != NULL)
     *launches = 2;
   return GHMIX_OK;

@@ -54,9 +54,11 @@
 extern "C" {
 #include "../../src/core/gig_solve.h"
 #include "../../src/core/mixture.h"
+#include "../../src/core/mixture_g.h"
 #include "../../src/cpu/bessel_cpu.h"
 #include "../../src/cpu/gh_dist_cpu.h"
 #include "../../src/cpu/gig_solve_cpu.h"
+#include "../../src/cpu/mixture_cpu.h"
 #include "../../src/cuda/ghmix_cuda.h"
 #include "mix_setup.h"
 }
@@ -1253,6 +1255,109 @@ static void test_mix(int quick) {
   test_mix_weighted("GH d=20 (tile of 64)", 20, 700, 1.5, 1.0, 1.0, both);
 }
 
+/* ------------------------------------------- the E-step of G components */
+
+/* The G-component E-step on the device against the CPU driver
+ * (ghmix_mix_estep_mixture_cpu): the statistics within TOL_STATS of the
+ * total weight times the largest |statistic| of their component, the rows
+ * within TOL_ROWS (relative, 1 as the floor); rows i % 5 == 2 get weight 0
+ * when weighted, NaN rows are bad. */
+static void test_mixg_case(const char *label, int d, int G, size_t n,
+                           int weighted) {
+  static const double pab[4][3] = {
+      {-0.5, 1.1, 1.7}, {1.3, 0.8, 1.2}, {-2.5, 0.0, 3.0}, {-0.7, 1.3, 0.8}};
+  const int both = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
+  mix_setup s[4];
+  ghmix_mix_component comp[4];
+  ghmix_mix_model m;
+  ghmix_error err;
+  ghmix_status st;
+  size_t ns, nr = n * ghmix_mixg_row_ncol(G), i, k, worst = 0;
+  double *x, *w = NULL, *cpu, *gpu, *rc, *rg, max_err = 0, max_row = 0;
+  void *h = NULL;
+  int j, c, launches = -1;
+  for (c = 0; c < G; c++) {
+    mix_setup_init(&s[c], d, pab[c][0], pab[c][1], pab[c][2], both, unif);
+    s[c].center[0] += 1.5 * c;
+    comp[c] = s[c].comp;
+    comp[c].log_prop = log(1.0 / G);
+  }
+  x = (double *)xmalloc(n * (size_t)d * sizeof(double));
+  if (weighted) {
+    w = (double *)xmalloc(n * sizeof(double));
+    for (i = 0; i < n; i++)
+      w[i] = i % 5 == 2 ? 0.0 : unif(0, 3);
+  }
+  for (i = 0; i < n; i++)
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * n] = s[i % (size_t)G].center[j] + unif(-2, 2);
+  for (i = 7; i < n; i += 997)
+    x[i] = NAN;
+  m.shape = s[0].model.shape;
+  m.shape.components = G;
+  m.shape.what = both | (weighted ? GHMIX_ESTEP_WEIGHTS : 0);
+  m.comp = comp;
+  m.weights = w;
+  ghmix_mix_model_complete(&m, &err);
+  ns = ghmix_estep_nstats(&m.shape);
+  cpu = (double *)xmalloc(ns * sizeof(double));
+  gpu = (double *)xmalloc(ns * sizeof(double));
+  rc = (double *)xmalloc(nr * sizeof(double));
+  rg = (double *)xmalloc(nr * sizeof(double));
+  poison(gpu, ns);
+  poison(rg, nr);
+  st = ghmix_mix_estep_mixture_cpu(x, n, n, d, &m, cpu, rc, 1, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_mix_data_create(x, n, n, d, 0, &h, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_mix_estep_mixture(h, &m, gpu, rg, &launches, &err);
+  check(st == GHMIX_OK && launches == 2 && count_poison(gpu, ns) == 0 &&
+            count_poison(rg, nr) == 0,
+        "mixture E-step %s: status %d (%s), %d launches, every output written",
+        label, (int)st, err.message, launches);
+  for (c = 0; c < G; c++) {
+    size_t lo = ghmix_estep_stat(&m.shape, c, GHMIX_STAT_TAU).offset,
+           hi = lo + ghmix_estep_component_nstats(&m.shape);
+    double big = 0;
+    for (k = lo; k < hi; k++)
+      big = fmax(big, fabs(cpu[k]));
+    for (k = c == 0 ? 0 : lo; k < hi; k++) {
+      double e = fabs(gpu[k] - cpu[k]) / fmax(big, fabs(cpu[k]));
+      if (!(e <= max_err)) {
+        max_err = isnan(e) ? INFINITY : e;
+        worst = k;
+      }
+    }
+  }
+  check(max_err <= TOL_STATS * tol_scale,
+        "mixture E-step %s: statistics within %.3g of the CPU's (worst %lu: "
+        "%.17g vs %.17g)",
+        label, max_err, (unsigned long)worst, gpu[worst], cpu[worst]);
+  for (i = 0; i < nr; i++) {
+    double e = fabs(rg[i] - rc[i]) / fmax(1.0, fabs(rc[i]));
+    if (!(e <= max_row) && !(isnan(rg[i]) && isnan(rc[i])))
+      max_row = isnan(e) ? INFINITY : e;
+  }
+  check(max_row <= TOL_ROWS * tol_scale,
+        "mixture E-step %s: rows within %.3g of the CPU's", label, max_row);
+  ghmix_cuda_mix_data_free(h);
+  for (c = 0; c < G; c++)
+    mix_setup_free(&s[c]);
+  free(x);
+  free(w);
+  free(cpu);
+  free(gpu);
+  free(rc);
+  free(rg);
+}
+
+static void test_mixg(int quick) {
+  test_mixg_case("G=2 d=1", 1, 2, quick ? 5003 : 50003, 0);
+  test_mixg_case("G=3 d=4, weighted", 4, 3, quick ? 9001 : 40001, 1);
+  test_mixg_case("G=4 d=10", 10, 4, quick ? 3001 : 20011, 0);
+  test_mixg_case("G=2 d=17, n=130 (tile of 64, partial)", 17, 2, 130, 1);
+}
+
 /* ====================================== densities and rows (one launch) */
 
 /* Checks a density f against the CPU's: relative error over
@@ -1965,8 +2070,10 @@ int main(int argc, char **argv) {
     test_gig_expectation(n / 5);
   if (RUN("solve"))
     test_gig_solve(n / 10 > 1000 ? n / 10 : 1000);
-  if (RUN("mix"))
+  if (RUN("mix")) {
     test_mix(quick);
+    test_mixg(quick);
+  }
   if (RUN("dens"))
     test_gh1(n / 5);
   if (RUN("rows"))

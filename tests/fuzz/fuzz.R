@@ -272,6 +272,19 @@ mix_args <- function() {
   )
 }
 
+# The arguments of the G-component E-step (ffi_mix_estep_mixture).
+mix_g_args <- function() {
+  m <- mix_args()
+  g <- pick(1:3)
+  n <- nrow(m$x)
+  list(
+    m$x, matrix(num(m$d * g), m$d, g),
+    as.vector(replicate(g, lower_chol(m$d))), matrix(num(m$d * g), m$d, g),
+    as.vector(replicate(g, m$consts)), log(rep(1 / g, g)),
+    if (flag()) NULL else pos(n), m$what, flag()
+  )
+}
+
 gh1 <- function(n) list(num(n), num(1), num(1), pos(1), num(1), pos(1), pos(1))
 
 templates <- list(
@@ -327,6 +340,7 @@ templates <- list(
     w <- if (flag()) NULL else pos(pick(c(nrow(m$x), 1L)))
     list(m$x, w, m$center, m$chol, m$g, m$consts, m$what, flag(), thr())
   },
+  ffi_mix_estep_mixture = function() c(mix_g_args(), list(thr())),
   ffi_mix_subordinator = function() {
     list(pick(0:3), as.vector(eta_rows(1)), c(num(1), pos(2)))
   },
@@ -347,6 +361,9 @@ templates <- list(
     m <- mix_args()
     list(list(.fuzz_ptr = pick(ptr_kinds)), m$center, m$chol, m$g, m$consts,
          m$what, flag())
+  },
+  ffi_cuda_mix_estep_mixture = function() {
+    c(list(list(.fuzz_ptr = pick(ptr_kinds))), mix_g_args()[-1L])
   },
   ffi_cuda_mix_rows = function() {
     m <- mix_args()
