@@ -230,8 +230,14 @@ print.ghmix_control <- function(x, ...) {
 #'   (1 minus the highest membership), `iterations`, `converged`, `trace`,
 #'   `dropped`, `start`, `starts` and, for several G, `criteria`. See
 #'   [ghmix_mixture] for its methods and [plot.ghmix_mixture()]. Mixtures are
-#'   fitted in memory on the CPU for now (no chunked data, `cluster` or
-#'   `backend = "cuda"`).
+#'   fitted in memory, on the CPU or with `backend = "cuda"` (the rows
+#'   copied to the GPU once; each E-step one launch for all rows and
+#'   components); chunked data and `cluster` are not supported for them yet
+#'   (an error of class `ghmix_error_mixture_mode`). With `weights`, the
+#'   weighted log-likelihood of the mixture is maximised (integer weights:
+#'   the replicated rows), `nobs` (used by BIC) is the sum of the weights,
+#'   and ICL weighs each row's entropy by its weight; the starts
+#'   (k-means, Ward, random) use the rows unweighted.
 #'
 #' @param x A numeric vector (d = 1), matrix or data frame of numeric columns
 #'   (rows are observations), or chunked data described by [ghmix_data()].

@@ -21,17 +21,14 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
                                backend, threads, device, cluster, call,
                                weights = NULL) {
   g_all <- mixture_check_components(components, call)
-  if (!is.null(weights)) {
-    abort_argument(
-      "`weights` with `components` other than 1 are not supported yet.", call
-    )
-  }
   criterion <- check_choice(criterion, c("bic", "icl"), "criterion", call)
   mixture_check_nstart(nstart, call)
   args <- fit_args(symmetric, control, gauge, na_rm, backend, threads,
                    device, cluster, call)
   mixture_check_mode(x, args, call)
   data <- mix_data(x, na_rm, call)
+  data$weights <- weights_in_sums(mix_weights(weights, data, call))
+  mix_check_weighted_shape(data$x, data$weights, call)
   if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
         length(data$dropped) > 0L && length(start) == NROW(x)) {
     start <- start[-data$dropped]
@@ -53,15 +50,23 @@ mixture_check_nstart <- function(nstart, call) {
   }
 }
 
+# The E-step of a fit on the GPU: mixture_estep() on the rows of handle
+# (its x, the same rows in this process, is not read).
+mixture_estep_cuda <- function(handle, device) {
+  function(x, pars, props, weights = NULL, what, rows = FALSE, threads) {
+    mixture_estep(handle, pars, props, weights, what, rows, threads,
+                  backend = "cuda", device = device)
+  }
+}
+
 mixture_check_mode <- function(x, args, call) {
-  if (is.null(args$cluster) && !inherits(x, "ghmix_data") &&
-        args$backend == "cpu") {
+  if (is.null(args$cluster) && !inherits(x, "ghmix_data")) {
     return(invisible())
   }
   ghmix_abort(
     paste(
-      "Mixtures (`components` other than 1) are fitted in memory on the",
-      'CPU for now: give a matrix, no `cluster`, and backend = "cpu".'
+      "Mixtures (`components` other than 1) are fitted in memory for",
+      "now (on the CPU or a GPU): give a matrix and no `cluster`."
     ),
     class = c("ghmix_error_mixture_mode", "ghmix_error_argument"),
     call = call
@@ -87,23 +92,29 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
   if (g == 1L) {
     fit <- mix_fit(data$x, family, args$symmetric, NULL, args$control,
                    args$gauge, FALSE, args$backend, args$threads,
-                   args$device, call)
+                   args$device, call, weights = data$weights)
     out <- mixture_from_single(fit, data$dropped)
     out$asked <- 1L
     return(out)
   }
   x <- data$x
-  std <- mix_moments(x)
+  std <- mix_moments(x, data$weights)
   z <- sweep(sweep(x, 2L, std$center), 2L, std$scale, "/")
   ctx <- list(family = family, symmetric = args$symmetric,
               control = args$control, threads = args$threads, call = call,
-              estep = mixture_estep_fun())
+              estep = mixture_estep_fun(), weights = data$weights)
+  if (args$backend == "cuda") {
+    # the standardised rows copied to the GPU once for the whole fit
+    handle <- .Call(ffi_cuda_mix_data_create, z, args$device)
+    on.exit(.Call(ffi_cuda_mix_data_free, handle), add = TRUE)
+    ctx$estep <- mixture_estep_cuda(handle, args$device)
+  }
   best <- mixture_best_start(z, g, family, nstart, start, std, ctx)
   em <- mixture_em(z, best$pars, best$props, ctx, args$control$max_iter,
                    args$control$trace)
   em$start <- best$label
   em$starts <- best$table
-  fit <- mixture_result(em, x, std, family, args, data$dropped, call)
+  fit <- mixture_result(em, x, std, family, args, data, call)
   fit$asked <- g
   fit
 }
@@ -156,7 +167,7 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
 # degenerate are dropped with a warning (mixture_degenerate()).
 mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
                        final = TRUE) {
-  n <- nrow(z)
+  n <- if (is.null(ctx$weights)) nrow(z) else sum(ctx$weights)
   ctx$z <- z
   cur <- mixture_state(lapply(pars, set_gauge, gauge = "det"), props, ctx)
   trace <- list(loglik = cur$es$loglik, g = length(pars), step = "start")
@@ -203,8 +214,8 @@ mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
     )
   }
   es <- if (final) {
-    ctx$estep(ctx$z, cur$pars, cur$props, what = mix_what(ctx$family),
-              rows = TRUE, threads = ctx$threads)
+    ctx$estep(ctx$z, cur$pars, cur$props, weights = ctx$weights,
+              what = mix_what(ctx$family), rows = TRUE, threads = ctx$threads)
   } else {
     cur$es
   }
@@ -219,8 +230,8 @@ mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
 # The parameters, their E-step, their vector theta (mixture_theta()) and
 # whether the E-step is usable.
 mixture_state <- function(pars, props, ctx) {
-  es <- ctx$estep(ctx$z, pars, props, what = mix_what(ctx$family),
-                  threads = ctx$threads)
+  es <- ctx$estep(ctx$z, pars, props, weights = ctx$weights,
+                  what = mix_what(ctx$family), threads = ctx$threads)
   list(pars = pars, props = props, es = es,
        ok = !is.null(es) && is.finite(es$loglik) && es$n_bad == 0,
        theta = mixture_theta(pars, props, ctx))
@@ -386,8 +397,9 @@ mixture_drop_warn <- function(bad, pars, ctx) {
 
 # The result in the data's units and the gauge asked for, components in
 # the documented order.
-mixture_result <- function(em, x, std, family, args, dropped, call) {
-  n <- nrow(x)
+mixture_result <- function(em, x, std, family, args, data, call) {
+  w <- data$weights
+  n <- if (is.null(w)) nrow(x) else sum(w)
   d <- ncol(x)
   pars <- lapply(em$pars, function(par) {
     par <- from_std(par, std)
@@ -409,7 +421,8 @@ mixture_result <- function(em, x, std, family, args, dropped, call) {
     z = em$z[, ord, drop = FALSE], iterations = em$iterations,
     converged = em$status$converged, message = em$status$message,
     trace = trace, dropped = em$dropped, start = em$start,
-    starts = em$starts, data = x, na_action = dropped,
+    starts = em$starts, data = x, na_action = data$dropped,
+    nrow = nrow(x), weights = w, weighted = !is.null(w),
     control = args$control, threads = args$threads, call = call
   )
   if (!fit$converged) {
@@ -430,7 +443,9 @@ mixture_finish <- function(fit) {
   z <- fit$z
   colnames(z) <- paste0("component_", seq_len(g))
   fit$z <- z
-  entropy <- -sum(z[z > 0] * log(z[z > 0]))
+  zlz <- z * log(z)
+  zlz[z == 0] <- 0
+  entropy <- -sum(if (is.null(fit$weights)) zlz else fit$weights * zlz)
   fit$AIC <- -2 * fit$loglik + 2 * fit$df
   fit$BIC <- -2 * fit$loglik + log(fit$nobs) * fit$df
   fit$ICL <- fit$BIC + 2 * entropy
@@ -482,7 +497,8 @@ mixture_from_single <- function(fit, dropped) {
                        step = fit$trace$step, stringsAsFactors = FALSE),
     dropped = NULL, start = "single fit", starts = NULL, data = fit$data,
     na_action = dropped, control = fit$control, threads = fit$threads,
-    call = fit$call
+    call = fit$call, nrow = fit_nrow(fit), weights = fit$weights,
+    weighted = isTRUE(fit$weighted)
   )
   mixture_finish(out)
 }

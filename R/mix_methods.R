@@ -50,8 +50,8 @@ NULL
 print.ghmix_mixture <- function(x, digits = max(3L, getOption("digits") - 3L),
                                 ...) {
   check_digits(digits, sys.call())
-  cat(sprintf("<ghmix mixture> %s, d = %d, n = %d; gauge %s\n",
-              mixture_label(x), x$d, x$nobs, fit_gauge_label(x$gauge)))
+  cat(sprintf("<ghmix mixture> %s, d = %d, %s; gauge %s\n",
+              mixture_label(x), x$d, fit_n_label(x), fit_gauge_label(x$gauge)))
   cat("\n")
   print(signif(mixture_table(x), digits))
   cat(sprintf(
@@ -121,7 +121,8 @@ summary.ghmix_mixture <- function(object, ...) {
   structure(
     list(proportions = object$proportions, coefficients = tables,
          label = mixture_label(object), loglik = object$loglik,
-         df = object$df, nobs = object$nobs, AIC = object$AIC,
+         df = object$df, nobs = object$nobs, n_label = fit_n_label(object),
+         AIC = object$AIC,
          BIC = object$BIC, ICL = object$ICL,
          sizes = tabulate(object$classification, object$G),
          status = mixture_status_line(object), criteria = object$criteria,
@@ -136,7 +137,7 @@ print.summary.ghmix_mixture <- function(x,
                                         digits = max(3L,
                                                      getOption("digits") - 3L),
                                         ...) {
-  cat(sprintf("%s, n = %d\n", x$label, x$nobs))
+  cat(sprintf("%s, %s\n", x$label, x$n_label))
   for (k in seq_along(x$coefficients)) {
     cat(sprintf("\nComponent %d: proportion %s, %d rows classified\n", k,
                 format(x$proportions[[k]], digits = digits), x$sizes[[k]]))
@@ -249,14 +250,15 @@ simulate.ghmix_mixture <- function(object, nsim = 1, seed = NULL, ...) {
 
 mixture_simulate <- function(object, nsim) {
   sims <- lapply(seq_len(nsim), function(i) {
-    mixture_draw(object$nobs, object, colnames(object$data))
+    mixture_draw(fit_nrow(object), object, colnames(object$data))
   })
   names(sims) <- paste0("sim_", seq_len(nsim))
   if (object$d > 1L) {
     return(sims)
   }
   structure(as.data.frame(lapply(sims, drop)),
-            component = vapply(sims, attr, integer(object$nobs), "component"))
+            component = vapply(sims, attr, integer(fit_nrow(object)),
+                               "component"))
 }
 
 # n draws of the mixture: the components by their proportions, then each

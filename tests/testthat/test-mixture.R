@@ -304,3 +304,64 @@ test_that("GH, VG and skew-t mixtures fit the clusters too", {
   expect_error(fit_nig(ghmix_data(list(x)), components = 2),
                class = "ghmix_error_mixture_mode")
 })
+
+test_that("mixture weights: integer weights are replicated rows, 0 drops", {
+  sim <- sim_clusters(600, 31)
+  x <- sim$x
+  set.seed(4)
+  w <- sample(0:3, nrow(x), replace = TRUE, prob = c(0.1, 0.5, 0.3, 0.1))
+  rep_x <- x[rep(seq_len(nrow(x)), w), , drop = FALSE]
+  # both from the same previous fit: the two EM paths are then the same up
+  # to rounding (the weighted sums are the replicated rows' sums)
+  f0 <- suppressWarnings(
+    fit_nig(x, components = 3, nstart = 0,
+            control = ghmix_control(max_iter = 20))
+  )
+  ctl <- ghmix_control(max_iter = 200)
+  fw <- suppressWarnings(
+    fit_nig(x, components = 3, weights = w, control = ctl, start = f0)
+  )
+  fr <- suppressWarnings(
+    fit_nig(rep_x, components = 3, control = ctl, start = f0)
+  )
+  # the replicated rows' fit, an independent reference
+  expect_equal(fw$loglik, fr$loglik, tolerance = 1e-10)
+  expect_equal(fw$nobs, sum(w))
+  expect_equal(fw$nrow, nrow(x))
+  expect_equal(fw$proportions, fr$proportions, tolerance = 1e-6)
+  for (k in 1:3) {
+    expect_equal(fw$components[[k]]$mu, fr$components[[k]]$mu,
+                 tolerance = 1e-6)
+  }
+  expect_equal(BIC(fw), BIC(fr), tolerance = 1e-10)
+  # the reported log-likelihood is the weighted sum of the mixture density
+  dens <- Reduce(`+`, lapply(1:3, function(k) {
+    cp <- fw$components[[k]]
+    fw$proportions[k] * dgh(x, cp$mu, cp$gamma, cp$sigma, cp$p, cp$a, cp$b)
+  }))
+  expect_equal(fw$loglik, sum(w * log(dens)), tolerance = 1e-10)
+  expect_output(print(fw), "weighted: sum of weights")
+  expect_error(fit_nig(x, components = 2, weights = -w),
+               class = "ghmix_error_argument")
+  expect_error(fit_nig(x, components = 2, weights = w[-1]),
+               class = "ghmix_error_argument")
+})
+
+test_that("backend = \"cuda\" mixtures: the CPU fit, or the classed error", {
+  sim <- sim_clusters(900, 12)
+  info <- ghmix_info()
+  if (!info$cuda || nrow(info$devices) == 0L) {
+    cls <- if (info$cuda) "ghmix_error_no_device" else
+      "ghmix_error_cuda_not_built"
+    expect_error(fit_nig(sim$x, components = 2, backend = "cuda"),
+                 class = cls)
+    skip("no usable CUDA device")
+  }
+  set.seed(3)
+  cpu <- fit_nig(sim$x, components = 3, nstart = 1)
+  set.seed(3)
+  gpu <- fit_nig(sim$x, components = 3, nstart = 1, backend = "cuda")
+  # the same EM from the same starts; the sums differ by rounding only
+  expect_equal(gpu$loglik, cpu$loglik, tolerance = 1e-9)
+  expect_equal(gpu$proportions, cpu$proportions, tolerance = 1e-6)
+})
