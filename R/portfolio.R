@@ -140,7 +140,10 @@ plot.ghmix_frontier <- function(x, assets = TRUE, ...) {
   args <- list(...)
   r <- if (assets) attr(x, "asset_risk") else numeric()
   m <- if (assets) attr(x, "asset_mean") else numeric()
-  if (is.null(args$xlim)) args$xlim <- range(x$risk, r)
+  if (is.null(args$xlim)) {
+    args$xlim <- range(x$risk, r)
+    if (assets) args$xlim[2L] <- args$xlim[2L] + 0.1 * diff(args$xlim)
+  }
   if (is.null(args$ylim)) args$ylim <- range(x$mean, m)
   if (is.null(args$xlab)) {
     args$xlab <- sprintf("risk (%s)", attr(x, "risk_measure"))
