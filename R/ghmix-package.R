@@ -16,7 +16,10 @@
 #'   distribution objects [gh_law()] with their moments [gh_moment()],
 #'   [gh_skewness()], [gh_kurtosis()] and margins, linear maps
 #'   ([transform()][transform.ghmix_law]), and the risk measures
-#'   [value_at_risk()], [expected_shortfall()] and [es_attribution()].
+#'   [value_at_risk()], [expected_shortfall()] and [es_attribution()];
+#'   optimal portfolios [portfolio_optimize()] and the frontier
+#'   [efficient_frontier()]; divergences [kl_divergence()], [hellinger()],
+#'   [gig_kl_divergence()] and the entropy [entropy()].
 #' * The generalized inverse Gaussian distribution: [dgig()], [pgig()],
 #'   [qgig()], [rgig()]; its expectation parameters and moments
 #'   [gig_expectation()], [gig_moments()], [gig_mean()], [gig_var()]; and the
