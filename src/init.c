@@ -8,6 +8,7 @@
 SEXP ffi_mix_estep(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
                    SEXP what, SEXP rows, SEXP threads);
 SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start);
+SEXP ffi_mix_subordinator_fixed_p(SEXP p, SEXP eta, SEXP start);
 SEXP ffi_chol_lower(SEXP a);
 SEXP ffi_mix_consts(SEXP chol, SEXP gamma, SEXP pab);
 
@@ -48,6 +49,7 @@ static const R_CallMethodDef call_methods[] = {
     /* EM fitting */
     {"ffi_mix_estep", (DL_FUNC)&ffi_mix_estep, 8},
     {"ffi_mix_subordinator", (DL_FUNC)&ffi_mix_subordinator, 3},
+    {"ffi_mix_subordinator_fixed_p", (DL_FUNC)&ffi_mix_subordinator_fixed_p, 3},
     {"ffi_chol_lower", (DL_FUNC)&ffi_chol_lower, 1},
     {"ffi_mix_consts", (DL_FUNC)&ffi_mix_consts, 3},
     /* codes and layouts */
