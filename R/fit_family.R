@@ -129,8 +129,9 @@ coef.ghmix_fit_gaussian <- function(object, ...) object$parameters
 #' Fits each family in `families`, asymmetric and symmetric as `symmetric`
 #' asks, to the same data and returns them ranked by the criterion, as
 #' ghyp's `stepAIC.ghyp()` does. The GH and hyperbolic fits start from the
-#' NIG fit of the same symmetry (so their log-likelihood is at least the
-#' NIG's; the GH fit can end at a local maximum below the hyperbolic's). The Student-t is the symmetric skew-t, and the Gaussian has no
+#' NIG fit of the same symmetry (so the GH log-likelihood is at least the
+#' NIG's; it can end at a local maximum below the hyperbolic's).
+#' The Student-t is the symmetric skew-t, and the Gaussian has no
 #' asymmetric form: with the default arguments 11 distinct models are
 #' fitted (GH, NIG, hyperbolic, VG, skew-t, each asymmetric and symmetric,
 #' and the Gaussian).

@@ -34,8 +34,13 @@ fixed_names_ok <- function(nms, known) {
   !is.null(nms) && all(nms %in% known) && anyDuplicated(nms) == 0L
 }
 
+# mu: d numbers; gamma: d, or one (0); p, a, b: one.
+fixed_size <- function(v, nm, d) {
+  if (nm == "mu" || (nm == "gamma" && length(v) != 1L)) d else 1L
+}
+
 check_fixed_element <- function(v, nm, d, call) {
-  size <- if (nm %in% c("mu", "gamma")) d else 1L
+  size <- fixed_size(v, nm, d)
   if (!is.numeric(v) || is.factor(v) || length(v) != size ||
         !all(is.finite(v))) {
     abort_argument(
@@ -126,6 +131,8 @@ fixed_result <- function(fit, fixed) {
     return(fit)
   }
   fit$fixed <- fixed
+  # (the EM's standardisation may round mu by an ulp)
+  if (!is.null(fixed$mu)) fit$parameters$mu[] <- as.double(fixed$mu)
   fit$df <- fit$df - sum(lengths(fixed[intersect(names(fixed),
                                                  c("mu", "p"))]))
   fit

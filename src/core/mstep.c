@@ -91,12 +91,12 @@ int ghmix_mstep_mixing_solve(int family, const double eta[3],
   }
 }
 
-/* log(E Y E 1/Y) of GIG(p, a, b) at w = sqrt(ab): with R = K_{p+1}(w) /
- * K_p(w), E Y E 1/Y = R (R - 2p/w) (DLMF 10.29.1: K_{p-1} = K_{p+1} -
- * (2p/w) K_p); free of the scale sqrt(b/a). */
+/* log(E Y E 1/Y) of GIG(p, a, b) at w = sqrt(ab): E Y E 1/Y =
+ * K_{p+1}(w) K_{p-1}(w) / K_p(w)^2 (section 2 of DESIGN.md), free of the
+ * scale sqrt(b/a). */
 static double mstep_log_product(double p, double w) {
-  double r = exp(ghmix_bessel_logk(w, p + 1.0) - ghmix_bessel_logk(w, p));
-  return log(r) + log(r - 2.0 * p / w);
+  return ghmix_bessel_logk(w, p + 1.0) + ghmix_bessel_logk(w, p - 1.0) -
+         2.0 * ghmix_bessel_logk(w, p);
 }
 
 /* The boundary of a fixed-p M-step where E Y E 1/Y exceeds every interior
