@@ -253,6 +253,16 @@ print.ghmix_control <- function(x, ...) {
 #'   and an EM step moves them by O(1/sqrt(ab)); the fit then warns (class
 #'   `ghmix_warning_normal_limit`) when the likelihood rises away from the
 #'   limit, i.e. when the limit is not a maximum.
+#' @param fixed `fit_gh()` only: `NULL`, or a named list of parameters held
+#'   at the given values during the EM (conditional M-steps): `p` (a single
+#'   number; `p = (d + 1) / 2` is the hyperbolic law, [fit_hyperbolic()]),
+#'   `mu` (`d` numbers, in the data's units) and `gamma = 0` (the same as
+#'   `symmetric = TRUE`). `gamma` other than 0, `a` and `b` change with the
+#'   gauge's scale of \eqn{Y} and cannot be held (an error of class
+#'   `ghmix_error_argument`, as for values that are not finite or of the
+#'   wrong length). The fit's `df` counts only the free parameters and its
+#'   element `fixed` keeps the list; `vcov()` (and so `summary()`) is not
+#'   available yet for such fits.
 #' @param control A [ghmix_control()] object.
 #' @param gauge `"mean"` or `"det"`; see the Gauge section.
 #' @param na.rm `FALSE` (default): rows with `NA`, `NaN` or infinite values
@@ -346,8 +356,14 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
                    na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                    threads = ghmix_threads(), device = 0L,
                    cluster = NULL, weights = NULL, components = 1L,
-                   nstart = 5L, criterion = c("bic", "icl")) {
+                   nstart = 5L, criterion = c("bic", "icl"), fixed = NULL) {
   if (!mix_is_single(components)) {
+    if (!is.null(fixed)) {
+      abort_argument(
+        "`fixed` with `components` other than 1 is not supported yet.",
+        sys.call()
+      )
+    }
     return(mix_fit_components(
       x, "gh", components, nstart, criterion, symmetric, start, control,
       gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
@@ -355,7 +371,7 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
   }
   mix_fit(
     x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights
+    device, sys.call(), cluster, weights, fixed = fixed
   )
 }
 

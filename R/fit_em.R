@@ -7,6 +7,7 @@
 # statistics at them (NULL if unusable).  Run
 # some 40 times in a small fit, so kept to a few vectorised operations.
 mix_point <- function(par, ctx) {
+  if (!is.null(ctx$fixed)) par <- fixed_impose(par, ctx$fixed)
   z <- to_std(par, ctx$std)
   chol_z <- .Call(ffi_chol_lower, z$sigma)
   if (is.null(chol_z) || !gig_valid(par$p, par$a, par$b)) {
@@ -49,7 +50,11 @@ mix_tri_index <- function(ctx, d) {
 
 mix_update <- function(pt, ctx) {
   t0 <- proc.time()[[3]]
-  par <- mix_mstep(pt$st, pt$par, ctx$family, ctx$symmetric)
+  par <- if (is.null(ctx$fixed)) {
+    mix_mstep(pt$st, pt$par, ctx$family, ctx$symmetric)
+  } else {
+    mix_mstep_fixed(pt$st, pt$par, ctx)
+  }
   ctx$clock$mstep <- ctx$clock$mstep + proc.time()[[3]] - t0
   mix_point(par, ctx)
 }

@@ -2,7 +2,7 @@
 
 fit_label <- function(x) {
   sprintf(
-    "%s%s", mix_family(x$family)$label,
+    "%s%s", fit_family_label(x),
     if (isTRUE(x$symmetric)) " (symmetric)" else ""
   )
 }

@@ -158,6 +158,20 @@ mstep_den_min <- 1e-9
 
 mix_mstep <- function(st, par, family, symmetric) {
   n <- st$tau
+  out <- mix_mstep_normal(st, par, symmetric)
+  # (the deviation means: the NIG M-step's input near normality)
+  sub <- .Call(
+    ffi_mix_subordinator, mix_family(family)$code,
+    c(st$s_log / n, st$s_inv / n, st$s_y / n, st$s_inv_dev / n,
+      st$s_y_dev / n),
+    c(par$p, par$a, par$b)
+  )
+  c(out, list(p = sub$p, a = sub$a, b = sub$b))
+}
+
+# The M-step of mu, gamma, Sigma.
+mix_mstep_normal <- function(st, par, symmetric) {
+  n <- st$tau
   delta <- st$s_inv / n
   eta <- st$s_y / n
   xbar <- st$sx / n
@@ -184,15 +198,6 @@ mix_mstep <- function(st, par, family, symmetric) {
       delta * tcrossprod(mu_u) - eta * tcrossprod(gamma)
   }
   sigma <- (sigma + t(sigma)) / 2
-  # (the deviation means: the NIG M-step's input near normality)
-  sub <- .Call(
-    ffi_mix_subordinator, mix_family(family)$code,
-    c(st$s_log / n, delta, eta, st$s_inv_dev / n, st$s_y_dev / n),
-    c(par$p, par$a, par$b)
-  )
   dimnames(sigma) <- dimnames(par$sigma)
-  list(
-    mu = par$mu + mu_u, gamma = gamma, sigma = sigma,
-    p = sub$p, a = sub$a, b = sub$b
-  )
+  list(mu = par$mu + mu_u, gamma = gamma, sigma = sigma)
 }

@@ -6,11 +6,12 @@
 
 mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
                     backend, threads, device, call, cluster = NULL,
-                    weights = NULL) {
+                    weights = NULL, fixed = NULL) {
   t_start <- proc.time()[[3]]
   args <- fit_args(symmetric, control, gauge, na.rm, backend, threads,
                    device, cluster, call)
   args$weights <- weights # checked with the rows (fit_source())
+  args$fixed <- fixed
   # where the fit is, for the errors of chunked engines (chunk_abort())
   state <- new.env(parent = emptyenv())
   state$stage <- "setup"
@@ -38,6 +39,8 @@ fit_args <- function(symmetric, control, gauge, na_rm, backend, threads,
 fit_run <- function(x, family, start, args, call, state, t_start) {
   src <- fit_source(x, args, call)
   on.exit(src$engine$free())
+  args$fixed <- check_fixed(args$fixed, src$engine$d, call)
+  if (!is.null(args$fixed$gamma)) args$symmetric <- TRUE
   state$scaling <- src$scaling
   mix_warn_ties(src$ties, family, call, src$nobs)
   if (is.null(start) && family == "gh") {
@@ -54,7 +57,7 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
                           weights_in_sums(src$weights))
   }
   fit <- mix_result(run$em, run$ctx, src, args, call, t_start)
-  src$finish(fit, src$engine)
+  src$finish(fixed_result(fit, args$fixed), src$engine)
 }
 
 # The data of a fit, wherever they are: the rows kept (a matrix or the
@@ -153,6 +156,7 @@ mix_context <- function(src, family, args, call) {
   ctx$engine <- src$engine
   ctx$family <- family
   ctx$symmetric <- args$symmetric
+  if (family == "gh") ctx$fixed <- fixed_internal(args$fixed, src$scaling)
   ctx$what <- mix_what(family)
   ctx$control <- args$control
   ctx$call <- call

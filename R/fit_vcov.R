@@ -60,6 +60,7 @@
 #' fit <- fit_nig(r[, "DAX"])
 #' sqrt(diag(vcov(fit)))
 vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
+  vcov_check_fixed(object, sys.call())
   sc <- object$scaling
   if (!is.null(sc)) {
     # a standardised fit: in its units, then by the (linear) change of units
@@ -131,6 +132,18 @@ fit_vcov_names <- function(vars, family, symmetric) {
     sprintf("Sigma[%s,%s]", vars[idx[, 2L]], vars[idx[, 1L]]),
     mix_family(family)$free
   )
+}
+
+vcov_check_fixed <- function(object, call) {
+  if (!is.null(object$fixed)) {
+    ghmix_abort(
+      paste(
+        "vcov() is not available yet for fits with fixed parameters",
+        "(`fixed`, e.g. fit_hyperbolic())."
+      ),
+      class = "ghmix_error_fixed", call = call
+    )
+  }
 }
 
 fit_pack <- function(par, family, symmetric) {

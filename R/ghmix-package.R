@@ -10,7 +10,10 @@
 #'   likelihood by an accelerated EM algorithm, in memory, out of core or on
 #'   a cluster), their control [ghmix_control()], chunked data
 #'   [ghmix_data()], and the methods of fits: `print`, `summary`, `coef`,
-#'   `logLik`, `nobs`, `vcov`, `fitted`, `predict`, `simulate`, `plot`.
+#'   `logLik`, `nobs`, `vcov`, `fitted`, `predict`, `simulate`, `plot`,
+#'   `anova`; parameters held fixed (`fit_gh(fixed = )`), the hyperbolic,
+#'   Student-t and Gaussian members [fit_hyperbolic()], [fit_student()],
+#'   [fit_gaussian()], and model selection by AIC/BIC [fit_families()].
 #' * The GH family's distribution functions: [dgh()], [pgh()], [qgh()],
 #'   [rgh()] and their NIG forms [dnig()], [pnig()], [qnig()], [rnig()];
 #'   distribution objects [gh_law()] with their moments [gh_moment()],
@@ -48,6 +51,8 @@
 #'
 #' Errors:
 #' * `ghmix_error_argument`: an invalid argument; the message names it.
+#' * `ghmix_error_fixed`: `vcov()` (or `summary()`) of a fit with fixed
+#'   parameters, not available yet.
 #' * `ghmix_error_start`: the starting values give a non-finite
 #'   log-likelihood; with rows of in-memory data beyond 2^26 robust spreads
 #'   from the column medians (see `ghmix_warning_range`), class
@@ -81,6 +86,9 @@
 #' Warnings:
 #' * `ghmix_warning_ties`: the data have repeated rows where the family's
 #'   likelihood is unbounded; field `n_repeated`.
+#' * `ghmix_warning_boundary`: `anova()` of fits nested at the boundary of
+#'   the larger one's parameter space (VG, skew-t or Gaussian in GH): the
+#'   chi-square p-value is approximate.
 #' * `ghmix_warning_convergence`: a fit stopped without converging (see the
 #'   fit's `message`).
 #' * `ghmix_warning_range`: (also `ghmix_warning_convergence`) a fit of

@@ -146,6 +146,24 @@ SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start) {
   return named_list(names, v, 3, iv, 2);
 }
 
+/* The mixing distribution's M-step with p held (ghmix_mstep_mixing_fixed_p):
+ * p, eta = (mean E log Y, mean E 1/Y, mean E Y), start = c(p, a, b).
+ * Returns list(p, a, b, converged, note). */
+SEXP ffi_mix_subordinator_fixed_p(SEXP p, SEXP eta, SEXP start) {
+  static const char *names[] = {"p", "a", "b", "converged", "note"};
+  ghmix_mstep_mixing m;
+  double v[3];
+  int iv[2];
+  if (XLENGTH(p) != 1 || XLENGTH(eta) != 3 || XLENGTH(start) != 3)
+    Rf_error("internal error: p must have length 1, eta and start 3");
+  ghmix_mstep_mixing_fixed_p(*ghmix_r_doubles(p, "p"),
+                             ghmix_r_doubles(eta, "eta"),
+                             ghmix_r_doubles(start, "start"), &m);
+  v[0] = m.p, v[1] = m.a, v[2] = m.b;
+  iv[0] = m.converged, iv[1] = m.note;
+  return named_list(names, v, 3, iv, 2);
+}
+
 /* The lower Cholesky factor L (A = L L', upper triangle zero) of a
  * symmetric matrix, from its lower triangle; NULL when A is not positive
  * definite.  The EM's per-point factorisation without chol()'s R-level

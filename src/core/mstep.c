@@ -90,3 +90,58 @@ int ghmix_mstep_mixing_solve(int family, const double eta[3],
     return 0;
   }
 }
+
+/* log(E Y E 1/Y) of GIG(p, a, b) at w = sqrt(ab): E Y E 1/Y =
+ * K_{p+1}(w) K_{p-1}(w) / K_p(w)^2 (section 2 of DESIGN.md), free of the
+ * scale sqrt(b/a). */
+static double mstep_log_product(double p, double w) {
+  return ghmix_bessel_logk(w, p + 1.0) + ghmix_bessel_logk(w, p - 1.0) -
+         2.0 * ghmix_bessel_logk(w, p);
+}
+
+/* The boundary of a fixed-p M-step where E Y E 1/Y exceeds every interior
+ * GIG's: the gamma law (p > 0, b = 0) or the inverse gamma (p < 0, a = 0)
+ * with the same p, matching E Y or E 1/Y. */
+static void mstep_fixed_p_boundary(double p, const double eta[3],
+                                   ghmix_mstep_mixing *out) {
+  out->a = p > 0 ? 2.0 * p / eta[2] : 0.0;
+  out->b = p > 0 ? 0.0 : -2.0 * p / eta[1];
+}
+
+void ghmix_mstep_mixing_fixed_p(double p, const double eta[3],
+                                const double start[3],
+                                ghmix_mstep_mixing *out) {
+  double target = log(eta[1] * eta[2]), lo = -1.0, hi = 1.0, t, w, r;
+  int i;
+  out->p = p;
+  out->converged = 1;
+  out->note = GHMIX_GIG_NOTE_INTERIOR;
+  if (!(target > 0.0) || !isfinite(target)) {
+    /* E Y E 1/Y <= 1: no GIG; hold the start (ECM) */
+    out->a = start[1];
+    out->b = start[2];
+    return;
+  }
+  /* log(E Y E 1/Y) falls from its w -> 0 limit to 0 as w -> Inf: bracket
+   * the root in t = log w, then bisect */
+  for (i = 0; i < 60 && mstep_log_product(p, exp(lo)) < target; i++)
+    lo -= 2.0;
+  if (mstep_log_product(p, exp(lo)) < target) {
+    mstep_fixed_p_boundary(p, eta, out);
+    return;
+  }
+  for (i = 0; i < 60 && mstep_log_product(p, exp(hi)) > target; i++)
+    hi += 2.0;
+  for (i = 0; i < 200 && hi - lo > 4.0 * DBL_EPSILON * (1.0 + fabs(hi)); i++) {
+    t = 0.5 * (lo + hi);
+    if (mstep_log_product(p, exp(t)) > target)
+      lo = t;
+    else
+      hi = t;
+  }
+  w = exp(0.5 * (lo + hi));
+  /* E Y = sqrt(b/a) R matches eta[2] */
+  r = eta[2] / exp(ghmix_bessel_logk(w, p + 1.0) - ghmix_bessel_logk(w, p));
+  out->a = w / r;
+  out->b = w * r;
+}

@@ -32,6 +32,13 @@ int ghmix_mstep_mixing_solve(int family, const double eta[3],
                              const double dev[2], const double start[3],
                              ghmix_mstep_mixing *out);
 
+/* The GIG M-step with p held (a fit with fixed p: the hyperbolic law,
+ * Protassov 2004): (a, b) with E Y = eta[2] and E 1/Y = eta[1]; at the
+ * gamma or inverse-gamma boundary (b = 0 or a = 0) where E Y E 1/Y is
+ * beyond every interior GIG of that p; the start where E Y E 1/Y <= 1. */
+void ghmix_mstep_mixing_fixed_p(double p, const double eta[3],
+                                const double start[3], ghmix_mstep_mixing *out);
+
 #ifdef __cplusplus
 }
 #endif

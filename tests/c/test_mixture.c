@@ -205,6 +205,35 @@ static void mstep_case(const char *label, int family, double p, double a,
         m.b, p, a, b);
 }
 
+/* The same with p held (ghmix_mstep_mixing_fixed_p). */
+static void mstep_fixed_p_case(double p, double a, double b, double tol) {
+  double eta[3], start[3] = {p, 1, 1};
+  ghmix_mstep_mixing m;
+  ghmix_gig_expectation(p, a, b, eta);
+  ghmix_mstep_mixing_fixed_p(p, eta, start, &m);
+  check(m.p == p && rel(m.a, a) < tol && rel(m.b, b) < tol,
+        "M-step fixed p: (%.17g, %.17g, %.17g) for (%g, %g, %g)", m.p, m.a, m.b,
+        p, a, b);
+}
+
+static void test_mstep_fixed_p(void) {
+  ghmix_mstep_mixing m;
+  double eta[3] = {0, 0.5, 1.5}, start[3] = {2.5, 1, 1};
+  mstep_fixed_p_case(2.5, 2.0, 3.0, 1e-12);
+  mstep_fixed_p_case(-0.5, 0.1, 50.0, 1e-12);
+  mstep_fixed_p_case(0.3, 4.0, 0.2, 1e-12);
+  mstep_fixed_p_case(-3.0, 1e-3, 5.0, 1e-10);
+  /* E Y E 1/Y = 0.75 <= 1: no GIG, the start is held */
+  ghmix_mstep_mixing_fixed_p(2.5, eta, start, &m);
+  check(m.a == 1 && m.b == 1, "M-step fixed p: the start where E Y E 1/Y <= 1");
+  /* beyond every interior GIG of p = 2.5 (E Y E 1/Y -> 5/3 as w -> 0): the
+   * gamma law with E Y matched */
+  eta[1] = 2.0;
+  ghmix_mstep_mixing_fixed_p(2.5, eta, start, &m);
+  check(m.b == 0 && rel(m.a, 5.0 / 1.5) < 1e-15,
+        "M-step fixed p: the gamma boundary (%g, %g)", m.a, m.b);
+}
+
 static void test_mstep(void) {
   ghmix_mstep_mixing m;
   double eta[3] = {0, 1.5, 1.6}, start[3] = {0, 1, 1};
@@ -214,6 +243,7 @@ static void test_mstep(void) {
   mstep_case("GH", GHMIX_FAMILY_GH, 1.2, 2.0, 0.7, 1e-10);
   check(!ghmix_mstep_mixing_solve(GHMIX_FAMILY_COUNT, eta, NULL, start, &m),
         "M-step: an unknown family is refused");
+  test_mstep_fixed_p();
 }
 
 /* ------------------------------------------------------- the CPU driver */

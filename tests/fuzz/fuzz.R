@@ -344,6 +344,9 @@ templates <- list(
   ffi_mix_subordinator = function() {
     list(pick(0:3), as.vector(eta_rows(1)), c(num(1), pos(2)))
   },
+  ffi_mix_subordinator_fixed_p = function() {
+    list(num(1), as.vector(eta_rows(1)), c(num(1), pos(2)))
+  },
   ffi_gig_log_norm = function() list(num(1), pos(1), pos(1)),
   ffi_chol_lower = function() list(pd_matrix(pick(1:4))),
   ffi_mix_consts = function() {
