@@ -90,6 +90,13 @@ SEXP ffi_cuda_mix_data_free(SEXP handle) {
   return R_NilValue;
 }
 
+/* Attribute "launches" (the kernel launches of the call) on stats. */
+static void set_launches(SEXP stats, int launches) {
+  SEXP l = PROTECT(Rf_ScalarInteger(launches));
+  Rf_setAttrib(stats, Rf_install("launches"), l);
+  UNPROTECT(1);
+}
+
 /* The arguments of ffi_mix_estep (r_mixture.c) on the data of the handle
  * (with its weights, ffi_cuda_mix_data_weights);
  * the statistics (the layout of src/core/estep.h) carry attribute
@@ -100,17 +107,16 @@ SEXP ffi_cuda_mix_estep(SEXP handle, SEXP center, SEXP chol, SEXP g,
   void *h = mix_data_get(handle, &n, &d);
   ghmix_r_estep e;
   ghmix_error err;
-  SEXP l, stats = PROTECT(ghmix_r_estep_prepare(center, chol, g, consts, what,
-                                                rows, d, n, &e));
+  SEXP stats = PROTECT(
+      ghmix_r_estep_prepare(center, chol, g, consts, what, rows, d, n, &e));
   ghmix_r_mix_weights(
       Rf_getAttrib(R_ExternalPtrProtected(handle), Rf_install("weights")), n,
       &e.model);
   if (ghmix_cuda_mix_estep(h, &e.model, REAL(stats), e.row_out, &launches,
                            &err) != GHMIX_OK)
     ghmix_r_stop(&err);
-  l = PROTECT(Rf_ScalarInteger(launches));
-  Rf_setAttrib(stats, Rf_install("launches"), l);
-  UNPROTECT(2);
+  set_launches(stats, launches);
+  UNPROTECT(1);
   return stats;
 }
 
@@ -124,16 +130,15 @@ SEXP ffi_cuda_mix_estep_mixture(SEXP handle, SEXP centers, SEXP chols, SEXP gs,
   ghmix_mix_model model;
   ghmix_error err;
   double *row_out;
-  SEXP l, stats;
+  SEXP stats;
   ghmix_r_mixg_model(centers, chols, gs, consts, log_props, weights, what, d, n,
                      &model);
   stats = PROTECT(ghmix_r_mixg_prepare(&model, rows, n, &row_out));
   if (ghmix_cuda_mix_estep_mixture(h, &model, REAL(stats), row_out, &launches,
                                    &err) != GHMIX_OK)
     ghmix_r_stop(&err);
-  l = PROTECT(Rf_ScalarInteger(launches));
-  Rf_setAttrib(stats, Rf_install("launches"), l);
-  UNPROTECT(2);
+  set_launches(stats, launches);
+  UNPROTECT(1);
   return stats;
 }
 
