@@ -12,8 +12,8 @@
 #'
 #' **Risk measures** (as positive losses, \eqn{X} being returns):
 #' `"sd"`, the standard deviation \eqn{\sqrt{w'\mathrm{Cov}(X)w}}{sqrt(w'
-#' Cov(X) w)} ([vcov()][vcov.ghmix_law]); `"es"`, minus the expected
-#' shortfall \eqn{-\mathrm{ES}_\alpha(w'X)}{-ES(w'X)} at `level`
+#' Cov(X) w)} (`vcov()` of the law, see [gh_law()]); `"es"`, minus the
+#' expected shortfall \eqn{-\mathrm{ES}_\alpha(w'X)}{-ES(w'X)} at `level`
 #' \eqn{\alpha}{alpha}; `"var"`, minus the value at risk
 #' ([expected_shortfall()], [value_at_risk()], `type = "return"`).
 #'
@@ -196,7 +196,7 @@ port_setup <- function(law, risk, level, long_only, budget, call) {
       "`budget` must be nonzero, and positive when long_only = TRUE.", call
     )
   }
-  v <- vcov(law)
+  v <- stats::vcov(law)
   m <- mean(law)
   if (any(!is.finite(v)) || any(!is.finite(m))) {
     abort_argument("`law` must have a finite mean and covariance.", call)

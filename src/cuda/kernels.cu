@@ -312,12 +312,12 @@ __global__ void __launch_bounds__(128)
   }
 }
 
-/* The fixed-order sum over the nblocks partials of statistic blockIdx.x
- * (every thread of the block calls it; the sum is thread 0's answer). */
-__device__ double mix_block_sum(int nblocks,
-                                const double *__restrict__ partial) {
+__global__ void __launch_bounds__(GHMIX_MIX_REDUCE_THREADS)
+    mix_reduce_kernel(int d, int nblocks, const double *__restrict__ partial,
+                      double *__restrict__ stats) {
   __shared__ double acc[GHMIX_MIX_REDUCE_THREADS];
-  const double *row = partial + (size_t)blockIdx.x * (size_t)nblocks;
+  const size_t s = blockIdx.x;
+  const double *row = partial + s * (size_t)nblocks;
   double sum = 0;
   int b, h;
   for (b = (int)threadIdx.x; b < nblocks; b += GHMIX_MIX_REDUCE_THREADS)
@@ -329,19 +329,11 @@ __device__ double mix_block_sum(int nblocks,
       acc[threadIdx.x] += acc[threadIdx.x + h];
     __syncthreads();
   }
-  return acc[0];
-}
-
-__global__ void __launch_bounds__(GHMIX_MIX_REDUCE_THREADS)
-    mix_reduce_kernel(int d, int nblocks, const double *__restrict__ partial,
-                      double *__restrict__ stats) {
-  const size_t s = blockIdx.x;
-  const double sum = mix_block_sum(nblocks, partial);
   if (threadIdx.x == 0) {
     size_t slot[2];
     int k, m = ghmix_mix_stat_slots(s, d, slot);
     for (k = 0; k < m; k++)
-      stats[slot[k]] = sum;
+      stats[slot[k]] = acc[0];
   }
 }
 
@@ -391,13 +383,25 @@ __global__ void __launch_bounds__(GHMIX_MIX_REDUCE_THREADS)
     mixg_reduce_kernel(int d, int G, int nblocks,
                        const double *__restrict__ partial,
                        double *__restrict__ stats) {
+  __shared__ double acc[GHMIX_MIX_REDUCE_THREADS];
   const size_t s = blockIdx.x;
-  const double sum = mix_block_sum(nblocks, partial);
+  const double *row = partial + s * (size_t)nblocks;
+  double sum = 0;
+  int b, h;
+  for (b = (int)threadIdx.x; b < nblocks; b += GHMIX_MIX_REDUCE_THREADS)
+    sum += row[b];
+  acc[threadIdx.x] = sum;
+  __syncthreads();
+  for (h = GHMIX_MIX_REDUCE_THREADS / 2; h > 0; h /= 2) {
+    if ((int)threadIdx.x < h)
+      acc[threadIdx.x] += acc[threadIdx.x + h];
+    __syncthreads();
+  }
   if (threadIdx.x == 0) {
     size_t slot[2];
     int k, m = ghmix_mixg_stat_slots(s, d, G, slot);
     for (k = 0; k < m; k++)
-      stats[slot[k]] = sum;
+      stats[slot[k]] = acc[0];
   }
 }
 
