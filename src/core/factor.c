@@ -5,14 +5,16 @@
 
 /* u' D^-1 u, u' s and beta u (into bu) for u scaled by `scale`. */
 GHMIX_LOCAL void factor_forms(const ghmix_factor_model *fm, const double *u,
-                              double scale, double *bu, double *qd, double *b) {
+                              size_t stride, double scale, double *bu,
+                              double *qd, double *b) {
   const int d = fm->d, r = fm->r;
   double q = 0, bs = 0;
   int j, k;
   for (k = 0; k < r; k++)
     bu[k] = 0;
   for (j = 0; j < d; j++) {
-    const double uj = u[j] * scale, *pj = fm->proj_t + (size_t)j * r;
+    const double uj = u[(size_t)j * stride] * scale;
+    const double *pj = fm->proj_t + (size_t)j * r;
     q += uj * uj * fm->dinv[j];
     bs += uj * fm->s[j];
     for (k = 0; k < r; k++)
@@ -36,43 +38,51 @@ GHMIX_LOCAL double factor_m_norm2(const double *chol, int r, const double *v) {
   return q;
 }
 
-GHMIX_HD int ghmix_factor_row_forms(const ghmix_factor_model *fm,
-                                    const double *u, double *bu, double *q,
-                                    double *b) {
-  double qd, qs, bs, amax = 0;
+GHMIX_HD void ghmix_factor_row_forms(const ghmix_factor_model *fm,
+                                     const double *u, size_t stride, double *bu,
+                                     double *qd, double *b) {
+  factor_forms(fm, u, stride, 1.0, bu, qd, b);
+}
+
+/* r = sqrt(Q) of a row whose Q overflowed, from u / c, c = max_j |u_j| /
+ * sqrt(D_j); bu: beta u. */
+GHMIX_LOCAL double factor_far_r(const ghmix_factor_model *fm, const double *u,
+                                size_t stride, double *bu) {
+  double c = 0, qd, q, bs;
   int j, k;
-  factor_forms(fm, u, 1.0, bu, &qd, b);
-  if (isnan(qd)) {
-    *q = qd;
-    return 1;
-  }
-  *q = qd - factor_m_norm2(fm->chol, fm->r, bu);
-  if (isfinite(*q) && isfinite(qd)) {
-    if (*q < 0) /* rounding (see factor.h) */
-      *q = 0;
-    return 1;
-  }
-  /* Q overflowed: the forms of u / max_j |u_j| / sqrt(D_j), scaled back */
   for (j = 0; j < fm->d; j++) {
-    double v = fabs(u[j]) * sqrt(fm->dinv[j]);
-    amax = v > amax ? v : amax;
+    double v = fabs(u[(size_t)j * stride]) * sqrt(fm->dinv[j]);
+    c = v > c ? v : c;
   }
-  factor_forms(fm, u, 1.0 / amax, bu, &qd, &bs);
-  qs = qd - factor_m_norm2(fm->chol, fm->r, bu);
-  *q = sqrt(qs > 0 ? qs : 0) * amax;
+  factor_forms(fm, u, stride, 1.0 / c, bu, &qd, &bs);
+  q = qd - factor_m_norm2(fm->chol, fm->r, bu);
   for (k = 0; k < fm->r; k++)
-    bu[k] *= amax;
-  return 0;
+    bu[k] *= c;
+  return sqrt(q > 0 ? q : 0) * c;
+}
+
+GHMIX_HD int ghmix_factor_row_finish(const ghmix_factor_model *fm,
+                                     const double *u, size_t stride, double qd,
+                                     double b, double *bu,
+                                     ghmix_mix_row_result *res,
+                                     ghmix_mix_terms *t) {
+  double q = qd - factor_m_norm2(fm->chol, fm->r, bu);
+  if (isnan(qd) || (isfinite(q) && isfinite(qd))) {
+    if (q < 0) /* rounding (see factor.h) */
+      q = 0;
+    return ghmix_mix_row_step(&fm->c, q, b, NULL, NULL, res, t);
+  }
+  return ghmix_mix_row_step_r(&fm->c, factor_far_r(fm, u, stride, bu), b, res,
+                              t);
 }
 
 GHMIX_HD int ghmix_factor_row_step(const ghmix_factor_model *fm,
-                                   const double *u, double *bu,
+                                   const double *u, size_t stride, double *bu,
                                    ghmix_mix_row_result *res,
                                    ghmix_mix_terms *t) {
-  double q, b;
-  if (ghmix_factor_row_forms(fm, u, bu, &q, &b))
-    return ghmix_mix_row_step(&fm->c, q, b, NULL, NULL, res, t);
-  return ghmix_mix_row_step_r(&fm->c, q, b, res, t);
+  double qd, b;
+  factor_forms(fm, u, stride, 1.0, bu, &qd, &b);
+  return ghmix_factor_row_finish(fm, u, stride, qd, b, bu, res, t);
 }
 
 #ifndef GHMIX_CUDA_UNITY /* host only: the model's set-up */

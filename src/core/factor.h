@@ -47,18 +47,25 @@ typedef struct {
   ghmix_mix_const c;    /* the posterior's constants (mixture.h) */
 } ghmix_factor_model;
 
-/* Q, B and beta u (bu, r doubles) of the row u (d doubles, u = x - m).
- * Returns 1 when Q is finite (or NaN, for a NaN row), 0 when it overflowed:
- * *q is then r = sqrt(Q), computed with a scale (ghmix_mix_row_r's
- * argument). */
-GHMIX_HD int ghmix_factor_row_forms(const ghmix_factor_model *fm,
-                                    const double *u, double *bu, double *q,
-                                    double *b);
+/* u' D^-1 u (*qd), B = u' s (*b) and beta u (bu, r doubles) of the row
+ * u (u_j = u[j * stride], u = x - m). */
+GHMIX_HD void ghmix_factor_row_forms(const ghmix_factor_model *fm,
+                                     const double *u, size_t stride, double *bu,
+                                     double *qd, double *b);
 
-/* The row's result and terms (ghmix_mix_row_step, or ghmix_mix_row_step_r
- * for an overflowed Q), its beta u in bu; 1 when it is accepted. */
+/* The row's result and terms from those forms (ghmix_mix_row_step, or
+ * ghmix_mix_row_step_r where Q overflows: then qd and bu are formed again
+ * from u / max_j |u_j| / sqrt(D_j) and bu is scaled back); 1 when it is
+ * accepted. */
+GHMIX_HD int ghmix_factor_row_finish(const ghmix_factor_model *fm,
+                                     const double *u, size_t stride, double qd,
+                                     double b, double *bu,
+                                     ghmix_mix_row_result *res,
+                                     ghmix_mix_terms *t);
+
+/* The two in one: the row's result, terms and beta u from u. */
 GHMIX_HD int ghmix_factor_row_step(const ghmix_factor_model *fm,
-                                   const double *u, double *bu,
+                                   const double *u, size_t stride, double *bu,
                                    ghmix_mix_row_result *res,
                                    ghmix_mix_terms *t);
 

@@ -17,13 +17,28 @@
 #define FAC_SLOTS 16
 #define FAC_ROUND 8192
 #define FAC_PARALLEL_MIN 65536.0
-/* Rows whose sum u (beta u)' is taken together. */
-#define FAC_GROUP 4
 
-/* A thread's buffers for one block: the rows u = x - m (row-major, d
- * each, then times sqrt(v E[1/Y|x])) and their beta u (r each, likewise). */
+#ifdef _OPENMP
+#define FAC_PRAGMA(x) _Pragma(#x)
+#else
+#define FAC_PRAGMA(x)
+#endif
+#define FAC_SIMD FAC_PRAGMA(omp simd)
+/* The loops over a block, also compiled for AVX2 and FMA where the
+ * compiler and the loader can pick the variant at run time. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) &&         \
+    defined(__linux__)
+#define FAC_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define FAC_CLONES
+#endif
+
+/* A thread's buffers for a block of m rows, column-major (column j of u
+ * at u + j m): u = x - m (then times sqrt(v E[1/Y|x]), 0 in rows left
+ * out), beta u (likewise), and per row u' D^-1 u, B, the weights v and v
+ * E[1/Y|x] and sqrt of the latter; row_bu: one row's beta u. */
 typedef struct {
-  double *u, *bu;
+  double *u, *bu, *qd, *b, *v, *vw, *sw, *row_bu;
 } fac_work;
 
 /* A slot's vector sums (fac_job.nacc doubles): sum v u, sum v E[1/Y|x] u,
@@ -50,92 +65,163 @@ ghmix_estep_shape ghmix_factor_shape(const ghmix_factor_model *fm,
   return s;
 }
 
-/* Rows [lo, lo + m) minus the centre, row-major. */
-static void fac_block_load(const fac_job *job, size_t lo, int m, double *u) {
-  const int d = job->d;
-  const double *c = job->fm->center;
-  int i, j;
-  for (i = 0; i < m; i++) {
-    const double *xi = job->x + lo + (size_t)i;
-    double *ui = u + (size_t)i * d;
-    for (j = 0; j < d; j++)
-      ui[j] = xi[(size_t)j * job->ldx] - c[j];
+/* sum_i a[i] b[i] in four interleaved partial sums. */
+static double fac_dot(const double *a, const double *b, int m) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int i;
+  for (i = 0; i + 4 <= m; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
   }
+  for (; i < m; i++)
+    s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
 }
 
-/* An accepted row's sums (v its weight, vw = v E[1/Y|x]); u and bu are
- * then scaled by sqrt(vw).  A row not accepted gets u = bu = 0. */
-static void fac_row_sums(const fac_job *job, double *acc, double *u, double *bu,
-                         int ok, double v, double vw) {
-  const int d = job->d, r = job->r;
-  double *sx = acc, *sxw = acc + d, *diag = acc + 2 * (size_t)d, sw;
-  int j, k;
-  if (!ok) {
-    memset(u, 0, sizeof(double) * (size_t)d);
-    memset(bu, 0, sizeof(double) * (size_t)r);
-    return;
-  }
-  sw = sqrt(vw);
-  for (j = 0; j < d; j++) {
-    sx[j] += v * u[j];
-    sxw[j] += vw * u[j];
-    u[j] *= sw;
-    diag[j] += u[j] * u[j];
-  }
-  for (k = 0; k < r; k++)
-    bu[k] *= sw;
-}
-
-/* p += sum_i u_i bu_i' over the m rows of the block (p d x r, row-major),
- * FAC_GROUP rows at a time. */
-static void fac_proj_sums(int d, int r, int m, const double *u,
-                          const double *bu, double *p) {
-  int i = 0, j, k;
-  for (; i + FAC_GROUP <= m; i += FAC_GROUP) {
-    const double *u0 = u + (size_t)i * d, *u1 = u0 + d, *u2 = u1 + d,
-                 *u3 = u2 + d;
-    const double *b0 = bu + (size_t)i * r, *b1 = b0 + r, *b2 = b1 + r,
-                 *b3 = b2 + r;
-    for (j = 0; j < d; j++) {
-      const double a0 = u0[j], a1 = u1[j], a2 = u2[j], a3 = u3[j];
-      double *pj = p + (size_t)j * r;
-      for (k = 0; k < r; k++)
-        pj[k] += (a0 * b0[k] + a1 * b1[k]) + (a2 * b2[k] + a3 * b3[k]);
+/* bu += u beta' (m x r) for the m x d block u, four columns of u at a
+ * time (beta' row-major: fm->proj_t). */
+FAC_CLONES static void fac_block_bu(int d, int r, int m, const double *u,
+                                    const double *pt, double *bu) {
+  int i, j = 0, k;
+  for (; j + 4 <= d; j += 4) {
+    const double *u0 = u + (size_t)j * m, *u1 = u0 + m, *u2 = u1 + m,
+                 *u3 = u2 + m;
+    const double *p0 = pt + (size_t)j * r, *p1 = p0 + r, *p2 = p1 + r,
+                 *p3 = p2 + r;
+    for (k = 0; k < r; k++) {
+      const double a0 = p0[k], a1 = p1[k], a2 = p2[k], a3 = p3[k];
+      double *bk = bu + (size_t)k * m;
+      FAC_SIMD
+      for (i = 0; i < m; i++)
+        bk[i] += (a0 * u0[i] + a1 * u1[i]) + (a2 * u2[i] + a3 * u3[i]);
     }
   }
-  for (; i < m; i++) {
-    const double *ui = u + (size_t)i * d, *bi = bu + (size_t)i * r;
-    for (j = 0; j < d; j++)
-      for (k = 0; k < r; k++)
-        p[(size_t)j * r + k] += ui[j] * bi[k];
+  for (; j < d; j++)
+    for (k = 0; k < r; k++) {
+      const double a = pt[(size_t)j * r + k], *uj = u + (size_t)j * m;
+      double *bk = bu + (size_t)k * m;
+      FAC_SIMD
+      for (i = 0; i < m; i++)
+        bk[i] += a * uj[i];
+    }
+}
+
+/* u = x - m, u' D^-1 u, B and beta u of the rows [lo, lo + m). */
+FAC_CLONES static void fac_block_forms(const fac_job *job, size_t lo, int m,
+                                       fac_work *w) {
+  const ghmix_factor_model *fm = job->fm;
+  const int d = job->d;
+  int i, j;
+  for (i = 0; i < m; i++)
+    w->qd[i] = w->b[i] = 0;
+  for (j = 0; j < d; j++) {
+    const double *xj = job->x + (size_t)j * job->ldx + lo;
+    const double cj = fm->center[j], dj = fm->dinv[j], sj = fm->s[j];
+    double *uj = w->u + (size_t)j * m, *qd = w->qd, *b = w->b;
+    FAC_SIMD
+    for (i = 0; i < m; i++) {
+      uj[i] = xj[i] - cj;
+      qd[i] += uj[i] * uj[i] * dj;
+      b[i] += uj[i] * sj;
+    }
+  }
+  memset(w->bu, 0, sizeof(double) * (size_t)m * job->r);
+  fac_block_bu(d, job->r, m, w->u, fm->proj_t, w->bu);
+}
+
+/* Row i of the block at lo: its result and terms (added to sum), its
+ * output row, its weights in w, and beta u times sqrt(v E[1/Y|x]) (u and
+ * beta u set to 0 for a row left out). */
+static void fac_block_row(const fac_job *job, size_t lo, int i, int m,
+                          ghmix_mix_terms *sum, fac_work *w) {
+  const ghmix_factor_model *fm = job->fm;
+  const int r = job->r;
+  ghmix_mix_row_result res;
+  ghmix_mix_terms t;
+  double sw;
+  int j, k, ok;
+  for (k = 0; k < r; k++)
+    w->row_bu[k] = w->bu[(size_t)k * m + i];
+  ok = ghmix_factor_row_finish(fm, w->u + i, (size_t)m, w->qd[i], w->b[i],
+                               w->row_bu, &res, &t);
+  if (job->weights != NULL)
+    ok = ghmix_mix_terms_weight(&t, job->weights[lo + (size_t)i]);
+  if (job->rows != NULL)
+    ghmix_mix_row_store(&fm->c, &res, lo + (size_t)i, job->n, job->rows);
+  ghmix_mix_terms_add(sum, &t);
+  w->v[i] = ok ? t.v[GHMIX_TERM_WEIGHT] : 0.0;
+  w->vw[i] = ok ? t.v[GHMIX_TERM_INV_Y] : 0.0;
+  sw = w->sw[i] = sqrt(w->vw[i]);
+  for (k = 0; k < r; k++)
+    w->bu[(size_t)k * m + i] = ok ? w->row_bu[k] * sw : 0.0;
+  if (!ok)
+    for (j = 0; j < job->d; j++)
+      w->u[(size_t)j * m + i] = 0;
+}
+
+/* pj[k] += sum_i uj[i] bu[k m + i], k < r, four k at a time. */
+FAC_CLONES static void fac_block_proj(int r, int m, const double *uj,
+                                      const double *bu, double *pj) {
+  int i, k = 0;
+  for (; k + 4 <= r; k += 4) {
+    const double *b0 = bu + (size_t)k * m, *b1 = b0 + m, *b2 = b1 + m,
+                 *b3 = b2 + m;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    FAC_PRAGMA(omp simd reduction(+ : s0, s1, s2, s3))
+    for (i = 0; i < m; i++) {
+      s0 += uj[i] * b0[i];
+      s1 += uj[i] * b1[i];
+      s2 += uj[i] * b2[i];
+      s3 += uj[i] * b3[i];
+    }
+    pj[k] += s0;
+    pj[k + 1] += s1;
+    pj[k + 2] += s2;
+    pj[k + 3] += s3;
+  }
+  for (; k < r; k++) {
+    const double *b0 = bu + (size_t)k * m;
+    double s0 = 0;
+    FAC_PRAGMA(omp simd reduction(+ : s0))
+    for (i = 0; i < m; i++)
+      s0 += uj[i] * b0[i];
+    pj[k] += s0;
+  }
+}
+
+/* The block's vector sums (rows scaled by w->v, w->vw, w->sw) into acc. */
+FAC_CLONES static void fac_block_sums(const fac_job *job, int m, fac_work *w,
+                                      double *acc) {
+  const int d = job->d, r = job->r;
+  double *p = acc + (size_t)FAC_PROJ * d;
+  int i, j;
+  for (j = 0; j < d; j++) {
+    double *uj = w->u + (size_t)j * m, *pj = p + (size_t)j * r;
+    acc[FAC_SX * (size_t)d + j] += fac_dot(w->v, uj, m);
+    acc[FAC_SXW * (size_t)d + j] += fac_dot(w->vw, uj, m);
+    FAC_SIMD
+    for (i = 0; i < m; i++)
+      uj[i] *= w->sw[i];
+    acc[FAC_DIAG * (size_t)d + j] += fac_dot(uj, uj, m);
+    fac_block_proj(r, m, uj, w->bu, pj);
   }
 }
 
 /* The rows [lo, lo + m) into the sums of the slot. */
 static void fac_block(const fac_job *job, int slot, size_t lo, int m,
                       fac_work *w) {
-  const ghmix_factor_model *fm = job->fm;
-  const int d = job->d, r = job->r;
   double *acc = job->slot_acc + (size_t)slot * job->nacc;
   double *terms = job->slot_terms + (size_t)slot * GHMIX_TERM_COUNT;
-  ghmix_mix_terms sum, t;
-  ghmix_mix_row_result res;
-  int i, ok;
-  fac_block_load(job, lo, m, w->u);
+  ghmix_mix_terms sum;
+  int i;
+  fac_block_forms(job, lo, m, w);
   memcpy(sum.v, terms, sizeof sum.v);
-  for (i = 0; i < m; i++) {
-    double *ui = w->u + (size_t)i * d, *bi = w->bu + (size_t)i * r;
-    ok = ghmix_factor_row_step(fm, ui, bi, &res, &t);
-    if (job->weights != NULL)
-      ok = ghmix_mix_terms_weight(&t, job->weights[lo + (size_t)i]);
-    if (job->rows != NULL)
-      ghmix_mix_row_store(&fm->c, &res, lo + (size_t)i, job->n, job->rows);
-    ghmix_mix_terms_add(&sum, &t);
-    fac_row_sums(job, acc, ui, bi, ok, t.v[GHMIX_TERM_WEIGHT],
-                 t.v[GHMIX_TERM_INV_Y]);
-  }
+  for (i = 0; i < m; i++)
+    fac_block_row(job, lo, i, m, &sum, w);
   memcpy(terms, sum.v, sizeof sum.v);
-  fac_proj_sums(d, r, m, w->u, w->bu, acc + (size_t)FAC_PROJ * d);
+  fac_block_sums(job, m, w, acc);
 }
 
 /* One round: rows [r0, r1) of every slot, each thread with its own
@@ -175,7 +261,7 @@ static void fac_job_free(fac_job *job, int threads) {
  * left allocated then). */
 static int fac_job_init(fac_job *job, const double *x, size_t n, size_t ldx,
                         const ghmix_factor_model *fm, int *threads) {
-  const size_t per = FAC_BLOCK * ((size_t)fm->d + (size_t)fm->r);
+  const size_t per = FAC_BLOCK * ((size_t)fm->d + (size_t)fm->r + 5) + fm->r;
   int t;
   job->x = x;
   job->n = n;
@@ -209,6 +295,12 @@ static int fac_job_init(fac_job *job, const double *x, size_t n, size_t ldx,
       return 0;
     }
     w->bu = w->u + FAC_BLOCK * (size_t)fm->d;
+    w->qd = w->bu + FAC_BLOCK * (size_t)fm->r;
+    w->b = w->qd + FAC_BLOCK;
+    w->v = w->b + FAC_BLOCK;
+    w->vw = w->v + FAC_BLOCK;
+    w->sw = w->vw + FAC_BLOCK;
+    w->row_bu = w->sw + FAC_BLOCK;
   }
   return 1;
 }
