@@ -24,11 +24,12 @@
 #define FAC_PRAGMA(x)
 #endif
 #define FAC_SIMD FAC_PRAGMA(omp simd)
-/* The loops over a block, also compiled for AVX2 and FMA where the
- * compiler and the loader can pick the variant at run time. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) &&         \
-    defined(__linux__)
-#define FAC_CLONES __attribute__((target_clones("arch=haswell", "default")))
+/* The loops over a block, also compiled for x86-64-v3 (AVX2, FMA), the
+ * variant picked when the program is loaded where the CPU has it (GCC 12
+ * on x86-64 Linux: target_clones needs the loader's ifunc). */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 &&              \
+    defined(__x86_64__) && defined(__linux__)
+#define FAC_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define FAC_CLONES
 #endif
@@ -63,21 +64,6 @@ ghmix_estep_shape ghmix_factor_shape(const ghmix_factor_model *fm,
   s.factors = fm->r;
   s.what = fm->c.what | (weighted ? GHMIX_ESTEP_WEIGHTS : 0);
   return s;
-}
-
-/* sum_i a[i] b[i] in four interleaved partial sums. */
-static double fac_dot(const double *a, const double *b, int m) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  int i;
-  for (i = 0; i + 4 <= m; i += 4) {
-    s0 += a[i] * b[i];
-    s1 += a[i + 1] * b[i + 1];
-    s2 += a[i + 2] * b[i + 2];
-    s3 += a[i + 3] * b[i + 3];
-  }
-  for (; i < m; i++)
-    s0 += a[i] * b[i];
-  return (s0 + s1) + (s2 + s3);
 }
 
 /* bu += u beta' (m x r) for the m x d block u, four columns of u at a
@@ -195,16 +181,24 @@ FAC_CLONES static void fac_block_proj(int r, int m, const double *uj,
 FAC_CLONES static void fac_block_sums(const fac_job *job, int m, fac_work *w,
                                       double *acc) {
   const int d = job->d, r = job->r;
+  const double *v = w->v, *vw = w->vw, *sw = w->sw;
   double *p = acc + (size_t)FAC_PROJ * d;
   int i, j;
   for (j = 0; j < d; j++) {
     double *uj = w->u + (size_t)j * m, *pj = p + (size_t)j * r;
-    acc[FAC_SX * (size_t)d + j] += fac_dot(w->v, uj, m);
-    acc[FAC_SXW * (size_t)d + j] += fac_dot(w->vw, uj, m);
-    FAC_SIMD
-    for (i = 0; i < m; i++)
-      uj[i] *= w->sw[i];
-    acc[FAC_DIAG * (size_t)d + j] += fac_dot(uj, uj, m);
+    double sx = 0, sxw = 0, dg = 0;
+    FAC_PRAGMA(omp simd reduction(+ : sx, sxw, dg))
+    for (i = 0; i < m; i++) {
+      double a = uj[i];
+      sx += v[i] * a;
+      sxw += vw[i] * a;
+      a *= sw[i];
+      uj[i] = a;
+      dg += a * a;
+    }
+    acc[FAC_SX * (size_t)d + j] += sx;
+    acc[FAC_SXW * (size_t)d + j] += sxw;
+    acc[FAC_DIAG * (size_t)d + j] += dg;
     fac_block_proj(r, m, uj, w->bu, pj);
   }
 }
