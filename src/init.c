@@ -13,6 +13,10 @@ SEXP ffi_mix_estep_weighted(SEXP x, SEXP weights, SEXP center, SEXP chol,
 SEXP ffi_mix_estep_mixture(SEXP x, SEXP centers, SEXP chols, SEXP gs,
                            SEXP consts, SEXP log_props, SEXP weights, SEXP what,
                            SEXP rows, SEXP threads);
+/* a factor-analytic Sigma (src/r_factor.c) */
+SEXP ffi_mix_estep_factor(SEXP x, SEXP weights, SEXP center, SEXP loadings,
+                          SEXP uniq, SEXP gamma, SEXP pab, SEXP what, SEXP rows,
+                          SEXP threads);
 SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start);
 SEXP ffi_mix_subordinator_fixed_p(SEXP p, SEXP eta, SEXP start);
 SEXP ffi_chol_lower(SEXP a);
@@ -62,6 +66,7 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_mix_estep", (DL_FUNC)&ffi_mix_estep, 8},
     {"ffi_mix_estep_weighted", (DL_FUNC)&ffi_mix_estep_weighted, 9},
     {"ffi_mix_estep_mixture", (DL_FUNC)&ffi_mix_estep_mixture, 10},
+    {"ffi_mix_estep_factor", (DL_FUNC)&ffi_mix_estep_factor, 10},
     {"ffi_mix_subordinator", (DL_FUNC)&ffi_mix_subordinator, 3},
     {"ffi_mix_subordinator_fixed_p", (DL_FUNC)&ffi_mix_subordinator_fixed_p, 3},
     {"ffi_chol_lower", (DL_FUNC)&ffi_chol_lower, 1},

@@ -1,0 +1,385 @@
+/* Tests of the factor-analytic E-step (src/core/factor.h, the CPU driver
+ * src/cpu/factor_cpu.h) against the full E-step (src/cpu/mixture_cpu.h) of
+ * Sigma = F F' + diag(D) formed and Cholesky-factored here: every
+ * statistic (the diagonal of S and S beta' from the full S) within 1e-12
+ * of the full one, relative to the largest entry of its block, for the
+ * four families, d = 1..50, r = 0..min(5, d - 1), with and without
+ * weights; rows far out (Q overflows) and a NaN row; the same bits on 1
+ * and 2 threads; unusable parameters refused.  Each case is one check.
+ * Ends with "N passed, M failed". */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/core/factor.h"
+#include "../../src/core/mixture.h"
+#include "../../src/cpu/factor_cpu.h"
+#include "../../src/cpu/mixture_cpu.h"
+
+static int passed = 0, failed = 0;
+
+static void check(int ok, const char *fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  if (!ok) {
+    printf("FAIL ");
+    vprintf(fmt, args);
+    printf("\n");
+  }
+  va_end(args);
+  if (ok)
+    passed++;
+  else
+    failed++;
+}
+
+static unsigned long long rng_state = 88172645463325252ULL;
+
+static double unif(double lo, double hi) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return lo + (hi - lo) * ((double)(rng_state >> 11) / 9007199254740992.0);
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n > 0 ? n : 1);
+  if (p == NULL) {
+    fprintf(stderr, "test_factor: out of memory\n");
+    exit(2);
+  }
+  return p;
+}
+
+/* A random factor model of dimension d with r factors, its data, and the
+ * full Sigma's lower Cholesky factor. */
+typedef struct {
+  int d, r;
+  size_t n;
+  double *f, *uniq, *gamma, *center, *x, *w, *chol, *g;
+} fac_case;
+
+static void case_init(fac_case *c, int d, int r, size_t n) {
+  size_t i;
+  int j, k;
+  c->d = d;
+  c->r = r;
+  c->n = n;
+  c->f = xmalloc(sizeof(double) * (size_t)d * r);
+  c->uniq = xmalloc(sizeof(double) * d);
+  c->gamma = xmalloc(sizeof(double) * d);
+  c->center = xmalloc(sizeof(double) * d);
+  c->x = xmalloc(sizeof(double) * n * d);
+  c->w = xmalloc(sizeof(double) * n);
+  c->chol = xmalloc(sizeof(double) * (size_t)d * d);
+  c->g = xmalloc(sizeof(double) * d);
+  for (j = 0; j < d * r; j++)
+    c->f[j] = unif(-1, 1);
+  for (j = 0; j < d; j++) {
+    c->uniq[j] = unif(0.3, 1.5);
+    c->gamma[j] = unif(-0.4, 0.4);
+    c->center[j] = unif(-0.5, 0.5);
+  }
+  for (i = 0; i < n; i++) {
+    double z[8];
+    for (k = 0; k < r; k++)
+      z[k] = unif(-2, 2);
+    c->w[i] = i % 7 == 3 ? 0.0 : unif(0.1, 3);
+    for (j = 0; j < d; j++) {
+      double v = c->center[j] + unif(-2, 2) * sqrt(c->uniq[j]);
+      for (k = 0; k < r; k++)
+        v += c->f[(size_t)k * d + j] * z[k];
+      c->x[(size_t)j * n + i] = v;
+    }
+  }
+}
+
+static void case_free(fac_case *c) {
+  free(c->f);
+  free(c->uniq);
+  free(c->gamma);
+  free(c->center);
+  free(c->x);
+  free(c->w);
+  free(c->chol);
+  free(c->g);
+}
+
+/* The lower Cholesky factor of F F' + diag(D) (column-major). */
+static void case_chol(fac_case *c) {
+  const int d = c->d, r = c->r;
+  double *a = c->chol;
+  int i, j, k;
+  for (j = 0; j < d; j++)
+    for (i = 0; i < d; i++) {
+      double s = i == j ? c->uniq[i] : 0.0;
+      for (k = 0; k < r; k++)
+        s += c->f[(size_t)k * d + i] * c->f[(size_t)k * d + j];
+      a[(size_t)j * d + i] = s;
+    }
+  for (j = 0; j < d; j++) {
+    double s = a[(size_t)j * d + j];
+    for (k = 0; k < j; k++)
+      s -= a[(size_t)k * d + j] * a[(size_t)k * d + j];
+    a[(size_t)j * d + j] = sqrt(s);
+    for (i = j + 1; i < d; i++) {
+      double v = a[(size_t)j * d + i];
+      for (k = 0; k < j; k++)
+        v -= a[(size_t)k * d + i] * a[(size_t)k * d + j];
+      a[(size_t)j * d + i] = v / a[(size_t)j * d + j];
+    }
+    for (i = 0; i < j; i++)
+      a[(size_t)j * d + i] = 0;
+  }
+}
+
+static const double family_pab[GHMIX_FAMILY_COUNT][3] = {
+    {0.7, 1.1, 1.3}, {-0.5, 1.2, 0.9}, {1.5, 2.0, 0.0}, {-2.5, 0.0, 3.0}};
+
+/* max |got - want| over a block, relative to max(|want|) (1 for a block
+ * of zeros); NaN where only one of them is NaN. */
+static double block_err(const double *got, const double *want, size_t len) {
+  double e = 0, s = 0;
+  size_t i;
+  for (i = 0; i < len; i++) {
+    double v = isnan(got[i]) && isnan(want[i]) ? 0 : fabs(got[i] - want[i]);
+    e = v > e || isnan(v) ? v : e;
+    s = fabs(want[i]) > s ? fabs(want[i]) : s;
+  }
+  return len == 0 ? 0 : e / (s > 0 ? s : 1);
+}
+
+/* The full E-step of the case: its statistics (full layout) and rows. */
+static int full_estep(fac_case *c, int family, int what, int weighted,
+                      double *stats, double *rows) {
+  ghmix_mix_component comp;
+  ghmix_mix_model model;
+  ghmix_error err;
+  case_chol(c);
+  ghmix_mix_chol_consts(c->d, c->chol, c->gamma, c->g, &comp.gsg, &comp.logdet);
+  comp.center = c->center;
+  comp.chol = c->chol;
+  comp.g = c->g;
+  comp.p = family_pab[family][0];
+  comp.a = family_pab[family][1];
+  comp.b = family_pab[family][2];
+  comp.log_prop = 0;
+  model.shape.d = c->d;
+  model.shape.components = 1;
+  model.shape.cov = GHMIX_COV_FULL;
+  model.shape.factors = 0;
+  model.shape.what = what | (weighted ? GHMIX_ESTEP_WEIGHTS : 0);
+  model.comp = &comp;
+  model.weights = weighted ? c->w : NULL;
+  if (ghmix_mix_model_complete(&model, &err) != GHMIX_OK)
+    return 0;
+  return ghmix_mix_estep_cpu(c->x, c->n, c->n, c->d, &model, stats, rows, 1,
+                             &err) == GHMIX_OK;
+}
+
+/* The worst block error of the factor statistics fs (and rows fr) against
+ * the full ones (S beta' and diag S from the full S). */
+static double compare(const fac_case *c, const ghmix_factor_model *fm,
+                      int weighted, const double *fs, const double *fr,
+                      const double *full, const double *rows) {
+  ghmix_estep_shape sf = ghmix_factor_shape(fm, weighted), sg = sf;
+  const int d = c->d, r = c->r;
+  const double *sxx;
+  double *diag = xmalloc(sizeof(double) * d);
+  double *proj = xmalloc(sizeof(double) * (size_t)d * r), e = 0, v;
+  int id, i, j, k;
+  sg.cov = GHMIX_COV_FULL;
+  sg.factors = 0;
+  for (id = 0; id <= GHMIX_STAT_INV_Y_U; id++) {
+    ghmix_stat_block a = ghmix_estep_stat(&sf, 0, (ghmix_stat_id)id);
+    ghmix_stat_block b = ghmix_estep_stat(&sg, 0, (ghmix_stat_id)id);
+    v = block_err(fs + a.offset, full + b.offset, a.length);
+    e = v > e || isnan(v) ? v : e;
+  }
+  sxx = full + ghmix_estep_stat(&sg, 0, GHMIX_STAT_INV_Y_UU).offset;
+  for (j = 0; j < d; j++) {
+    diag[j] = sxx[(size_t)j * d + j];
+    for (k = 0; k < r; k++) {
+      double s = 0;
+      for (i = 0; i < d; i++)
+        s += sxx[(size_t)i * d + j] * fm->proj_t[(size_t)i * r + k];
+      proj[(size_t)k * d + j] = s;
+    }
+  }
+  v = block_err(fs + ghmix_estep_stat(&sf, 0, GHMIX_STAT_INV_Y_UU_DIAG).offset,
+                diag, d);
+  e = v > e || isnan(v) ? v : e;
+  v = block_err(fs + ghmix_estep_stat(&sf, 0, GHMIX_STAT_INV_Y_UU_PROJ).offset,
+                proj, (size_t)d * r);
+  e = v > e || isnan(v) ? v : e;
+  for (k = 0; k < GHMIX_ROW_COUNT - 1; k++) {
+    v = block_err(fr + k * c->n, rows + k * c->n, c->n);
+    e = v > e || isnan(v) ? v : e;
+  }
+  free(diag);
+  free(proj);
+  return e;
+}
+
+/* One case: the factor E-step against the full one. */
+static double run_case(fac_case *c, int family, int weighted, int threads) {
+  const int what = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
+  const double *pab = family_pab[family];
+  ghmix_factor_model fm;
+  ghmix_estep_shape sf, sg;
+  ghmix_error err;
+  double *buf = xmalloc(sizeof(double) * ghmix_factor_buffer_size(c->d, c->r));
+  double *fs, *full, *fr, *rows, e = INFINITY;
+  if (!ghmix_factor_model_init(c->d, c->r, c->center, c->f, c->uniq, c->gamma,
+                               pab[0], pab[1], pab[2], what, buf, &fm)) {
+    free(buf);
+    return e;
+  }
+  sf = ghmix_factor_shape(&fm, weighted);
+  sg = sf;
+  sg.cov = GHMIX_COV_FULL;
+  sg.factors = 0;
+  fs = xmalloc(sizeof(double) * ghmix_estep_nstats(&sf));
+  full = xmalloc(sizeof(double) * ghmix_estep_nstats(&sg));
+  fr = xmalloc(sizeof(double) * c->n * GHMIX_ROW_COUNT);
+  rows = xmalloc(sizeof(double) * c->n * GHMIX_ROW_COUNT);
+  if (ghmix_factor_estep_cpu(c->x, c->n, c->n, &fm, weighted ? c->w : NULL, fs,
+                             fr, threads, &err) == GHMIX_OK &&
+      full_estep(c, family, what, weighted, full, rows))
+    e = compare(c, &fm, weighted, fs, fr, full, rows);
+  free(buf);
+  free(fs);
+  free(full);
+  free(fr);
+  free(rows);
+  return e;
+}
+
+static void test_against_full(void) {
+  int d, r, family, weighted;
+  for (d = 1; d <= 50; d++)
+    for (r = 0; r <= (d - 1 < 5 ? d - 1 : 5); r++)
+      for (family = 0; family < GHMIX_FAMILY_COUNT; family++)
+        for (weighted = 0; weighted <= 1; weighted++) {
+          fac_case c;
+          double e;
+          case_init(&c, d, r, 30 + (size_t)d);
+          e = run_case(&c, family, weighted, 2);
+          check(e <= 1e-12, "%s d = %d, r = %d, weights %d: error %.3g",
+                ghmix_family_name(family), d, r, weighted, e);
+          case_free(&c);
+        }
+}
+
+/* Rows far out (|x| ~ 1e160: Q overflows) and a NaN row. */
+static void test_far_rows(void) {
+  int family;
+  for (family = 0; family < GHMIX_FAMILY_COUNT; family++) {
+    fac_case c;
+    double e;
+    int j;
+    case_init(&c, 12, 3, 40);
+    for (j = 0; j < c.d; j++) {
+      c.x[(size_t)j * c.n + 5] *= 1e160;
+      c.x[(size_t)j * c.n + 9] = (j % 2 ? -3e158 : 2e159);
+    }
+    c.x[(size_t)4 * c.n + 11] = NAN;
+    e = run_case(&c, family, 0, 1);
+    check(e <= 1e-12, "%s far rows: error %.3g", ghmix_family_name(family), e);
+    case_free(&c);
+  }
+}
+
+/* The same bits on 1 and 2 threads (enough rows for both to work). */
+static void test_threads(void) {
+  const int what = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
+  int weighted;
+  for (weighted = 0; weighted <= 1; weighted++) {
+    fac_case c;
+    ghmix_factor_model fm;
+    ghmix_estep_shape s;
+    ghmix_error err;
+    double *buf, *s1, *s2, *r1, *r2;
+    size_t ns;
+    case_init(&c, 40, 4, 5000);
+    buf = xmalloc(sizeof(double) * ghmix_factor_buffer_size(c.d, c.r));
+    if (!ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, -1.2,
+                                 1.1, 1.3, what, buf, &fm)) {
+      check(0, "threads: model");
+      continue;
+    }
+    s = ghmix_factor_shape(&fm, weighted);
+    ns = ghmix_estep_nstats(&s);
+    s1 = xmalloc(sizeof(double) * ns);
+    s2 = xmalloc(sizeof(double) * ns);
+    r1 = xmalloc(sizeof(double) * c.n * GHMIX_ROW_COUNT);
+    r2 = xmalloc(sizeof(double) * c.n * GHMIX_ROW_COUNT);
+    ghmix_factor_estep_cpu(c.x, c.n, c.n, &fm, weighted ? c.w : NULL, s1, r1, 1,
+                           &err);
+    ghmix_factor_estep_cpu(c.x, c.n, c.n, &fm, weighted ? c.w : NULL, s2, r2, 2,
+                           &err);
+    check(memcmp(s1, s2, sizeof(double) * ns) == 0 &&
+              memcmp(r1, r2, sizeof(double) * c.n * GHMIX_ROW_COUNT) == 0,
+          "threads 1 and 2 give the same bits (weights %d)", weighted);
+    free(buf);
+    free(s1);
+    free(s2);
+    free(r1);
+    free(r2);
+    case_free(&c);
+  }
+}
+
+/* Unusable parameters: D <= 0 or not finite, F or gamma not finite, an
+ * invalid GIG. */
+static void test_refused(void) {
+  const int what = GHMIX_ESTEP_MOMENTS;
+  fac_case c;
+  ghmix_factor_model fm;
+  double *buf;
+  case_init(&c, 6, 2, 10);
+  buf = xmalloc(sizeof(double) * ghmix_factor_buffer_size(c.d, c.r));
+  check(ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, 1, 1,
+                                1, what, buf, &fm),
+        "usable model accepted");
+  c.uniq[2] = 0;
+  check(!ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, 1, 1,
+                                 1, what, buf, &fm),
+        "D = 0 refused");
+  c.uniq[2] = INFINITY;
+  check(!ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, 1, 1,
+                                 1, what, buf, &fm),
+        "D = Inf refused");
+  c.uniq[2] = 1;
+  c.f[3] = NAN;
+  check(!ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, 1, 1,
+                                 1, what, buf, &fm),
+        "NaN loading refused");
+  c.f[3] = 0.5;
+  c.gamma[1] = INFINITY;
+  check(!ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, 1, 1,
+                                 1, what, buf, &fm),
+        "infinite gamma refused");
+  c.gamma[1] = 0.1;
+  check(!ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, 1, 0,
+                                 0, what, buf, &fm),
+        "invalid GIG refused");
+  check(!ghmix_factor_model_init(c.d, c.d, c.center, c.f, c.uniq, c.gamma, 1, 1,
+                                 1, what, buf, &fm),
+        "r = d refused");
+  free(buf);
+  case_free(&c);
+}
+
+int main(void) {
+  test_against_full();
+  test_far_rows();
+  test_threads();
+  test_refused();
+  printf("test_factor: %d passed, %d failed\n", passed, failed);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
