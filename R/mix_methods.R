@@ -25,8 +25,8 @@ mixture_label <- function(x) {
 #' a warning of class `ghmix_warning_vcov`, which also warns for a fit
 #' that did not converge. `coef()` gives one component's parameters in any
 #' parametrisation of [coef.ghmix_fit()] (`component = k`), or all of them
-#' with the proportions. `logLik()` carries `df` and `nobs`, so [stats::AIC()] and
-#' [stats::BIC()] work. `predict()` gives the membership probabilities, the
+#' with the proportions. `logLik()` carries `df` and `nobs`, so
+#' [stats::AIC()] and [stats::BIC()] work. `predict()` gives the membership probabilities, the
 #' MAP class or the mixture density at new rows; `fitted()` the membership
 #' probabilities of the rows fitted. `simulate()` draws data sets of the
 #' fitted size with the component of each row as attribute `"component"`.
@@ -231,6 +231,11 @@ predict.ghmix_mixture <- function(object, newdata = NULL,
   type <- check_choice(type, c("membership", "class", "density"), "type",
                        call)
   threads <- check_threads(threads, call = call)
+  if (is.null(newdata) && inherits(object$data, "ghmix_data")) {
+    return(chunk_rows(object, object$data, function(x) {
+      mixture_predict_rows(object, x, type, threads)
+    }))
+  }
   x <- if (is.null(newdata)) {
     object$data
   } else {

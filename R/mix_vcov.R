@@ -69,19 +69,33 @@ mixture_vcov_names <- function(object) {
   )
 }
 
-# Where the E-steps of vcov() run: the fit's rows standardised as the EM
-# standardised them (mixture_fit_g()), in memory.
+# Where the E-steps of vcov() run, in the standardised units of the EM
+# (mixture_fit_g()): the fit's rows in memory, or (chunked data, or a
+# cluster) the engine of fit_engine() (mixture_estep_engine()).
 mixture_vcov_source <- function(object, cluster) {
   x <- object$data
-  w <- object$weights
-  std <- mix_moments(x, w)
-  z <- sweep(sweep(x, 2L, std$center), 2L, std$scale, "/")
+  w <- weights_in_sums(object$weights)
   what <- mix_what(object$family)
+  if (is.null(cluster) && !inherits(x, "ghmix_data")) {
+    std <- mix_moments(x, w)
+    z <- mixture_standardise(x, std)
+    return(list(
+      std = std, free = engine_holds_nothing,
+      estep = function(pars, props) {
+        mixture_estep(z, pars, props, w, what, threads = object$threads)
+      }
+    ))
+  }
+  engine <- fit_engine(object, cluster)
+  std <- if (inherits(x, "ghmix_data")) {
+    chunk_std(engine$summary, engine$data$names)
+  } else {
+    mix_moments(x, w)
+  }
+  estep <- mixture_estep_engine(list(engine = engine, std = std))
   list(
-    std = std, free = engine_holds_nothing,
-    estep = function(pars, props) {
-      mixture_estep(z, pars, props, w, what, threads = object$threads)
-    }
+    std = std, free = engine$free,
+    estep = function(pars, props) estep(NULL, pars, props, what = what)
   )
 }
 
