@@ -110,3 +110,22 @@ test_that("chunked mixtures start from rows taken evenly through the chunks", {
   expect_identical(unname(ghmix:::mixture_chunk_sample(eng$data, 1e4)$x),
                    unname(x))
 })
+
+test_that("more rows than the starts read: the same maximum", {
+  skip_on_cran()
+  set.seed(7)
+  x <- rbind(sim_mixture(2500, c(-4, 0), c(1, 0), diag(2), -0.5, 2, 2),
+             sim_mixture(3500, c(3, 2), c(-1, 0.5), diag(c(1, 0.5)), -0.5, 2,
+                         2))
+  x <- x[sample(nrow(x)), ]
+  expect_gt(nrow(x), ghmix:::mixture_sample_max)
+  set.seed(1)
+  ref <- fit_nig(x, components = 2, control = mix_tight)
+  chunks <- lapply(split(seq_len(6000), rep(1:4, each = 1500)), function(i) {
+    x[i, ]
+  })
+  set.seed(1)
+  fit <- fit_nig(ghmix_data(unname(chunks)), components = 2,
+                 control = mix_tight)
+  expect_same_mixture(fit, ref)
+})
