@@ -49,15 +49,7 @@ mixture_chunked_components <- function(x, g_all, family, nstart, criterion,
 # start_w) and the final pass over all rows (rows()).
 mixture_chunked_source <- function(x, args, weights, call) {
   if (inherits(x, "ghmix_data")) {
-    if (!is.null(weights)) {
-      abort_argument(
-        paste(
-          "`weights` of chunked data come with the chunks: use",
-          "ghmix_data(weights = <column>) or chunks list(x = , weights = )."
-        ),
-        call
-      )
-    }
+    chunk_check_no_weights(weights, call)
     engine <- chunk_engine(x, args, args$na_rm, call)
     std <- chunk_std(engine$summary, engine$data$names)
     chunk_check_scale(engine, std, call)

@@ -109,6 +109,9 @@ test_that("chunked mixtures start from rows taken evenly through the chunks", {
   expect_null(sub$w)
   expect_identical(unname(ghmix:::mixture_chunk_sample(eng$data, 1e4)$x),
                    unname(x))
+  expect_error(fit_nig(ghmix_data(mix_chunks(x)), components = 2,
+                       weights = rep(1, 700)),
+               "come with the chunks", class = "ghmix_error_argument")
 })
 
 test_that("more rows than the starts read: the same maximum", {
