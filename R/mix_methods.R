@@ -26,10 +26,12 @@ mixture_label <- function(x) {
 #' that did not converge. `coef()` gives one component's parameters in any
 #' parametrisation of [coef.ghmix_fit()] (`component = k`), or all of them
 #' with the proportions. `logLik()` carries `df` and `nobs`, so
-#' [stats::AIC()] and [stats::BIC()] work. `predict()` gives the membership probabilities, the
-#' MAP class or the mixture density at new rows; `fitted()` the membership
-#' probabilities of the rows fitted. `simulate()` draws data sets of the
-#' fitted size with the component of each row as attribute `"component"`.
+#' [stats::AIC()] and [stats::BIC()] work. `predict()` gives the membership
+#' probabilities, the MAP class or the mixture density at new rows (of a
+#' fit of chunked data, at the fitted rows: its chunks read again);
+#' `fitted()` the membership probabilities of the rows fitted.
+#' `simulate()` draws data sets of the fitted size with the component of
+#' each row as attribute `"component"`.
 #'
 #' @param x,object A mixture fit.
 #' @param digits Significant digits to show.
