@@ -243,11 +243,12 @@ print.ghmix_control <- function(x, ...) {
 #'   more pass reads the chunks here for the memberships `z` of every row
 #'   (an n x G matrix kept in the fit, with `classification`,
 #'   `uncertainty` and ICL); `predict()` and `vcov()` read the chunks again,
-#'   `plot()` needs the rows in memory. With `weights`, the
-#'   weighted log-likelihood of the mixture is maximised (integer weights:
-#'   the replicated rows), `nobs` (used by BIC) is the sum of the weights,
-#'   and ICL weighs each row's entropy by its weight; the starts
-#'   (k-means, Ward, random) use the rows unweighted.
+#'   `plot()` needs the rows in memory; `distributed` says where the
+#'   E-steps ran (mode, workers, chunks, seconds, bytes, E-steps). With
+#'   `weights`, the weighted log-likelihood of the mixture is maximised
+#'   (integer weights: the replicated rows), `nobs` (used by BIC) is the
+#'   sum of the weights, and ICL weighs each row's entropy by its weight;
+#'   the starts (k-means, Ward, random) use the rows unweighted.
 #'
 #' @param x A numeric vector (d = 1), matrix or data frame of numeric columns
 #'   (rows are observations), or chunked data described by [ghmix_data()].

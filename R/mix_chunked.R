@@ -176,5 +176,16 @@ mixture_chunked_fit_g <- function(src, g, family, nstart, start, args,
   fit <- mixture_result(em, src$stored, src$std, family, args,
                         list(weights = weights, dropped = src$dropped), call)
   fit$asked <- g
+  fit$distributed <- mixture_distributed(src$engine)
   fit
+}
+
+# Where the E-steps ran (as chunk_annotate() says it of one distribution;
+# the counters are those of the engine so far, over every G fitted).
+mixture_distributed <- function(engine) {
+  clock <- engine$clock
+  list(mode = engine$kind, workers = engine$workers,
+       chunks = length(engine$data$chunks), worker_time = clock$work,
+       read_time = clock$read, bytes_sent = clock$sent,
+       bytes_received = clock$received, esteps = clock$esteps)
 }

@@ -89,6 +89,9 @@ test_that("mixtures on a PSOCK cluster and a future plan", {
   fit_ch <- fit_nig(ghmix_data(mix_chunks(x)), components = 2,
                     control = mix_tight, cluster = cl, threads = 1L)
   expect_same_mixture(fit_ch, ref)
+  expect_identical(fit_ch$distributed$mode, "cluster")
+  expect_identical(fit_ch$distributed$workers, 2L)
+  expect_identical(fit_ch$distributed$chunks, 3L)
   expect_equal(vcov(ref, cluster = cl), vcov(ref), tolerance = 1e-6)
   old <- future::plan(future::sequential)
   on.exit(future::plan(old), add = TRUE)
