@@ -62,15 +62,7 @@ chunk_source <- function(x, args, call) {
   scaling <- NULL
   weights <- NULL
   if (inherits(x, "ghmix_data")) {
-    if (!is.null(args$weights)) {
-      abort_argument(
-        paste(
-          "`weights` of chunked data come with the chunks: use",
-          "ghmix_data(weights = <column>) or chunks list(x = , weights = )."
-        ),
-        call
-      )
-    }
+    chunk_check_no_weights(args$weights, call)
     engine <- chunk_engine(x, args, args$na_rm, call)
     data <- list(x = engine$data, dropped = engine$data$dropped)
     ties <- engine$summary$ties
@@ -95,6 +87,20 @@ chunk_source <- function(x, args, call) {
     weighted = !is.null(weights) || !is.null(sum_w),
     nobs = if (is.null(sum_w)) engine$n else sum_w, progress = chunk_progress,
     finish = chunk_annotate
+  )
+}
+
+# Weights of chunked data come with the chunks, not as an argument.
+chunk_check_no_weights <- function(weights, call) {
+  if (is.null(weights)) {
+    return(invisible())
+  }
+  abort_argument(
+    paste(
+      "`weights` of chunked data come with the chunks: use",
+      "ghmix_data(weights = <column>) or chunks list(x = , weights = )."
+    ),
+    call
   )
 }
 

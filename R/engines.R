@@ -20,6 +20,12 @@
 #             per-row results as its attribute "rows", in memory only);
 #   free      a function without arguments that releases what the engine
 #             holds (device memory, the workers' chunks);
+#   estep_mixture  NULL, or a function of args (mixture_estep_args(): the G
+#             components' centers, chols, gs, consts, log_props, what) that
+#             returns the raw statistics of a G-component E-step of all its
+#             rows (as ffi_mix_estep_mixture() lays them out; weighted by
+#             the rows' weights it holds), summed over chunks in chunk
+#             order;
 # and, filled for chunked kinds (in memory: workers 1, the others NULL),
 #   workers   the processes that compute (1 for "stream");
 #   clock     an environment of counters: seconds of work and reading,
@@ -42,11 +48,12 @@ engine_estep_args <- c("center", "chol_l", "g", "consts", "what", "rows")
 
 new_engine <- function(kind, n, d, estep, free = engine_holds_nothing,
                        shape = NULL, workers = 1L, clock = NULL, data = NULL,
-                       summary = NULL) {
+                       summary = NULL, estep_mixture = NULL) {
   chunked <- engine_kinds[as.character(kind)]
   sizes <- c(n, d)
   ok <- c(length(chunked) == 1L, is.numeric(sizes), length(sizes) == 2L,
-          is.function(estep), is.function(free))
+          is.function(estep), is.function(free),
+          is.null(estep_mixture) || is.function(estep_mixture))
   if (!all(ok) || is.na(chunked) ||
         !all(is.finite(sizes) & sizes >= c(0, 1) & sizes == round(sizes))) {
     engine_fail("kind, n, d, estep or free")
@@ -61,7 +68,8 @@ new_engine <- function(kind, n, d, estep, free = engine_holds_nothing,
   }
   # no class: `$` on a classed list looks for a method at every access
   list(kind = kind, n = n, d = d, shape = shape, estep = estep, free = free,
-       workers = workers, clock = clock, data = data, summary = summary)
+       workers = workers, clock = clock, data = data, summary = summary,
+       estep_mixture = estep_mixture)
 }
 
 engine_chunks_valid <- function(workers, clock, data, summary) {
@@ -120,7 +128,12 @@ mix_engine_cpu <- function(x, threads, weights = NULL) {
             what, rows, threads)
     }
   }
-  new_engine("cpu", nrow(x), ncol(x), estep = estep)
+  new_engine("cpu", nrow(x), ncol(x), estep = estep,
+             estep_mixture = function(args) {
+               .Call(ffi_mix_estep_mixture, x, args$centers, args$chols,
+                     args$gs, args$consts, args$log_props, weights,
+                     args$what, FALSE, threads)
+             })
 }
 
 # The data (and weights) are copied to the GPU once; each E-step is one
@@ -136,7 +149,11 @@ mix_engine_cuda <- function(x, device, weights = NULL) {
     estep = function(center, chol_l, g, consts, what, rows) {
       .Call(ffi_cuda_mix_estep, handle, center, chol_l, g, consts, what, rows)
     },
-    free = function() invisible(.Call(ffi_cuda_mix_data_free, handle))
+    free = function() invisible(.Call(ffi_cuda_mix_data_free, handle)),
+    estep_mixture = function(args) {
+      .Call(ffi_cuda_mix_estep_mixture, handle, args$centers, args$chols,
+            args$gs, args$consts, args$log_props, weights, args$what, FALSE)
+    }
   )
 }
 
@@ -145,7 +162,9 @@ mix_engine_cuda <- function(x, device, weights = NULL) {
 # The engine over the chunks of data (a ghmix_data description), where
 # opts (chunk_options()) says: its opening reads every chunk once for the
 # one-pass summary, which is then checked as mix_data() checks a matrix
-# (an error releases what the opening took).  Its estep() ignores `rows`.
+# (an error releases what the opening took).  Its estep() ignores `rows`;
+# estep() and estep_mixture() are the opening's run() of the one or the
+# other kind of E-step arguments.
 chunk_engine <- function(data, opts, na_rm, call = NULL) {
   open <- switch(opts$mode,
     stream = stream_open,
@@ -157,9 +176,12 @@ chunk_engine <- function(data, opts, na_rm, call = NULL) {
   on.exit(if (is.null(done)) held$free())
   done <- chunk_complete(data, held$parts, na_rm, call)
   new_engine(
-    opts$mode, done$data$n, done$data$d, held$estep, held$free,
-    workers = held$workers, clock = held$clock, data = done$data,
-    summary = done$summary
+    opts$mode, done$data$n, done$data$d,
+    estep = function(center, chol_l, g, consts, what, rows) {
+      held$run(estep_args(center, chol_l, g, consts, what))
+    },
+    free = held$free, workers = held$workers, clock = held$clock,
+    data = done$data, summary = done$summary, estep_mixture = held$run
   )
 }
 
@@ -173,7 +195,8 @@ chunk_plan <- function(parts) {
   )
 }
 
-# The arguments of an E-step as the tasks take them.
+# The arguments of an E-step as the tasks take them (those of a mixture
+# E-step: mixture_estep_args()).
 estep_args <- function(center, chol_l, g, consts, what) {
   list(center = center, chol_l = chol_l, g = g, consts = consts, what = what)
 }
@@ -246,8 +269,7 @@ stream_open <- function(data, opts, na_rm) {
   plan <- chunk_plan(parts)
   task_opts <- chunk_task_opts(opts)
   clock <- chunk_clock()
-  estep <- function(center, chol_l, g, consts, what, rows) {
-    args <- estep_args(center, chol_l, g, consts, what)
+  run <- function(args) {
     stats <- lapply(seq_along(chunks), function(i) {
       res <- chunk_task_estep(chunks[i], plan$bad[i], plan$rows[i], i, args,
                               task_opts)
@@ -259,7 +281,7 @@ stream_open <- function(data, opts, na_rm) {
     clock$esteps <- clock$esteps + 1L
     chunk_sum(stats)
   }
-  list(parts = parts, estep = estep, free = engine_holds_nothing,
+  list(parts = parts, run = run, free = engine_holds_nothing,
        workers = 1L, clock = clock)
 }
 
@@ -286,13 +308,13 @@ cluster_open <- function(data, opts, na_rm) {
   }))
   chunk_clock_setup(clock)
   parts <- chunk_parts(setup, groups, active, link$check)
-  estep <- function(center, chol_l, g, consts, what, rows) {
-    args <- list(key, estep_args(center, chol_l, g, consts, what))
-    res <- link$round(active, worker_call_estep, rep(list(args), length(cl)))
+  run <- function(args) {
+    res <- link$round(active, worker_call_estep,
+                      rep(list(list(key, args)), length(cl)))
     chunk_gather(res, groups, active, link$check, clock)
   }
   opened <- TRUE
-  list(parts = parts, estep = estep, free = free,
+  list(parts = parts, run = run, free = free,
        workers = length(active), clock = clock)
 }
 
@@ -314,13 +336,12 @@ future_open <- function(data, opts, na_rm) {
   parts <- chunk_parts(res, groups, seq_along(groups), check)
   plan <- chunk_plan(parts)
   task_opts <- chunk_task_opts(opts)
-  estep <- function(center, chol_l, g, consts, what, rows) {
-    args <- estep_args(center, chol_l, g, consts, what)
+  run <- function(args) {
     res <- runner$run(chunk_task_estep, function(gr) {
       list(chunks[gr], plan$bad[gr], plan$rows[gr], gr, args, task_opts)
     })
     chunk_gather(res, groups, seq_along(groups), check, clock)
   }
-  list(parts = parts, estep = estep, free = runner$drain,
+  list(parts = parts, run = run, free = runner$drain,
        workers = length(groups), clock = clock)
 }

@@ -232,12 +232,23 @@ print.ghmix_control <- function(x, ...) {
 #'   [ghmix_mixture] for its methods and [plot.ghmix_mixture()]. Mixtures are
 #'   fitted in memory, on the CPU or with `backend = "cuda"` (the rows
 #'   copied to the GPU once; each E-step one launch for all rows and
-#'   components); chunked data and `cluster` are not supported for them yet
-#'   (an error of class `ghmix_error_mixture_mode`). With `weights`, the
-#'   weighted log-likelihood of the mixture is maximised (integer weights:
-#'   the replicated rows), `nobs` (used by BIC) is the sum of the weights,
-#'   and ICL weighs each row's entropy by its weight; the starts
-#'   (k-means, Ward, random) use the rows unweighted.
+#'   components), and of chunked data, on a `cluster` or under a future
+#'   plan as one distribution is: each E-step sums the G-component
+#'   statistics of the chunks in chunk order, so the fit is the in-memory
+#'   fit of the same rows up to rounding. Their starts come from rows in
+#'   memory: a matrix's own rows, or for chunked data at most 5000 rows
+#'   taken evenly through the chunks (all of them when there are no more;
+#'   `start` labels are then labels of those rows, so they need a fit of at
+#'   most 5000 rows; or give a previous mixture fit). After the EM, one
+#'   more pass reads the chunks here for the memberships `z` of every row
+#'   (an n x G matrix kept in the fit, with `classification`,
+#'   `uncertainty` and ICL); `predict()` and `vcov()` read the chunks again,
+#'   `plot()` needs the rows in memory; `distributed` says where the
+#'   E-steps ran (mode, workers, chunks, seconds, bytes, E-steps). With
+#'   `weights`, the weighted log-likelihood of the mixture is maximised
+#'   (integer weights: the replicated rows), `nobs` (used by BIC) is the
+#'   sum of the weights, and ICL weighs each row's entropy by its weight;
+#'   the starts (k-means, Ward, random) use the rows unweighted.
 #'
 #' @param x A numeric vector (d = 1), matrix or data frame of numeric columns
 #'   (rows are observations), or chunked data described by [ghmix_data()].

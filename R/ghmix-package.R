@@ -60,9 +60,6 @@
 #' * `ghmix_error_start_labels` (also `ghmix_error_argument`): mixture start
 #'   labels of the wrong length or count, with `NA`, or with a cluster of
 #'   fewer than d + 1 rows.
-#' * `ghmix_error_mixture_mode` (also `ghmix_error_argument`): a mixture
-#'   (`components` other than 1) asked of chunked data or a cluster, which
-#'   only one distribution supports for now.
 #' * `ghmix_error_chunked`: a method that needs the data in memory (such as
 #'   `plot()`) was called on a fit of chunked data.
 #' * `ghmix_error_chunk` (a chunk could not be read or used) and

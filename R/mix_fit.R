@@ -25,7 +25,10 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
   mixture_check_nstart(nstart, call)
   args <- fit_args(symmetric, control, gauge, na_rm, backend, threads,
                    device, cluster, call)
-  mixture_check_mode(x, args, call)
+  if (!is.null(args$cluster) || inherits(x, "ghmix_data")) {
+    return(mixture_chunked_components(x, g_all, family, nstart, criterion,
+                                      start, args, weights, call))
+  }
   data <- mix_data(x, na_rm, call)
   data$weights <- weights_in_sums(mix_weights(weights, data, call))
   mix_check_weighted_shape(data$x, data$weights, call)
@@ -36,6 +39,11 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
   fits <- lapply(g_all, function(g) {
     mixture_fit_g(data, g, family, nstart, start, args, call)
   })
+  mixture_chosen(fits, criterion)
+}
+
+# The one fit, or the best by the criterion.
+mixture_chosen <- function(fits, criterion) {
   if (length(fits) == 1L) {
     return(fits[[1L]])
   }
@@ -57,20 +65,6 @@ mixture_estep_cuda <- function(handle, device) {
     mixture_estep(handle, pars, props, weights, what, rows, threads,
                   backend = "cuda", device = device)
   }
-}
-
-mixture_check_mode <- function(x, args, call) {
-  if (is.null(args$cluster) && !inherits(x, "ghmix_data")) {
-    return(invisible())
-  }
-  ghmix_abort(
-    paste(
-      "Mixtures (`components` other than 1) are fitted in memory for",
-      "now (on the CPU or a GPU): give a matrix and no `cluster`."
-    ),
-    class = c("ghmix_error_mixture_mode", "ghmix_error_argument"),
-    call = call
-  )
 }
 
 mixture_check_components <- function(components, call) {
@@ -167,7 +161,7 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
 # degenerate are dropped with a warning (mixture_degenerate()).
 mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
                        final = TRUE) {
-  n <- if (is.null(ctx$weights)) nrow(z) else sum(ctx$weights)
+  n <- mixture_nobs(z, ctx)
   ctx$z <- z
   cur <- mixture_state(lapply(pars, set_gauge, gauge = "det"), props, ctx)
   trace <- list(loglik = cur$es$loglik, g = length(pars), step = "start")
@@ -205,6 +199,15 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
   mixture_em_result(cur, iter, status, dropped, trace, ctx, final)
 }
 
+# The rows (or their weight) the likelihood counts: ctx$nobs where the
+# E-steps run over chunks (z is then the rows the starts came from).
+mixture_nobs <- function(z, ctx) {
+  if (!is.null(ctx$nobs)) {
+    return(ctx$nobs)
+  }
+  if (is.null(ctx$weights)) nrow(z) else sum(ctx$weights)
+}
+
 # The EM's result (with the memberships of an E-step at the end when final).
 mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
   if (!cur$ok && final) {
@@ -221,6 +224,7 @@ mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
   }
   list(pars = cur$pars, props = cur$props,
        loglik = if (cur$ok) es$loglik else -Inf, z = es$rows$tau,
+       row_weights = es$rows$weights,
        iterations = iter, status = status, dropped = dropped,
        trace = data.frame(iteration = seq_along(trace$loglik) - 1L,
                           loglik = trace$loglik, components = trace$g,

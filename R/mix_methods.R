@@ -11,15 +11,27 @@ mixture_label <- function(x) {
 #' `c("ghmix_mixture_<family>", "ghmix_mixture")`. `print()` shows the
 #' proportions and each component's parameters, the log-likelihood and
 #' criteria, and the table of criteria when several numbers of components
-#' were compared. `summary()` gives per-component parameter tables
-#' (standard errors are not computed for mixtures yet: the column is
-#' `NA`). `coef()` gives one component's parameters in any parametrisation
-#' of [coef.ghmix_fit()] (`component = k`), or all of them with the
-#' proportions. `logLik()` carries `df` and `nobs`, so [stats::AIC()] and
-#' [stats::BIC()] work. `predict()` gives the membership probabilities, the
-#' MAP class or the mixture density at new rows; `fitted()` the membership
-#' probabilities of the rows fitted. `simulate()` draws data sets of the
-#' fitted size with the component of each row as attribute `"component"`.
+#' were compared. `summary()` gives per-component parameter tables with
+#' standard errors from `vcov()`. `vcov()` is the asymptotic covariance of
+#' all the estimates from the observed information (its score analytic by
+#' Fisher's identity, its Jacobian by central differences: about \eqn{2k}
+#' E-steps for \eqn{k} free parameters), by the delta method for each
+#' component's parameters as reported (data units, the fit's gauge, named
+#' `"component_k:mu[name]"` etc. as [vcov.ghmix_fit()] names them) and
+#' the proportions (`"proportion[k]"`); like one distribution's, it has
+#' the rank of the free parameters (the gauges and the sum of the
+#' proportions tie some together). Where the information is not positive
+#' definite (or a GH component is at a = 0 or b = 0) it is all `NA` with
+#' a warning of class `ghmix_warning_vcov`, which also warns for a fit
+#' that did not converge. `coef()` gives one component's parameters in any
+#' parametrisation of [coef.ghmix_fit()] (`component = k`), or all of them
+#' with the proportions. `logLik()` carries `df` and `nobs`, so
+#' [stats::AIC()] and [stats::BIC()] work. `predict()` gives the membership
+#' probabilities, the MAP class or the mixture density at new rows (of a
+#' fit of chunked data, at the fitted rows: its chunks read again);
+#' `fitted()` the membership probabilities of the rows fitted.
+#' `simulate()` draws data sets of the fitted size with the component of
+#' each row as attribute `"component"`.
 #'
 #' @param x,object A mixture fit.
 #' @param digits Significant digits to show.
@@ -30,6 +42,8 @@ mixture_label <- function(x) {
 #' @param type `"membership"` (an n x G matrix), `"class"` (the component
 #'   of highest membership) or `"density"` (the mixture density).
 #' @param threads Threads for the per-row computations.
+#' @param cluster Where the E-steps of `vcov()` run, as for
+#'   [vcov.ghmix_fit()].
 #' @param nsim,seed As for [simulate.ghmix_fit()].
 #' @param ... Not used.
 #' @return `print()`: `x`, invisibly. `summary()`: an object of class
@@ -111,15 +125,20 @@ mixture_print_extra <- function(x, digits) {
 #' @rdname ghmix_mixture
 #' @export
 summary.ghmix_mixture <- function(object, ...) {
+  se <- sqrt(pmax(diag(stats::vcov(object)), 0))
+  size <- length(se) %/% object$G - 1L
   tables <- lapply(seq_len(object$G), function(k) {
     est <- fit_pack(object$components[[k]], object$family, object$symmetric)
-    out <- cbind(Estimate = est, `Std. Error` = NA_real_)
+    out <- cbind(Estimate = est,
+                 `Std. Error` = unname(se[(k - 1L) * size + seq_len(size)]))
     rownames(out) <- fit_vcov_names(colnames(object$data), object$family,
                                     object$symmetric)
     out
   })
+  prop_se <- unname(se[object$G * size + seq_len(object$G)])
   structure(
-    list(proportions = object$proportions, coefficients = tables,
+    list(proportions = object$proportions, proportions_se = prop_se,
+         has_se = !all(is.na(se)), coefficients = tables,
          label = mixture_label(object), loglik = object$loglik,
          df = object$df, nobs = object$nobs, n_label = fit_n_label(object),
          AIC = object$AIC,
@@ -139,11 +158,16 @@ print.summary.ghmix_mixture <- function(x,
                                         ...) {
   cat(sprintf("%s, %s\n", x$label, x$n_label))
   for (k in seq_along(x$coefficients)) {
-    cat(sprintf("\nComponent %d: proportion %s, %d rows classified\n", k,
-                format(x$proportions[[k]], digits = digits), x$sizes[[k]]))
+    cat(sprintf(
+      "\nComponent %d: proportion %s (standard error %s), %d rows classified\n",
+      k, format(x$proportions[[k]], digits = digits),
+      format(x$proportions_se[[k]], digits = digits), x$sizes[[k]]
+    ))
     print(signif(x$coefficients[[k]], digits))
   }
-  cat("(Standard errors are not computed for mixtures yet.)\n")
+  if (!x$has_se) {
+    cat("(No standard errors: see the warning of vcov().)\n")
+  }
   cat(sprintf(
     "\nLog-likelihood %s (df = %d); AIC %s, BIC %s, ICL %s\n%s\n",
     format(x$loglik, digits = max(digits, 8L)), as.integer(x$df),
@@ -209,6 +233,11 @@ predict.ghmix_mixture <- function(object, newdata = NULL,
   type <- check_choice(type, c("membership", "class", "density"), "type",
                        call)
   threads <- check_threads(threads, call = call)
+  if (is.null(newdata) && inherits(object$data, "ghmix_data")) {
+    return(chunk_rows(object, object$data, function(x) {
+      mixture_predict_rows(object, x, type, threads)
+    }))
+  }
   x <- if (is.null(newdata)) {
     object$data
   } else {

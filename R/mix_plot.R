@@ -7,6 +7,8 @@
 #' highest membership) with contours of the mixture density; for
 #' \eqn{d > 2} a pairs plot coloured by class. `which = "BIC"` plots the
 #' criteria against the number of components, when several were compared.
+#' The classification plot needs the rows in memory: for a fit of chunked
+#' data it is an error of class `ghmix_error_chunked`.
 #'
 #' @param x A mixture fit.
 #' @param which `"classification"` and/or `"BIC"`; by default the first,
@@ -25,6 +27,9 @@ plot.ghmix_mixture <- function(x, which = NULL, ask = FALSE, ...) {
   if (ask) {
     op <- graphics::par(ask = TRUE)
     on.exit(graphics::par(op))
+  }
+  if ("classification" %in% which) {
+    fit_need_rows(x, 'plot(which = "classification")', sys.call())
   }
   for (w in which) plot_mixture_panel(x, w)
   invisible(x)

@@ -76,11 +76,15 @@ chunk_estep_one <- function(chunk, bad, rows, args, opts) {
   list(stats = stats, read = t1 - t0, compute = t2 - t1)
 }
 
-# The statistics of one chunk in memory (opts: backend, threads, device).
+# The statistics of one chunk in memory (opts: backend, threads, device);
+# args: estep_args() of one component or mixture_estep_args() of G.
 chunk_estep <- function(x, args, opts, engine = NULL) {
   if (is.null(engine)) {
     engine <- chunk_local_engine(x, opts)
     on.exit(engine$free())
+  }
+  if (!is.null(args$log_props)) {
+    return(as.vector(engine$estep_mixture(args)))
   }
   as.vector(engine$estep(args$center, args$chol_l, args$g, args$consts,
                          args$what, FALSE))

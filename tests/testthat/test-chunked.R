@@ -433,7 +433,7 @@ test_that("every engine comes from new_engine(), with its kind, n and d", {
   xr <- chunked_rows(ch)
   mem <- ghmix:::mix_engine_cpu(xr, 1L)
   expect_named(mem, c("kind", "n", "d", "shape", "estep", "free", "workers",
-                      "clock", "data", "summary"))
+                      "clock", "data", "summary", "estep_mixture"))
   expect_identical(mem$kind, "cpu")
   expect_identical(c(mem$n, mem$d), dim(xr))
   expect_named(formals(mem$estep), ghmix:::engine_estep_args)

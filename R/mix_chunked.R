@@ -1,0 +1,191 @@
+# Mixtures of chunked data (ghmix_data), and of any data on a `parallel`
+# cluster or the workers of a future plan: the EM of R/mix_fit.R with its
+# E-steps run by the chunked engine (R/engines.R: each chunk's G-component
+# E-step, ffi_mix_estep_mixture(), summed in chunk order).
+#
+# The engine holds the rows in the data's units; the EM works in the
+# standardised units z = (x - center) / scale of R/mix_fit.R.  Each E-step
+# takes the components to the data's units (from_std()), and its sums
+# back: sx and sxw divided by scale, sxx by scale scale', the
+# log-likelihood plus sum(w) sum(log(scale)) (the memberships and the
+# posterior moments of Y do not change).
+#
+# Starts come from rows in memory: a matrix's own rows (so the fit is the
+# in-memory fit's, up to rounding), or for chunked data a subsample of at
+# most `mixture_sample_max` rows taken evenly through the chunks (all of
+# them when there are no more), read here.  After the EM a last pass
+# computes the memberships of every row (read here, chunk by chunk), which
+# the fit keeps (an n x G matrix) for its classification, uncertainty and
+# ICL.
+
+# The most rows read for the starts of a chunked mixture.
+mixture_sample_max <- 5000L
+
+mixture_chunked_components <- function(x, g_all, family, nstart, criterion,
+                                       start, args, weights, call) {
+  src <- mixture_chunked_source(x, args, weights, call)
+  on.exit(src$engine$free())
+  if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
+        length(src$dropped) > 0L && length(start) == src$n_raw) {
+    start <- start[-src$dropped]
+  }
+  fits <- lapply(g_all, function(g) {
+    if (g == 1L) {
+      fit <- mix_fit(x, family, args$symmetric, NULL, args$control,
+                     args$gauge, args$na_rm, args$backend, args$threads,
+                     args$device, call, cluster = args$cluster,
+                     weights = weights)
+      out <- mixture_from_single(fit, src$dropped)
+      out$asked <- 1L
+      return(out)
+    }
+    mixture_chunked_fit_g(src, g, family, nstart, start, args, call)
+  })
+  mixture_chosen(fits, criterion)
+}
+
+# The engine over the chunks (a matrix split into one chunk per worker),
+# the standardisation, the rows for the starts (z, with their weights
+# start_w) and the final pass over all rows (rows()).
+mixture_chunked_source <- function(x, args, weights, call) {
+  if (inherits(x, "ghmix_data")) {
+    chunk_check_no_weights(weights, call)
+    engine <- chunk_engine(x, args, args$na_rm, call)
+    std <- chunk_std(engine$summary, engine$data$names)
+    chunk_check_scale(engine, std, call)
+    sub <- mixture_chunk_sample(engine$data, mixture_sample_max)
+    stored <- engine$data
+    dropped <- engine$data$dropped
+    n_raw <- engine$n + length(dropped)
+    w <- NULL
+  } else {
+    data <- mix_data(x, args$na_rm, call)
+    w <- weights_in_sums(mix_weights(weights, data, call))
+    mix_check_weighted_shape(data$x, w, call)
+    engine <- chunk_engine(chunk_split(data$x, args$cluster, w), args,
+                           args$na_rm, call)
+    std <- mix_moments(data$x, w)
+    sub <- list(x = data$x, w = w)
+    stored <- data$x
+    dropped <- data$dropped
+    n_raw <- NROW(x)
+  }
+  z <- mixture_standardise(sub$x, std)
+  sum_w <- engine$summary$w
+  list(
+    engine = engine, std = std, z = z, start_w = weights_in_sums(sub$w),
+    stored = stored, dropped = dropped, n_raw = n_raw, weights = w,
+    nobs = if (is.null(sum_w)) engine$n else sum_w,
+    rows = function(pars, props, what, threads) {
+      mixture_chunked_rows(stored, std, pars, props, what,
+                           min(threads, max_threads()))
+    }
+  )
+}
+
+mixture_standardise <- function(x, std) {
+  sweep(sweep(x, 2L, std$center), 2L, std$scale, "/")
+}
+
+# The rows (and weights) of about m rows evenly through the chunks of
+# data, in chunk order: all of them where there are at most m.
+mixture_chunk_sample <- function(data, m) {
+  n <- data$n
+  take <- if (n <= m) seq_len(n) else unique(round(seq(1, n, length.out = m)))
+  offset <- cumsum(c(0, data$rows))
+  parts <- lapply(seq_along(data$chunks), function(i) {
+    want <- take[take > offset[[i]] & take <= offset[[i + 1L]]] - offset[[i]]
+    if (length(want) == 0L) {
+      return(NULL)
+    }
+    x <- chunk_read(data$chunks[[i]], data$bad[[i]])
+    w <- attr(x, "weights")
+    list(x = x[want, , drop = FALSE], w = if (!is.null(w)) w[want])
+  })
+  parts <- Filter(Negate(is.null), parts)
+  x <- do.call(rbind, lapply(parts, function(p) p$x))
+  dimnames(x) <- list(NULL, data$names)
+  list(x = x, w = unlist(lapply(parts, function(p) p$w)))
+}
+
+# The E-step of a mixture in z's units over the engine's rows (the
+# interface of mixture_estep_fun(); x and weights are those the engine
+# holds); rows = TRUE adds the memberships of every row (rows()).
+mixture_estep_engine <- function(src) {
+  scale <- src$std$scale
+  function(x, pars, props, weights = NULL, what, rows = FALSE, threads) {
+    args <- mixture_estep_args(lapply(pars, from_std, std = src$std), props,
+                               what)
+    if (is.null(args)) {
+      return(NULL)
+    }
+    es <- mixture_unpack(src$engine$estep_mixture(args), length(scale),
+                         length(pars))
+    es$loglik <- es$loglik + es$weight * sum(log(scale))
+    es$components <- lapply(es$components, function(st) {
+      st$sx <- st$sx / scale
+      st$sxw <- st$sxw / scale
+      st$sxx <- st$sxx / tcrossprod(scale)
+      st
+    })
+    if (rows) {
+      es$rows <- src$rows(pars, props, what, threads)
+    }
+    es
+  }
+}
+
+# The memberships of every row at (pars, props) in z's units, and the
+# rows' weights (NULL: none): a matrix in memory, or the chunks read here
+# one after the other.
+mixture_chunked_rows <- function(stored, std, pars, props, what, threads) {
+  one <- function(x) {
+    es <- mixture_estep(mixture_standardise(x, std), pars, props,
+                        attr(x, "weights"), what, rows = TRUE,
+                        threads = threads)
+    w <- attr(x, "weights")
+    cbind(if (is.null(w)) rep(1, nrow(x)) else w, es$rows$tau)
+  }
+  out <- if (inherits(stored, "ghmix_data")) {
+    chunk_rows(NULL, stored, one)
+  } else {
+    one(stored)
+  }
+  list(tau = out[, -1L, drop = FALSE], weights = out[, 1L])
+}
+
+# One G: the best start from the rows in memory (their E-steps in memory),
+# then the EM with the engine's E-steps.
+mixture_chunked_fit_g <- function(src, g, family, nstart, start, args,
+                                  call) {
+  ctx <- list(family = family, symmetric = args$symmetric,
+              control = args$control, threads = args$threads, call = call,
+              estep = mixture_estep_fun(), weights = src$start_w)
+  best <- mixture_best_start(src$z, g, family, nstart, start, src$std, ctx)
+  ctx$estep <- mixture_estep_engine(src)
+  ctx$weights <- NULL
+  ctx$nobs <- src$nobs
+  em <- mixture_em(src$z, best$pars, best$props, ctx, args$control$max_iter,
+                   args$control$trace)
+  em$start <- best$label
+  em$starts <- best$table
+  weights <- src$weights
+  if (inherits(src$stored, "ghmix_data") && !is.null(src$engine$summary$w)) {
+    weights <- em$row_weights
+  }
+  fit <- mixture_result(em, src$stored, src$std, family, args,
+                        list(weights = weights, dropped = src$dropped), call)
+  fit$asked <- g
+  fit$distributed <- mixture_distributed(src$engine)
+  fit
+}
+
+# Where the E-steps ran (as chunk_annotate() says it of one distribution;
+# the counters are those of the engine so far, over every G fitted).
+mixture_distributed <- function(engine) {
+  clock <- engine$clock
+  list(mode = engine$kind, workers = engine$workers,
+       chunks = length(engine$data$chunks), worker_time = clock$work,
+       read_time = clock$read, bytes_sent = clock$sent,
+       bytes_received = clock$received, esteps = clock$esteps)
+}
