@@ -160,9 +160,9 @@ expect_prompt_interrupts <- function(label, res) {
 # The fits below never end by themselves: tolerances 0 turn the
 # convergence rule off (max_iter iterations).  With tolerances 1e-300 a fit
 # whose iterates reach an exact fixed point converges: the cluster NIG fit
-# did under OpenBLAS, after 24 iterations (about 0.7 s on an idle machine),
-# and the interrupt then came after the call, outside its tryCatch, and
-# ended the child ("Execution halted").
+# did under OpenBLAS, after 24 iterations (in under a second on an idle
+# machine), and a late interrupt then came after the call, outside its
+# tryCatch, and ended the child ("Execution halted").
 
 test_that("interrupting log_besselK of 1e8 values returns promptly", {
   skip_interrupt_tests(mem_gb = 4)
