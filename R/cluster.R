@@ -377,7 +377,35 @@ cluster_wait <- function(node, write = FALSE) {
 # Finish what is in flight (the requests begun, whole, and their answers,
 # after an interrupt), then release the chunks the live workers hold.  A
 # request committed but not begun is dropped.
+#
+# An interrupt during the close itself (one that comes as a finished fit
+# cleans up, or a second Ctrl-C) is held until the close is done, then
+# signalled: cut short, the close would leave answers in the sockets,
+# which parallel's own functions (they read no tags) would take for
+# theirs, and workers still holding the fit's chunks.  After
+# cluster_close_holds of them the next one goes through (for a worker that
+# never answers).
 cluster_close <- function(link, cl, idx, key) {
+  held <- 0L
+  repeat {
+    if (held == cluster_close_holds) {
+      cluster_drain(link, cl, idx, key)
+      break
+    }
+    done <- tryCatch({
+      cluster_drain(link, cl, idx, key)
+      TRUE
+    }, interrupt = function(e) FALSE)
+    if (done) break
+    held <- held + 1L
+  }
+  if (held > 0L) signal_interrupt()
+  invisible(NULL)
+}
+
+cluster_close_holds <- 3L
+
+cluster_drain <- function(link, cl, idx, key) {
   for (i in link$pending) {
     if (!is.null(link$out[[i]]) && link$at[i] == 0) {
       cluster_reset(link, i)

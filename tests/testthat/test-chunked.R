@@ -358,6 +358,33 @@ test_that("an interrupted E-step is drained and the chunks released", {
   expect_identical(unlist(parallel::clusterCall(cl, sqrt, 49)), c(7, 7))
 })
 
+test_that("an interrupt while the chunks are released is held till the end", {
+  skip_on_cran()
+  cl <- chunked_cluster(2L)
+  engine <- chunked_cluster_engine(cl)
+  link <- get("link", envir = environment(engine$free))
+  # a call in flight whose worker interrupts this process while the
+  # release waits for its answer, as a second Ctrl-C would
+  send <- utils::getFromNamespace("sendCall", "parallel")
+  nap <- function(pid) {
+    Sys.sleep(1)
+    tools::pskill(pid, tools::SIGINT)
+    Sys.sleep(0.5)
+    "nap"
+  }
+  environment(nap) <- globalenv()
+  send(cl[[1L]], nap, list(Sys.getpid()))
+  link$pending <- 1L
+  out <- tryCatch({
+    engine$free()
+    "released"
+  }, interrupt = function(e) "interrupted")
+  expect_identical(out, "interrupted")
+  expect_identical(link$pending, integer())
+  expect_identical(chunked_held(cl), c(0L, 0L))
+  expect_identical(unlist(parallel::clusterCall(cl, sqrt, 49)), c(7, 7))
+})
+
 test_that("parallel's recvData() gives back the tag sendCall() sent", {
   # R/cluster.R tags every request and reads the whole answer, to tell
   # the answer it waits for from one left behind
