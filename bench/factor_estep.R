@@ -78,7 +78,8 @@ reset <- tryCatch({
 rss0 <- status_kb(if (reset) "VmRSS" else "VmHWM")
 big_t <- system.time(ghmix:::factor_estep(big_x, big_par, what,
                                           threads = 2L))[["elapsed"]]
-grow_mb <- (status_kb("VmHWM") - rss0) / 1024
+peak_mb <- status_kb("VmHWM") / 1024
+grow_mb <- peak_mb - rss0 / 1024
 
 write_md(c(
   "# The factor-analytic E-step", "",
@@ -91,7 +92,9 @@ write_md(c(
   paste("Load average at the start of the timing loop:", load_start), "",
   md_table(tab), "",
   sprintf(paste("d = %d, n = %d, r = 5, 2 threads: %.0f ms per E-step;",
-                "peak resident memory grew by %.1f MB during it (%s)."),
-          big_d, big_n, 1e3 * big_t, grow_mb,
+                "the peak resident memory of the R process (x alone is",
+                "%.0f MB) grew by %.1f MB during it, to %.0f MB (%s)."),
+          big_d, big_n, 1e3 * big_t, 8 * big_n * big_d / 2^20, grow_mb,
+          peak_mb,
           if (reset) "VmHWM reset before" else "VmHWM before and after")
 ), "factor_estep")
