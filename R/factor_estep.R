@@ -12,14 +12,14 @@
 #' @param weights NULL or n non-negative finite row weights.
 #' @param rows TRUE: also the per-row results.
 #' @param threads CPU threads (results bit-identical whatever their number).
-#' @return NULL when the parameters are not usable (D not all finite and
-#'   > 0, F, mu or gamma not finite, an invalid GIG, M = I + F' D^-1 F not
-#'   numerically positive definite); else the fields of unpack_stats()
-#'   except sxx (n, tau, loglik, s_inv, s_y, s_log, s_inv_dev, s_y_dev,
-#'   n_bad, sx, sxw, rows, launches), and sxx_diag (diag S, S = sum_i v_i
-#'   E[1/Y|x_i] u_i u_i', u = x - mu), sxx_proj (S %*% t(proj), d x r),
-#'   proj (beta = F' Sigma^-1, r x d), logdet (log det Sigma) and gsg
-#'   (gamma' Sigma^-1 gamma).
+#' @return NULL when the parameters are not usable (some D_j not finite or
+#'   not positive, F, mu or gamma not finite, an invalid GIG, or M, the
+#'   r x r matrix I + F' D^-1 F, not numerically positive definite); else
+#'   the fields of unpack_stats() except sxx (n, tau, loglik, s_inv, s_y,
+#'   s_log, s_inv_dev, s_y_dev, n_bad, sx, sxw, rows, launches), and
+#'   sxx_diag (diag S, S = sum_i v_i E[1/Y|x_i] u_i u_i', u = x - mu),
+#'   sxx_proj (S %*% t(proj), d x r), proj (beta = F' Sigma^-1, r x d),
+#'   logdet (log det Sigma) and gsg (gamma' Sigma^-1 gamma).
 #' @noRd
 factor_estep <- function(x, par, what, weights = NULL, rows = FALSE,
                          threads = ghmix_threads()) {

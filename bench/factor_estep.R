@@ -53,6 +53,7 @@ tab <- data.frame(
              "mix_estep(), full Sigma"),
   threads = c(2L, 1L, 2L),
   wall_ms = 1e3 * apply(wall, 2L, stats::median),
+  wall_min_ms = 1e3 * apply(wall, 2L, min),
   cpu_ms = 1e3 * apply(cpu, 2L, stats::median)
 )
 rownames(tab) <- NULL
@@ -78,20 +79,24 @@ reset <- tryCatch({
 rss0 <- status_kb(if (reset) "VmRSS" else "VmHWM")
 big_t <- system.time(ghmix:::factor_estep(big_x, big_par, what,
                                           threads = 2L))[["elapsed"]]
-grow_mb <- (status_kb("VmHWM") - rss0) / 1024
+peak_mb <- status_kb("VmHWM") / 1024
+grow_mb <- peak_mb - rss0 / 1024
 
 write_md(c(
   "# The factor-analytic E-step", "",
   paste0("n = ", n, ", d = ", d, ", r = ", r, " (GH): factor_estep() ",
          "(Woodbury, O(d r) per row) against mix_estep() with the formed ",
          "Sigma (its Cholesky factor included), median of ", reps,
-         " interleaved calls each; cpu_ms = user + system time of the R ",
-         "process per call (the wall time on a shared machine is noisy)."),
+         " interleaved calls each (wall_min_ms: the fastest); cpu_ms = ",
+         "user + system time of the R process per call, the figure to ",
+         "read on a shared machine, where the wall time is noisy."),
   "", bench_header("factor_estep"),
   paste("Load average at the start of the timing loop:", load_start), "",
   md_table(tab), "",
   sprintf(paste("d = %d, n = %d, r = 5, 2 threads: %.0f ms per E-step;",
-                "peak resident memory grew by %.1f MB during it (%s)."),
-          big_d, big_n, 1e3 * big_t, grow_mb,
+                "the peak resident memory of the R process (x alone is",
+                "%.0f MB) grew by %.1f MB during it, to %.0f MB (%s)."),
+          big_d, big_n, 1e3 * big_t, 8 * big_n * big_d / 2^20, grow_mb,
+          peak_mb,
           if (reset) "VmHWM reset before" else "VmHWM before and after")
 ), "factor_estep")

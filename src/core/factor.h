@@ -19,9 +19,9 @@
  * Q is a difference of two non-negative terms.  Since Sigma^-1 >= D^-1 /
  * (1 + lambda), lambda the largest eigenvalue of F' D^-1 F, Q >= u' D^-1 u
  * / (1 + lambda): the difference loses at most log10(1 + lambda) digits
- * (about 3 when a factor explains 99.9% of the variance of the columns it
- * loads on), and a rounding below 0 is clamped to 0.  gamma' Sigma^-1
- * gamma is formed the same way. */
+ * (one factor: lambda = sum_j F_j1^2 / D_j, e.g. 468 for 468 columns with
+ * half their variance in the factor, up to 2.7 digits), and a rounding
+ * below 0 is clamped to 0.  gamma' Sigma^-1 gamma is formed the same way. */
 #ifndef GHMIX_FACTOR_H
 #define GHMIX_FACTOR_H
 #include <stddef.h>

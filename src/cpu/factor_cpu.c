@@ -94,6 +94,20 @@ FAC_CLONES static void fac_block_bu(int d, int r, int m, const double *u,
     }
 }
 
+/* Asks for the next block's part of a column of x (m doubles at x) ahead
+ * of its use: one column of a block is short (a few cache lines), too
+ * short for the hardware to see the stream. */
+static void fac_prefetch(const double *x, int m) {
+#if defined(__GNUC__)
+  int i;
+  for (i = 0; i < m; i += 8)
+    __builtin_prefetch(x + i);
+#else
+  (void)x;
+  (void)m;
+#endif
+}
+
 /* u = x - m, u' D^-1 u, B and beta u of the rows [lo, lo + m). */
 FAC_CLONES static void fac_block_forms(const fac_job *job, size_t lo, int m,
                                        fac_work *w) {
@@ -106,6 +120,7 @@ FAC_CLONES static void fac_block_forms(const fac_job *job, size_t lo, int m,
     const double *xj = job->x + (size_t)j * job->ldx + lo;
     const double cj = fm->center[j], dj = fm->dinv[j], sj = fm->s[j];
     double *uj = w->u + (size_t)j * m, *qd = w->qd, *b = w->b;
+    fac_prefetch(xj + m, lo + 2 * (size_t)m <= job->n ? m : 0);
     FAC_SIMD
     for (i = 0; i < m; i++) {
       uj[i] = xj[i] - cj;

@@ -335,42 +335,33 @@ static void test_threads(void) {
 
 /* Unusable parameters: D <= 0 or not finite, F or gamma not finite, an
  * invalid GIG. */
-static void test_refused(void) {
-  const int what = GHMIX_ESTEP_MOMENTS;
-  fac_case c;
+/* Whether the model of case c with r factors and GIG(p, a, b) is usable. */
+static int usable(const fac_case *c, int r, double p, double a, double b) {
   ghmix_factor_model fm;
-  double *buf;
+  double *buf = xmalloc(sizeof(double) * ghmix_factor_buffer_size(c->d, r));
+  int ok = ghmix_factor_model_init(c->d, r, c->center, c->f, c->uniq, c->gamma,
+                                   p, a, b, GHMIX_ESTEP_MOMENTS, buf, &fm);
+  free(buf);
+  return ok;
+}
+
+static void test_refused(void) {
+  fac_case c;
   case_init(&c, 6, 2, 10);
-  buf = xmalloc(sizeof(double) * ghmix_factor_buffer_size(c.d, c.r));
-  check(ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, 1, 1,
-                                1, what, buf, &fm),
-        "usable model accepted");
+  check(usable(&c, 2, 1, 1, 1), "usable model accepted");
   c.uniq[2] = 0;
-  check(!ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, 1, 1,
-                                 1, what, buf, &fm),
-        "D = 0 refused");
+  check(!usable(&c, 2, 1, 1, 1), "D = 0 refused");
   c.uniq[2] = INFINITY;
-  check(!ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, 1, 1,
-                                 1, what, buf, &fm),
-        "D = Inf refused");
+  check(!usable(&c, 2, 1, 1, 1), "D = Inf refused");
   c.uniq[2] = 1;
   c.f[3] = NAN;
-  check(!ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, 1, 1,
-                                 1, what, buf, &fm),
-        "NaN loading refused");
+  check(!usable(&c, 2, 1, 1, 1), "NaN loading refused");
   c.f[3] = 0.5;
   c.gamma[1] = INFINITY;
-  check(!ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, 1, 1,
-                                 1, what, buf, &fm),
-        "infinite gamma refused");
+  check(!usable(&c, 2, 1, 1, 1), "infinite gamma refused");
   c.gamma[1] = 0.1;
-  check(!ghmix_factor_model_init(c.d, c.r, c.center, c.f, c.uniq, c.gamma, 1, 0,
-                                 0, what, buf, &fm),
-        "invalid GIG refused");
-  check(!ghmix_factor_model_init(c.d, c.d, c.center, c.f, c.uniq, c.gamma, 1, 1,
-                                 1, what, buf, &fm),
-        "r = d refused");
-  free(buf);
+  check(!usable(&c, 2, 1, 0, 0), "invalid GIG refused");
+  check(!usable(&c, 6, 1, 1, 1), "r = d refused");
   case_free(&c);
 }
 

@@ -341,6 +341,13 @@ templates <- list(
     list(m$x, w, m$center, m$chol, m$g, m$consts, m$what, flag(), thr())
   },
   ffi_mix_estep_mixture = function() c(mix_g_args(), list(thr())),
+  ffi_mix_estep_factor = function() {
+    m <- mix_args()
+    r <- pick(seq.int(0L, m$d - 1L))
+    w <- if (flag()) NULL else pos(nrow(m$x))
+    list(m$x, w, m$center, matrix(num(m$d * r), m$d, r), pos(m$d), num(m$d),
+         c(num(1), pos(2)), m$what, flag(), thr())
+  },
   ffi_mix_subordinator = function() {
     list(pick(0:3), as.vector(eta_rows(1)), c(num(1), pos(2)))
   },
