@@ -26,6 +26,9 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
   args <- fit_args(symmetric, control, gauge, na_rm, backend, threads,
                    device, cluster, call)
   mixture_check_mode(x, args, call)
+  if (!is.null(control$online)) {
+    abort_argument("Online EM (`control$online`) fits one distribution.", call)
+  }
   data <- mix_data(x, na_rm, call)
   data$weights <- weights_in_sums(mix_weights(weights, data, call))
   mix_check_weighted_shape(data$x, data$weights, call)
