@@ -27,7 +27,7 @@ expect_same_online <- function(a, b) {
 
 # (2e5 rows for the NIG, 1e5 for the GH, whose batch fit is the slow part
 # of this test; bench/online.R runs 2e6)
-test_that("one pass in batches of 1e4 is within 1e-3 per row of the batch fit", {
+test_that("one pass in batches of 1e4 is within 1e-3 per row of batch EM", {
   skip_on_cran()
   cases <- list(c("nig", 1, 2e5), c("nig", 3, 2e5), c("gh", 1, 1e5),
                 c("gh", 3, 1e5))
@@ -57,6 +57,13 @@ test_that("update() on the second half equals the pass over both halves", {
   half <- fit_nig(x[1:2e4, ], control = ctl)
   cont <- update(half, x[20001:40000, ])
   expect_same_online(cont, whole)
+  # a new schedule from here on: the batch count and averages go on
+  other <- update(half, x[20001:40000, ], online = ghmix_online(
+    batch_size = 1e4, step = "forget", rate = 0.3
+  ))
+  expect_identical(other$trace$batch, as.double(1:6))
+  expect_identical(other$trace$gain[5:6], c(0.3, 0.3))
+  expect_identical(other$online$t, 6)
   # the same with the forgetting schedule and with the GH (d = 1)
   ctl <- online_ctl(batch_size = 5000, step = "forget", rate = 0.2)
   y <- online_sim(4e4, 1, "gh")
@@ -160,6 +167,7 @@ test_that("online fits have the methods of fits", {
   expect_identical(dim(simulate(fit, seed = 1)[[1L]]), c(20000L, 2L))
   expect_error(predict(fit), class = "ghmix_error_online")
   expect_error(fitted(fit), class = "ghmix_error_online")
+  expect_error(plot(fit), class = "ghmix_error_online")
   # one trace line per batch
   msgs <- character()
   withCallingHandlers(
