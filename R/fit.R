@@ -24,6 +24,10 @@
 #' @param singular_tol Threshold for detecting a fit that runs into the
 #'   singularity of the likelihood at repeated rows (see the ties section of
 #'   [fit_gh()]): a positive finite number.
+#' @param online `NULL` (default): the batch EM over all rows; or a
+#'   [ghmix_online()] object: online EM, one pass over mini-batches of
+#'   `x` (a matrix, a [ghmix_data()] description, or a function that
+#'   returns the next batch); see [ghmix_online()].
 #' @return An object of class `"ghmix_control"`.
 #' @family fitting
 #' @export
@@ -31,7 +35,7 @@
 #' ghmix_control(max_iter = 200, trace = FALSE)
 ghmix_control <- function(max_iter = 1000L, tol = 1e-10, param_tol = 1e-6,
                           trace = FALSE, accelerate = TRUE,
-                          singular_tol = 1e-6) {
+                          singular_tol = 1e-6, online = NULL) {
   call <- sys.call()
   if (!is_count(max_iter) || max_iter > .Machine$integer.max) {
     abort_argument(
@@ -45,10 +49,14 @@ ghmix_control <- function(max_iter = 1000L, tol = 1e-10, param_tol = 1e-6,
   check_tolerance(singular_tol, "singular_tol", call, zero = FALSE)
   check_flag(trace, "trace", call)
   check_flag(accelerate, "accelerate", call)
+  if (!is.null(online) && !inherits(online, "ghmix_online")) {
+    abort_argument("`online` must be NULL or made by ghmix_online().", call)
+  }
   structure(
     list(
       max_iter = as.integer(max_iter), tol = tol, param_tol = param_tol,
-      trace = trace, accelerate = accelerate, singular_tol = singular_tol
+      trace = trace, accelerate = accelerate, singular_tol = singular_tol,
+      online = online
     ),
     class = "ghmix_control"
   )

@@ -12,6 +12,9 @@ fit_gauge_label <- function(gauge) {
 }
 
 fit_status_line <- function(x) {
+  if (!is.null(x$online)) {
+    return(online_status_line(x))
+  }
   t_total <- x$timings[["total"]]
   sprintf(
     "%s after %d iteration%s (%d E-steps, %.3g s)%s",
@@ -151,7 +154,8 @@ summary.ghmix_fit <- function(object, ...) {
       converged = object$converged, message = object$message,
       gauge = object$gauge, timings = object$timings,
       backend = object$backend, threads = object$threads,
-      ties = object$ties, call = object$call
+      ties = object$ties, call = object$call,
+      online = object$online["schedule"]
     ),
     class = "summary.ghmix_fit"
   )

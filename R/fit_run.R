@@ -7,6 +7,10 @@
 mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
                     backend, threads, device, call, cluster = NULL,
                     weights = NULL, fixed = NULL) {
+  if (inherits(control, "ghmix_control") && !is.null(control$online)) {
+    return(online_fit(x, family, symmetric, start, control, gauge, na.rm,
+                      backend, threads, device, call, cluster, weights, fixed))
+  }
   t_start <- proc.time()[[3]]
   args <- fit_args(symmetric, control, gauge, na.rm, backend, threads,
                    device, cluster, call)
@@ -386,17 +390,7 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   par <- em$point$par
   fam <- ctx$family
   x <- src$stored
-  gauge <- args$gauge
-  if (gauge == "mean" && !is.finite(gig_mean_value(par$p, par$a, par$b))) {
-    ghmix_warn(
-      paste(
-        "E[Y] is infinite for the fitted mixing distribution;",
-        'parameters are reported in gauge = "det".'
-      ),
-      class = "ghmix_warning_gauge", call = call
-    )
-    gauge <- "det"
-  }
+  gauge <- result_gauge(par, args$gauge, call)
   par <- set_gauge(par, gauge)
   names(par$mu) <- names(par$gamma) <- colnames(x)
   dimnames(par$sigma) <- list(colnames(x), colnames(x))
@@ -431,6 +425,7 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
     call = call
   )
   fit$scaling <- sc
+  fit$final_estep <- online_final(em$point) # where update() starts
   fit["weights"] <- list(src$weights)
   fit$weighted <- isTRUE(src$weighted) || !is.null(src$weights)
   if (!fit$converged) {
@@ -438,6 +433,22 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   }
   class(fit) <- c(paste0("ghmix_fit_", fam), "ghmix_fit")
   fit
+}
+
+# The gauge a fit is reported in: `gauge`, or "det" (with a warning) where
+# E[Y] is infinite.
+result_gauge <- function(par, gauge, call) {
+  if (gauge == "mean" && !is.finite(gig_mean_value(par$p, par$a, par$b))) {
+    ghmix_warn(
+      paste(
+        "E[Y] is infinite for the fitted mixing distribution;",
+        'parameters are reported in gauge = "det".'
+      ),
+      class = "ghmix_warning_gauge", call = call
+    )
+    gauge <- "det"
+  }
+  gauge
 }
 
 # Warns that the fit did not converge, and returns its message: the EM's,

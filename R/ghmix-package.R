@@ -13,7 +13,9 @@
 #'   `logLik`, `nobs`, `vcov`, `fitted`, `predict`, `simulate`, `plot`,
 #'   `anova`; parameters held fixed (`fit_gh(fixed = )`), the hyperbolic,
 #'   Student-t and Gaussian members [fit_hyperbolic()], [fit_student()],
-#'   [fit_gaussian()], and model selection by AIC/BIC [fit_families()].
+#'   [fit_gaussian()], and model selection by AIC/BIC [fit_families()];
+#'   online EM over mini-batches or a stream ([ghmix_online()]) and
+#'   [update()][update.ghmix_fit()] of a fit with new rows.
 #' * The GH family's distribution functions: [dgh()], [pgh()], [qgh()],
 #'   [rgh()] and their NIG forms [dnig()], [pnig()], [qnig()], [rnig()];
 #'   distribution objects [gh_law()] with their moments [gh_moment()],
@@ -62,6 +64,13 @@
 #'   fewer than d + 1 rows.
 #' * `ghmix_error_chunked`: a method that needs the data in memory (such as
 #'   `plot()`) was called on a fit of chunked data.
+#' * `ghmix_error_batch` (also `ghmix_error_argument`, field `batch`): a
+#'   batch of online EM that cannot be used (a batch function that returns
+#'   something other than numbers, a batch with another number of
+#'   columns); with `ghmix_error_online_step` (field `parameters`) instead,
+#'   a batch at which the online E-step or M-step failed.
+#' * `ghmix_error_online`: a method that needs the rows fitted (`fitted()`,
+#'   `predict()` without `newdata`) was called on an online fit.
 #' * `ghmix_error_chunk` (a chunk could not be read or used) and
 #'   `ghmix_error_cluster` (a worker of a cluster or a future failed or
 #'   died): fields `worker`, `host`, `pid`, `chunk` (where it happened),
