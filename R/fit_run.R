@@ -131,7 +131,7 @@ fit_stage <- function(src, family, start, args, call, state, stage) {
   state$par <- par0
   ctx$progress <- src$progress(ctx, state, stage, args$control$trace)
   em <- withCallingHandlers(
-    mix_em(par0, ctx),
+    extreme_em(par0, ctx, src),
     ghmix_error_start = function(e) {
       mix_abort_start_range(e, src$stored, src$dropped, call)
     }
