@@ -185,7 +185,8 @@ fit_column_sd <- function(object) {
 # spreads from the column medians, a row's square exceeds the others' by
 # more than 2^52, the precision of the EM's sums of squares (the
 # statistics of src/core/estep.h), which it then dominates.  Only a fit
-# that did not converge asks (mix_warn_convergence()).
+# that did not converge asks (mix_warn_convergence()), and the direct
+# maximisation of R/fit_extreme.R (with its own limits).
 far_rows_limit <- 2^26
 
 # list(rows, distance): the rows of x (a matrix) beyond `limit`
