@@ -243,10 +243,11 @@ extreme_bulk_start <- function(src, far, ctx) {
                      src$std, src$scaling), error = function(e) NULL)
 }
 
-# v with the mixing coordinates (log a, log b, p or log |p|) moved to
-# their best values over a wide range, along each in turn and along their
-# sum, twice: the far rows pull them a long way (log a by ~ -2 log D for
-# the NIG; log a and log p together for the VG).
+# v with gamma (by O(1) in robust units) and the mixing coordinates
+# (log a, log b, p or log |p|, over a wide range) moved to their best
+# values, along each in turn and along the mixing coordinates' sum, in
+# `sweeps` rounds: the far rows pull them a long way (log a by ~ -2 log D
+# for the NIG).
 extreme_tail_search <- function(v, ctx, k, log_dist, sweeps = 2L) {
   obj <- extreme_objective(ctx)
   d <- ctx$engine$d
@@ -295,8 +296,10 @@ extreme_unpack <- function(v, ctx, d) {
   theta
 }
 
-# The point of the standardised vector v (theta less its gauge entry), as
-# mix_point() has it, in the balanced gauge for the NIG and GH.
+# The point of the standardised vector v (theta less its gauge entry):
+# par (in the units the rows are fitted in, the balanced gauge for the
+# NIG and GH), theta, ok and loglik, the elements of mix_point()'s that
+# mix_result() reads.
 extreme_point <- function(v, ctx) {
   d <- ctx$engine$d
   theta <- extreme_unpack(v, ctx, d)
