@@ -147,6 +147,26 @@ print.ghmix_control <- function(x, ...) {
 #'   `ghmix_warning_scale`). Chunked data ([ghmix_data()]) are fitted in
 #'   their own units; for them such a scale is an error.
 #'
+#' @section Rows far from the rest: A row at \eqn{D} robust spreads
+#'   (IQR / 1.349) from the column medians dominates the EM's sums of
+#'   squares, and its M-step rounds from about \eqn{D = 10^{13}} (skew-t:
+#'   \eqn{10^6}), though the maximum is an ordinary one (for the NIG,
+#'   \eqn{\sqrt{ab} \approx n \delta^2 \alpha / D}). Univariate NIG, GH and
+#'   skew-t fits of in-memory data therefore go on, when the EM stops
+#'   without converging with rows beyond \eqn{2^{10}} robust spreads (or
+#'   converges with rows beyond \eqn{2^{26}}), by a direct quasi-Newton
+#'   maximisation ([stats::nlminb()]) of the log-likelihood, in
+#'   \eqn{\log a, \log b} and the gauge \eqn{a = b}, where the maximum is
+#'   representable up to rows at the largest doubles (`c(x, 1e300)`); the
+#'   trace then ends with a step `"direct"`. Multivariate fits keep the EM
+#'   (their density's exponent at such a row cancels beyond the doubles'
+#'   precision, from about \eqn{D = 10^{11}}), and so do VG fits (their
+#'   likelihood is unbounded for \eqn{p < d/2}, where such a row pulls
+#'   them); they, and a univariate fit whose maximum is no double in the
+#'   data's units (rows on a scale below about 1e-154 beside a far row,
+#'   fitted unstandardised), warn with class `ghmix_warning_range` when
+#'   the rows lie beyond \eqn{2^{26}} robust spreads.
+#'
 #' @section Chunked data and clusters: `x` may be a [ghmix_data()]
 #'   description of data held in chunks (matrices, `.rds` or `.csv` files,
 #'   or functions that return a chunk), which is never gathered in one

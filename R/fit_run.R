@@ -135,7 +135,7 @@ fit_stage <- function(src, family, start, args, call, state, stage) {
   state$par <- par0
   ctx$progress <- src$progress(ctx, state, stage, args$control$trace)
   em <- withCallingHandlers(
-    mix_em(par0, ctx),
+    extreme_em(par0, ctx, src),
     ghmix_error_start = function(e) {
       mix_abort_start_range(e, src$stored, src$dropped, call)
     }
@@ -470,8 +470,11 @@ result_gauge <- function(par, gauge, call) {
 # standardised det gauge the EM iterates in (R/fit_em.R) a or b
 # underflows (only a = b ~ 1.7e-302 are doubles), and the EM's sums of
 # squares cannot resolve the bulk beside the row's square long before
-# that (the EM fails from D ~ 1e11 there, 1e13 robust spreads): the fit
-# cannot be computed, and the warning says so.
+# that (the EM fails from D ~ 1e11 there, 1e13 robust spreads).  In the
+# balanced gauge a = b = sqrt(ab) ~ n / D every parameter is a double:
+# univariate fits go on there by a direct maximisation (R/fit_extreme.R),
+# and this warning is left for the fits that cannot (multivariate and VG
+# fits; see that file).
 mix_warn_convergence <- function(fit, dropped, call) {
   label <- mix_family(fit$family)$label
   far <- far_rows_info(fit$data, dropped)

@@ -185,13 +185,14 @@ fit_column_sd <- function(object) {
 # spreads from the column medians, a row's square exceeds the others' by
 # more than 2^52, the precision of the EM's sums of squares (the
 # statistics of src/core/estep.h), which it then dominates.  Only a fit
-# that did not converge asks (mix_warn_convergence()).
+# that did not converge asks (mix_warn_convergence()), and the direct
+# maximisation of R/fit_extreme.R (with its own limits).
 far_rows_limit <- 2^26
 
-# list(rows, distance): the rows of x (a matrix) beyond far_rows_limit
+# list(rows, distance): the rows of x (a matrix) beyond `limit`
 # robust spreads from the median in some column, and that distance (the
 # largest over the columns).
-far_rows <- function(x) {
+far_rows <- function(x, limit = far_rows_limit) {
   dist <- rep(0, nrow(x))
   for (j in seq_len(ncol(x))) {
     center <- stats::median(x[, j])
@@ -201,6 +202,6 @@ far_rows <- function(x) {
       dist <- pmax(dist, abs(x[, j] / spread - center / spread))
     }
   }
-  rows <- which(dist > far_rows_limit)
+  rows <- which(dist > limit)
   list(rows = rows, distance = dist[rows])
 }

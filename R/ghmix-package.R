@@ -100,9 +100,11 @@
 #' * `ghmix_warning_range`: (also `ghmix_warning_convergence`) a fit of
 #'   in-memory data stopped without converging, with rows beyond 2^26 robust
 #'   spreads (IQR / 1.349) from the column medians, which the EM cannot
-#'   resolve beside the rest in doubles; fields `rows` (in the numbering of
-#'   `x`), `distance` (in robust spreads) and `em_message` (the EM's own
-#'   reason).
+#'   resolve beside the rest in doubles (univariate NIG, GH and skew-t fits
+#'   go on by a direct maximisation there and warn only where that fails:
+#'   see the section "Rows far from the rest" of [fit_nig()]); fields `rows`
+#'   (in the numbering of `x`), `distance` (in robust spreads) and
+#'   `em_message` (the EM's own reason).
 #' * `ghmix_warning_component`: a mixture component degenerated and was
 #'   dropped; field `component` (its number at that point).
 #' * `ghmix_warning_normal_limit`: a NIG or GH fit ended at the normal limit

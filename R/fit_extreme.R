@@ -1,0 +1,343 @@
+# Fits with rows far from the rest (issue 17, item 10).
+#
+# One row at D robust spreads from a bulk of n rows: the EM's M-step takes
+# mu and Sigma as differences of sums about the old centre, dominated by
+# that row's terms (~ D / n and D gamma / n), and fails from D ~ 1e13
+# (the skew-t's from ~1e6).  The maximum itself is an ordinary interior
+# one (for the NIG, sqrt(ab) ~ n delta^2 alpha / D: R/fit_run.R,
+# mix_warn_convergence(); the GH's lies on its skew-t boundary a = 0),
+# and the univariate log density, computed in log space with a
+# cancellation-free exponent, resolves it.  So there the fit goes on by a
+# direct quasi-Newton maximisation (nlminb(), PORT) of the log-likelihood
+# (dgh()'s, confirmed by the E-step's), in robust units (medians and
+# IQR / 1.349) and the det gauge, with log a, log b (ab ~ 1e-604 at
+# D = 1e300 is no double, its logs are), evaluated in the balanced gauge
+# a = b = sqrt(ab) (Y -> sqrt(a / b) Y), where every parameter is a
+# double while sqrt(ab) ~ n / D is: D up to the largest doubles.  The VG
+# is left to the EM: its likelihood is unbounded for p < d / 2 (the
+# density ~ |x - mu|^(2p - 1) at mu), where a far row pulls it.
+
+# Rows beyond this many robust spreads bring the direct maximisation in
+# after an EM that did not converge (the EM already fails for skew-t fits
+# at ~1e6 robust spreads, below far_rows_limit); after one that did, rows
+# beyond far_rows_limit.
+extreme_rows_limit <- 2^10
+
+# mix_em(par0, ctx), followed where it is needed by fit_extreme(); a start
+# whose log-likelihood is not finite (the E-step's, with a row at ~1e300)
+# goes straight to fit_extreme(), and the error stands if that finds no
+# maximum.
+extreme_em <- function(par0, ctx, src) {
+  em <- tryCatch(mix_em(par0, ctx), ghmix_error_start = function(e) e)
+  if (!inherits(em, "condition")) {
+    return(fit_extreme(em, ctx, src, par0))
+  }
+  stub <- list(
+    point = list(par = par0, ok = FALSE, loglik = -Inf), iterations = 0L,
+    status = list(converged = FALSE, message = conditionMessage(em)),
+    trace = mix_trace_frame(mix_trace_new(0), 1, ctx$nobs)
+  )
+  out <- fit_extreme(stub, ctx, src, par0)
+  if (!out$point$ok) stop(em)
+  out
+}
+
+# em as mix_em() returns it (from par0), or, for a univariate fit on
+# in-memory rows (src$stored) some of which are far (extreme_far()), the
+# direct maximum when it is higher.
+fit_extreme <- function(em, ctx, src, par0) {
+  far <- extreme_far(em, ctx, src)
+  if (is.null(far)) {
+    return(em)
+  }
+  ctx <- extreme_context(ctx, src)
+  k <- extreme_gauge_index(ctx, 1L)
+  log_dist <- log(max(far$distance))
+  best <- extreme_best(extreme_starts(em, ctx, src, par0, far$rows, k,
+                                      log_dist), ctx, k, log_dist)
+  if (is.null(best) || best$pt$loglik < em$point$loglik) {
+    return(em)
+  }
+  extreme_result(em, best, ctx)
+}
+
+# The highest of the candidates from starts (NULL if none).
+extreme_best <- function(starts, ctx, k, log_dist) {
+  best <- NULL
+  for (v0 in starts) {
+    cand <- extreme_candidate(v0, ctx, k, log_dist)
+    if (!is.null(cand) && (is.null(best) || cand$pt$loglik > best$pt$loglik)) {
+      best <- cand
+    }
+  }
+  best
+}
+
+# NULL, or the far rows (far_rows()) that call for the direct maximisation
+# of a univariate fit: beyond extreme_rows_limit after an EM that did not
+# converge, beyond far_rows_limit after one that did (its steps there are
+# rounded: it may have stopped short).  Multivariate fits keep the EM's
+# result: their log density's exponent sqrt((a + G)(b + Q)) - gamma'
+# Sigma^-1 (x - mu) cancels for far rows (the univariate one is
+# cancellation-free), beyond the tolerance of extreme_confirmed() from
+# D ~ 1e11.  The VG too (above).
+extreme_far <- function(em, ctx, src) {
+  if (!extreme_applies(ctx, src)) {
+    return(NULL)
+  }
+  limit <- if (em$status$converged) far_rows_limit else extreme_rows_limit
+  far <- far_rows(src$stored, limit)
+  if (length(far$rows) == 0L) NULL else far
+}
+
+extreme_applies <- function(ctx, src) {
+  is.null(ctx$fixed) && !ctx$ties$unbounded && is.matrix(src$stored) &&
+    ctx$engine$d == 1L && ctx$family != "vg"
+}
+
+# The starts (vectors v, theta less its gauge entry): the EM's last point,
+# par0 (the EM can fall from it here: a GH fit from the fitted NIG), and
+# the fit of the other rows with its skewness and mixing parameters
+# searched (extreme_tail_search()).
+extreme_starts <- function(em, ctx, src, par0, far, k, log_dist) {
+  starts <- if (em$point$ok) {
+    list(extreme_theta(em$point$par, ctx)[-k], extreme_theta(par0, ctx)[-k])
+  }
+  bulk <- extreme_bulk_start(src, far, ctx)
+  if (!is.null(bulk)) {
+    starts <- c(starts, list(extreme_tail_search(
+      extreme_theta(bulk, ctx)[-k], ctx, k, log_dist
+    )))
+  }
+  starts
+}
+
+# em with the direct maximum best (extreme_candidate()): its point, a last
+# trace line (step "direct"), converged when the last restart gained no
+# more than extreme_tol().
+extreme_result <- function(em, best, ctx) {
+  pt <- best$pt
+  n <- length(em$trace$loglik)
+  em$trace[n + 1L, ] <- list(n, pt$loglik, pt$loglik / ctx$nobs, "direct",
+                             NA_real_)
+  em$point <- pt
+  em$iterations <- em$iterations + 1L
+  if (ctx$control$tol > 0 && best$gain <= extreme_tol(ctx)) {
+    em$status <- list(converged = TRUE, message = "converged")
+  }
+  em
+}
+
+# The maximum from v0, confirmed (NULL if not), and the gain of the last
+# restart from it (the convergence rule: the log-likelihood is flat in
+# log a to O(1 / D), so there is no rule on the parameters).
+extreme_candidate <- function(v0, ctx, k, log_dist) {
+  opt <- extreme_maximise(v0, ctx)
+  for (i in 1:4) {
+    # nlminb() stops early along log a, where the log-likelihood is
+    # nearly flat: line searches there, then nlminb() again
+    v <- extreme_tail_search(opt$par, ctx, k, log_dist, 1L)
+    again <- extreme_maximise(v, ctx)
+    gain <- opt$objective - again$objective
+    if (gain > 0) opt <- again
+    if (!(gain > extreme_tol(ctx))) break
+  }
+  pt <- extreme_point(opt$par, ctx)
+  if (!pt$ok || !extreme_confirmed(pt, ctx)) {
+    return(NULL)
+  }
+  list(pt = pt, gain = max(gain, 0))
+}
+
+# The gain in log-likelihood below which the maximisation has converged
+# (the EM's rule on it).
+extreme_tol <- function(ctx) ctx$control$tol * ctx$nobs
+
+# Whether the E-step's log-likelihood at pt (in the units the rows are
+# fitted in) agrees with dgh()'s: two computations, so that the maximiser
+# has not run into parameters where one of them loses its accuracy.
+extreme_confirmed <- function(pt, ctx) {
+  chol_l <- .Call(ffi_chol_lower, pt$par$sigma)
+  st <- mix_estep(ctx$engine, pt$par, ctx$what, chol_l = chol_l)
+  !is.null(st) && st$n_bad == 0 &&
+    isTRUE(abs(st$loglik - pt$loglik) <= 1e-9 * (1 + abs(pt$loglik)))
+}
+
+extreme_objective <- function(ctx) {
+  function(v) {
+    pt <- extreme_point(v, ctx)
+    # (finite: optimize() warns of an infinite value)
+    if (pt$ok) -pt$loglik else .Machine$double.xmax
+  }
+}
+
+# nlminb() from v0; v0 itself where it ends at non-finite parameters.
+extreme_maximise <- function(v0, ctx) {
+  obj <- extreme_objective(ctx)
+  opt <- stats::nlminb(v0, obj, control = list(
+    eval.max = 4000L, iter.max = 2000L, rel.tol = 1e-14
+  ))
+  if (all(is.finite(opt$par)) && is.finite(opt$objective)) {
+    return(opt)
+  }
+  list(par = v0, objective = obj(v0))
+}
+
+# A copy of ctx with std the rows' medians and robust spreads (those of the
+# rows as fitted): the units the maximisation works in (the EM's, the
+# moments, are ~ D / sqrt(n) there), the rows z in those units and their
+# weights w (NULL: all 1).
+extreme_context <- function(ctx, src) {
+  x <- src$stored
+  if (!is.null(src$scaling)) x <- scaling_apply(x, src$scaling)
+  center <- column_medians(x, src$weights)
+  scale <- vapply(seq_len(ncol(x)), function(j) {
+    robust_spread(x[, j], center[[j]], src$weights)
+  }, 0)
+  out <- as.environment(as.list(ctx, all.names = TRUE))
+  out$std <- list(center = center, scale = scale)
+  out$z <- scaling_apply(x, out$std)
+  out$w <- weights_in_sums(src$weights)
+  out
+}
+
+# theta (theta_pack()) of par in the standardised det gauge of ctx, with
+# log a and log b taken without underflow.
+extreme_theta <- function(par, ctx) {
+  d <- length(par$mu)
+  z <- to_std(par, ctx$std)
+  chol_z <- t(chol(z$sigma))
+  log_diag <- log(diag(chol_z))
+  log_s <- 2 * sum(log_diag) / d
+  z <- apply_scale(z, exp(log_s))
+  tri <- mix_tri_index(ctx, d)
+  chol_v <- (chol_z / exp(log_s / 2))[tri$lower]
+  chol_v[tri$lower_diag] <- log_diag - log_s / 2
+  theta <- theta_pack(z, ctx$family, ctx$symmetric, chol_v)
+  la <- log(par$a) - log_s
+  lb <- log(par$b) + log_s
+  m <- length(theta)
+  switch(ctx$family,
+    gh = theta[m - 1:0] <- pmax(c(la, lb), log(1e-300) - abs(log_s)),
+    nig = theta[m - 1:0] <- c(la, lb),
+    vg = theta[m] <- la,
+    skewt = theta[m] <- lb
+  )
+  theta
+}
+
+# The parameters of the fit of the rows less the far ones, in the units
+# the rows are fitted in (NULL if it fails).
+extreme_bulk_start <- function(src, far, ctx) {
+  w <- if (is.null(src$weights)) NULL else src$weights[-far]
+  fit <- tryCatch(suppressWarnings(mix_fit(
+    src$stored[-far, , drop = FALSE], ctx$family, ctx$symmetric, NULL,
+    ctx$control, "det", FALSE, "cpu", ghmix_threads(), 0L, ctx$call,
+    weights = w
+  )), error = function(e) NULL)
+  if (is.null(fit)) {
+    return(NULL)
+  }
+  # (an error where the bulk's parameters are no doubles in these units)
+  tryCatch(mix_start(src$stored, fit, ctx$family, ctx$symmetric, ctx$call,
+                     src$std, src$scaling), error = function(e) NULL)
+}
+
+# v with gamma (by O(1) in robust units) and the mixing coordinates
+# (log a, log b, p or log |p|, over a wide range) moved to their best
+# values, along each in turn and along the mixing coordinates' sum, in
+# `sweeps` rounds: the far rows pull them a long way (log a by ~ -2 log D
+# for the NIG).
+extreme_tail_search <- function(v, ctx, k, log_dist, sweeps = 2L) {
+  obj <- extreme_objective(ctx)
+  d <- ctx$engine$d
+  unit <- function(j) replace(numeric(length(v)), j, 1)
+  mixing <- seq(k, length(v))
+  skew <- if (ctx$symmetric) integer() else d + seq_len(d)
+  dirs <- c(lapply(skew, unit), lapply(mixing, unit),
+            list(replace(numeric(length(v)), mixing, 1)))
+  span <- 3 * log_dist + 20
+  for (sweep in seq_len(sweeps)) {
+    for (u in dirs) {
+      # gamma (in robust units) by O(1); the mixing parameters far
+      lim <- if (any(u[skew] != 0)) c(-4, 4) else c(-span, span / 4)
+      v <- extreme_line_search(function(t) obj(v + t * u), lim) * u + v
+    }
+  }
+  v
+}
+
+# The best t in lim for f, from a grid (f need not be unimodal) refined by
+# optimize(); 0 unless that is better than f(0).
+extreme_line_search <- function(f, lim) {
+  grid <- seq(lim[[1L]], lim[[2L]], length.out = 40L)
+  vals <- vapply(grid, f, 0)
+  i <- which.min(vals)
+  if (vals[[i]] >= f(0)) {
+    return(0)
+  }
+  t <- stats::optimize(f, grid[c(max(i - 1L, 1L), min(i + 1L, 40L))])$minimum
+  if (f(t) < vals[[i]]) t else grid[[i]]
+}
+
+# The position in theta (theta_pack()) of the last log diagonal entry of
+# the Cholesky factor: minus the sum of the others in the det gauge, so
+# left out of the vector maximised over.
+extreme_gauge_index <- function(ctx, d) {
+  d * (if (ctx$symmetric) 1L else 2L) + d * (d + 1L) / 2L
+}
+
+extreme_unpack <- function(v, ctx, d) {
+  k <- extreme_gauge_index(ctx, d)
+  dg <- mix_tri_index(ctx, d)$lower_diag
+  theta <- append(v, 0, after = k - 1L)
+  off <- k - d * (d + 1L) / 2L
+  theta[k] <- -sum(theta[off + dg[-d]])
+  theta
+}
+
+# The point of the standardised vector v (theta less its gauge entry):
+# par (in the units the rows are fitted in, the balanced gauge for the
+# NIG and GH), theta, ok and loglik, the elements of mix_point()'s that
+# mix_result() reads.
+extreme_point <- function(v, ctx) {
+  d <- ctx$engine$d
+  theta <- extreme_unpack(v, ctx, d)
+  z <- from_theta(theta, ctx$family, ctx$symmetric, d)
+  sub <- theta[extreme_gauge_index(ctx, d) + seq_len(3L)]
+  chol_z <- matrix(0, d, d)
+  chol_z[lower.tri(chol_z, TRUE)] <- theta[extreme_gauge_index(ctx, d) -
+                                             d * (d + 1L) / 2L +
+                                             seq_len(d * (d + 1L) / 2L)]
+  diag(chol_z) <- exp(diag(chol_z))
+  if (ctx$family %in% c("nig", "gh")) {
+    lab <- if (ctx$family == "gh") sub[2:3] else sub[1:2]
+    s <- exp((lab[[1L]] - lab[[2L]]) / 2)
+    z <- apply_scale(z, s)
+    z$a <- z$b <- exp(sum(lab) / 2)
+    chol_z <- chol_z / sqrt(s)
+  }
+  z$sigma <- tcrossprod(chol_z)
+  loglik <- extreme_loglik(z, chol_z, ctx)
+  list(par = from_std(z, ctx$std), theta = theta, ok = is.finite(loglik),
+       loglik = loglik)
+}
+
+# The log-likelihood of the rows as fitted at the parameters z in the
+# units of ctx$std (lower Cholesky factor chol_z of z$sigma), by dgh(), the
+# density computed in log space without the E-step's sums.
+extreme_loglik <- function(z, chol_z, ctx) {
+  if (!all(is.finite(chol_z)) || !all(diag(chol_z) > 0) ||
+        !all(is.finite(c(z$mu, z$gamma))) || !gig_valid(z$p, z$a, z$b)) {
+    return(NA_real_)
+  }
+  sigma <- if (ncol(ctx$z) == 1L) chol_z[1L] else tcrossprod(chol_z)
+  x <- if (ncol(ctx$z) == 1L) ctx$z[, 1L] else ctx$z
+  # (an error where tcrossprod(chol_z) rounds to no positive definite
+  # matrix)
+  f <- tryCatch(suppressWarnings(dgh(x, z$mu, z$gamma, sigma, z$p, z$a, z$b,
+                                     log = TRUE)),
+                ghmix_error = function(e) NA_real_)
+  ll <- if (is.null(ctx$w)) sum(f) else sum(ctx$w * f)
+  ll - ctx$nobs * sum(log(ctx$std$scale))
+}
