@@ -413,3 +413,41 @@ shrink_vcov_na <- function(object) {
                        object$symmetric)
   matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
 }
+
+# fit_gaussian(shrink = ): the maximum of loglik + P* over Sigma (mu the
+# column means).  By the envelope theorem P*'s gradient is that of P in the
+# gauge c*, so its stationary points are the fixed points of
+# Sigma = (n S + k T / c) / (n + k), c = tr(Sigma^-1 T) / d.  With T = M M'
+# and lambda the eigenvalues of M^-1 S M^-T, u = 1 / c solves
+# g(u) = u (n + k) / d sum_j 1 / (n lambda_j + k u) = 1, g increasing from
+# 0 to (n + k) / k: one root, the maximum (F -> -Inf at the boundary).
+shrink_gaussian <- function(fit, x, spec, call) {
+  n <- fit$nobs
+  d <- fit$d
+  s <- fit$parameters$sigma
+  src <- list(engine = list(d = d), std = list(cov = s), stored = x,
+              nobs = n)
+  prior <- shrink_setup(spec, src, call)
+  k <- prior$weight
+  fit$shrink <- shrink_result(prior)
+  if (k > 0 && d > 1) {
+    m <- prior$chol_target
+    lam <- eigen(forwardsolve(m, t(forwardsolve(m, s))), symmetric = TRUE,
+                 only.values = TRUE)$values
+    g <- function(t) exp(t) * (n + k) / d * sum(1 / (n * lam + k * exp(t))) - 1
+    t0 <- -log(mean(1 / lam))
+    root <- stats::uniroot(g, c(t0 - 1, t0 + 1), extendInt = "upX",
+                           tol = 1e-14)$root
+    sigma <- shrink_sigma(s, prior$target_fit, k, n, exp(-root))
+    fit$parameters$sigma <- (sigma + t(sigma)) / 2
+  }
+  chol_l <- .Call(ffi_chol_lower, fit$parameters$sigma)
+  logdet <- 2 * sum(log(diag(chol_l)))
+  if (k > 0 && d > 1) {
+    tr_s <- sum(chol2inv(t(chol_l)) * s)
+    fit$loglik <- -n / 2 * (d * log(2 * pi) + logdet + tr_s)
+  }
+  tr <- sum(forwardsolve(chol_l, prior$chol_target)^2)
+  fit$objective <- fit$loglik + shrink_penalty(logdet, tr, d, k)
+  fit
+}

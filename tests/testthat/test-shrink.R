@@ -262,3 +262,43 @@ test_that("bad shrink input is a classed error naming shrink", {
   expect_error(fit_gh(x, components = 2:3, shrink = 10),
                class = "ghmix_error_shrink")
 })
+
+test_that("fit_gaussian(shrink = ): the maximum of the penalised objective", {
+  x <- shrink_data(300)
+  n <- nrow(x)
+  d <- ncol(x)
+  plain <- fit_gaussian(x)
+  zero <- fit_gaussian(x, shrink = 0)
+  expect_identical(zero$parameters, plain$parameters)
+  expect_identical(zero$loglik, plain$loglik)
+  expect_identical(zero$objective, plain$loglik)
+  for (sh in list(ghmix_shrink(), ghmix_shrink("identity", 100))) {
+    fit <- fit_gaussian(x, shrink = sh)
+    s <- plain$parameters$sigma
+    tgt <- fit$shrink$target
+    k <- fit$shrink$weight
+    objective <- function(sigma) {
+      ld <- as.numeric(determinant(sigma)$modulus)
+      tr <- sum(diag(solve(sigma, tgt)))
+      -n / 2 * (d * log(2 * pi) + ld + sum(diag(solve(sigma, s)))) -
+        k / 2 * (ld + d * log(tr / d) + d)
+    }
+    sigma <- fit$parameters$sigma
+    expect_equal(fit$objective, objective(sigma), tolerance = 1e-12)
+    # the fixed point of the penalised step
+    c_star <- sum(diag(solve(sigma, tgt))) / d
+    expect_equal(sigma, (n * s + k * tgt / c_star) / (n + k),
+                 tolerance = 1e-10)
+    # a maximum: no nearby Sigma does better
+    set.seed(8)
+    for (i in 1:20) {
+      e <- matrix(rnorm(d * d), d)
+      e <- (e + t(e)) * 1e-3 * mean(diag(sigma))
+      expect_lte(objective(sigma + e), fit$objective)
+    }
+    expect_output(print(fit), "Penalised fit")
+  }
+  big <- fit_gaussian(x, shrink = 1e10)
+  expect_lt(max(abs(cov2cor(big$parameters$sigma) - diag(d))), 1e-6)
+  expect_error(fit_gaussian(x, shrink = "bad"), class = "ghmix_error_shrink")
+})
