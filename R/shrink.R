@@ -31,8 +31,8 @@
 #' Shrinkage (penalised EM) settings of the fitters
 #'
 #' `ghmix_shrink()` describes the prior of a penalised fit (`shrink =` of
-#' [fit_nig()], [fit_gh()], [fit_vg()], [fit_skewt()], [fit_hyperbolic()]
-#' and [fit_student()]): the fit is the posterior mode under an
+#' [fit_nig()], [fit_gh()], [fit_vg()], [fit_skewt()], [fit_hyperbolic()],
+#' [fit_student()] and [fit_gaussian()]): the fit is the posterior mode under an
 #' inverse-Wishart-type prior that pulls \eqn{\Sigma} toward a target
 #' \eqn{T} with the weight of \eqn{k} pseudo-observations,
 #' \deqn{P(\Sigma) = -\frac{k}{2}\left[\log\det\Sigma +
