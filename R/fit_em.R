@@ -102,7 +102,7 @@ mix_em <- function(par0, ctx) {
       status <- list(converged = FALSE, message = sing)
       break
     }
-    done <- mix_converged(pt, nxt$pt, n + shrink_weight(ctx$shrink), ctl)
+    done <- mix_converged(pt, nxt$pt, n + shrink_rows(ctx$shrink), ctl)
     pt <- nxt$pt
     if (done) {
       status <- list(converged = TRUE, message = "converged")

@@ -73,17 +73,18 @@
 #'   cT\|^2}, \eqn{c = \langle S_n, T\rangle / \langle T, T\rangle}
 #'   (Frobenius norms): for `"identity"` their Lemmas 3.2-3.4 as they stand.
 #'   For `"diagonal"` the sums run over the off-diagonal entries of the
-#'   correlation matrix (the columns standardised; Schäfer and Strimmer
-#'   2005, target D on the correlation scale), which leaves \eqn{k} free of
-#'   the data's units. The rule needs the rows in memory: chunked data need
-#'   a numeric `weight`.
+#'   correlation matrix (the columns standardised; Sch\enc{ä}{ae}fer and
+#'   Strimmer 2005, target D on the correlation scale), which leaves
+#'   \eqn{k} free of the data's units. Where the sample covariance already
+#'   has the target's shape (always for \eqn{d = 1}), \eqn{\rho = 0}. The
+#'   rule needs the rows in memory: chunked data need a numeric `weight`.
 #' @return An object of class `"ghmix_shrink"`.
 #' @references Dempster, A. P., Laird, N. M. and Rubin, D. B. (1977).
 #'   Maximum likelihood from incomplete data via the EM algorithm.
 #'   *Journal of the Royal Statistical Society B* 39, 1-38. Ledoit, O. and
 #'   Wolf, M. (2004). A well-conditioned estimator for large-dimensional
 #'   covariance matrices. *Journal of Multivariate Analysis* 88, 365-411.
-#'   Schäfer, J. and Strimmer, K. (2005). A shrinkage approach to
+#'   Sch\enc{ä}{ae}fer, J. and Strimmer, K. (2005). A shrinkage approach to
 #'   large-scale covariance matrix estimation and implications for
 #'   functional genomics. *Statistical Applications in Genetics and
 #'   Molecular Biology* 4, 32.
@@ -216,8 +217,7 @@ shrink_check_single <- function(shrink, call) {
 # The prior of a fit, from its spec (shrink_arg()) and source
 # (fit_source()): target (data's units), target_fit and chol_target (in
 # the units the rows are fitted in), weight k, rule ("given" or
-# "ledoit-wolf"), intensity (rho of the rule, else NA) and log_scale (sum of
-# the log scales of the standardisation: F moves by (n + k) times it).
+# "ledoit-wolf"), intensity (rho of the rule, else NA) and d.
 shrink_setup <- function(spec, src, call) {
   if (is.null(spec)) {
     return(NULL)
@@ -229,17 +229,17 @@ shrink_setup <- function(spec, src, call) {
     type = if (is.character(spec$target)) spec$target else "matrix",
     target = tt$user, target_fit = tt$fit,
     chol_target = .Call(ffi_chol_lower, tt$fit), weight = spec$weight,
-    rule = "given", intensity = NA_real_, log_scale = sum(log(sc)), d = d
+    rule = "given", intensity = NA_real_, d = d
   )
+  if (is.null(out$chol_target)) {
+    abort_shrink("The target of `shrink` is not positive definite here.",
+                 call)
+  }
   if (is.null(spec$weight)) {
     rho <- shrink_rule_intensity(out, src, call)
     out$rule <- "ledoit-wolf"
     out$intensity <- rho
     out$weight <- src$nobs * rho / (1 - rho)
-  }
-  if (is.null(out$chol_target)) {
-    abort_shrink("The target of `shrink` is not positive definite here.",
-                 call)
   }
   out
 }
@@ -303,9 +303,10 @@ shrink_rho_max <- 0.999
 # The Ledoit-Wolf (2004, Lemmas 3.2-3.4) intensity of the covariance (divisor
 # W) of the rows x (weights w, NULL: all 1) toward c T, c fitted by least
 # squares; target NULL: the diagonal target on the correlation scale
-# (off-diagonal entries only; Schäfer and Strimmer 2005).  The sums over the
+# (off-diagonal entries only; Schaefer and Strimmer 2005).  The sums over the
 # rows of ||x x' - S||^2 are expanded (sum_i w_i x_i x_i' = W S):
-# sum_i w_i ||x_i||^4 - W ||S||^2.
+# sum_i w_i ||x_i||^4 - W ||S||^2.  Where S has the target's shape (always
+# for d = 1) the intensity is 0.
 shrink_intensity <- function(x, w, target) {
   if (is.null(w)) w <- rep(1, nrow(x))
   tot <- sum(w)
@@ -323,7 +324,7 @@ shrink_intensity <- function(x, w, target) {
     d2 <- sum((s - sum(s * target) / sum(target^2) * target)^2)
   }
   if (d2 <= 0) {
-    return(1)
+    return(0)
   }
   min(max(b2, 0), d2) / d2
 }
@@ -368,8 +369,14 @@ shrink_mstep <- function(sigma, pt, prior) {
   out
 }
 
-# The weight that the convergence rule divides by besides the rows.
+# The weight k (0 without a prior).
 shrink_weight <- function(prior) if (is.null(prior)) 0 else prior$weight
+
+# The pseudo-observations that the convergence rule adds to the rows (none
+# for d = 1, where P* is a constant).
+shrink_rows <- function(prior) {
+  if (is.null(prior) || prior$d == 1L) 0 else prior$weight
+}
 
 # The record of the prior in a fit (data's units).
 shrink_result <- function(prior) {

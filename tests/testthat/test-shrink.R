@@ -207,10 +207,15 @@ test_that("the family fits, fixed parameters and d = 1", {
   expect_gte(gh$objective, nig$objective - 1e-9 * abs(nig$objective))
   held <- fit_gh(x, fixed = list(mu = colMeans(x)), shrink = 40)
   expect_identical(unname(held$parameters$mu), unname(colMeans(x)))
-  # d = 1: P* is a constant, the fit the unpenalised one
+  # d = 1: P* is a constant, the fit the unpenalised one; the rule gives 0
   one <- fit_nig(x[, 1L], shrink = 40)
   plain <- fit_nig(x[, 1L])
   expect_equal(one$parameters, plain$parameters, tolerance = 1e-8)
+  expect_identical(one$iterations, plain$iterations)
+  rule <- fit_nig(x[, 1L], shrink = ghmix_shrink())
+  expect_identical(rule$shrink$intensity, 0)
+  expect_identical(rule$shrink$weight, 0)
+  expect_identical(rule$parameters, plain$parameters)
 })
 
 test_that("print, summary and vcov of a penalised fit", {
