@@ -310,8 +310,9 @@ print.ghmix_control <- function(x, ...) {
 #'   estimate, which `logLik()`, `AIC()` and `BIC()` use: information
 #'   criteria of the penalised estimate, with the unpenalised df), and adds
 #'   `objective` (the penalised objective), `shrink` (`type`, `target` in
-#'   the data's units, `weight` \eqn{k}, `rule`: `"given"` or
-#'   `"ledoit-wolf"`, and its `intensity`) and a column `objective` in
+#'   the data's units, `weight` \eqn{k}, `rule`: `"given"`,
+#'   `"ledoit-wolf"` or `"cv"`, its `intensity`, and for `"cv"` the table
+#'   `cv`) and a column `objective` in
 #'   `trace`. `print()` and `summary()` report them; `vcov()` of a
 #'   penalised fit is an error of class `ghmix_error_shrink` (standard
 #'   errors of a posterior mode are not those of the observed information),

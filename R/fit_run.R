@@ -42,7 +42,8 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
   on.exit(src$engine$free())
   args$fixed <- check_fixed(args$fixed, src$engine$d, call)
   if (!is.null(args$fixed$gamma)) args$symmetric <- TRUE
-  args$prior <- shrink_setup(args$shrink, src, call)
+  args$prior <- shrink_setup(args$shrink, src, call,
+                             shrink_fold_fitter(src, family, args, call))
   state$scaling <- src$scaling
   mix_warn_ties(src$ties, family, call, src$nobs)
   if (is.null(start) && family == "gh") {

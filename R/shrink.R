@@ -59,9 +59,9 @@
 #'   toward 0; `"identity"`: the mean of those variances times the identity
 #'   (toward sphericity: the columns should share units); or a symmetric
 #'   positive definite \eqn{d \times d}{d x d} matrix in the data's units.
-#' @param weight `NULL` (default): the rule below; or the number of
-#'   pseudo-observations \eqn{k}, a finite number, 0 or more (0 is the
-#'   unpenalised fit).
+#' @param weight `NULL` (default): the rule below; `"cv"`: chosen by
+#'   cross-validation (below); or the number of pseudo-observations
+#'   \eqn{k}, a finite number, 0 or more (0 is the unpenalised fit).
 #' @section The weight rule: With `weight = NULL`, \eqn{k} comes from the
 #'   Ledoit and Wolf (2004) intensity \eqn{\rho} of the sample covariance
 #'   \eqn{S_n} (divisor \eqn{W}) toward the target, converted to
@@ -78,6 +78,17 @@
 #'   \eqn{k} free of the data's units. Where the sample covariance already
 #'   has the target's shape (always for \eqn{d = 1}), \eqn{\rho = 0}. The
 #'   rule needs the rows in memory: chunked data need a numeric `weight`.
+#' @section Cross-validation: `weight = "cv"` fits each intensity
+#'   \eqn{\rho} of the grid 0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7 (as
+#'   \eqn{k = W\rho/(1-\rho)} with \eqn{W} the training rows' weight) on
+#'   four fifths of the rows and sums the log-densities of the fifth left
+#'   out, over the 5 folds (rows \eqn{i, i + 5, i + 10, \ldots}: no random
+#'   numbers), and keeps the \eqn{\rho} with the highest sum; the fit's
+#'   `shrink$cv` is that table. Each fold fit is the same fit (family,
+#'   `control`, `fixed`, `weights`) with its target from its own rows, so
+#'   that costs 40 fits; a fold fit that fails counts as \eqn{-\infty}.
+#'   The training rows must make a fit on their own (at least
+#'   \eqn{d + 1} of them).
 #' @return An object of class `"ghmix_shrink"`.
 #' @references Dempster, A. P., Laird, N. M. and Rubin, D. B. (1977).
 #'   Maximum likelihood from incomplete data via the EM algorithm.
@@ -111,7 +122,8 @@ print.ghmix_shrink <- function(x, ...) {
   cat(sprintf(
     "<ghmix_shrink> target %s, weight %s\n", shrink_target_label(x$target),
     if (is.null(x$weight)) "by the Ledoit-Wolf rule" else
-      format(x$weight, digits = 6L)
+      if (identical(x$weight, "cv")) "by cross-validation" else
+        format(x$weight, digits = 6L)
   ))
   invisible(x)
 }
@@ -165,13 +177,19 @@ shrink_square_ok <- function(m) {
     nrow(m) == ncol(m)
 }
 
+shrink_number_ok <- function(v) {
+  is.numeric(v) && !is.factor(v) && length(v) == 1L && is.null(dim(v)) &&
+    isTRUE(is.finite(v) && v >= 0)
+}
+
 shrink_check_weight <- function(weight, arg, call) {
-  ok <- is.null(weight) ||
-    (is.numeric(weight) && !is.factor(weight) && length(weight) == 1L &&
-       is.null(dim(weight)) && isTRUE(is.finite(weight) && weight >= 0))
-  if (!ok) {
+  if (identical(weight, "cv")) {
+    return(weight)
+  }
+  if (!(is.null(weight) || shrink_number_ok(weight))) {
     abort_shrink(
-      sprintf("`%s` must be NULL or a finite number, 0 or more.", arg), call
+      sprintf('`%s` must be NULL, "cv" or a finite number, 0 or more.', arg),
+      call
     )
   }
   if (is.null(weight)) NULL else as.double(weight)
@@ -217,8 +235,10 @@ shrink_check_single <- function(shrink, call) {
 # The prior of a fit, from its spec (shrink_arg()) and source
 # (fit_source()): target (data's units), target_fit and chol_target (in
 # the units the rows are fitted in), weight k, rule ("given" or
-# "ledoit-wolf"), intensity (rho of the rule, else NA) and d.
-shrink_setup <- function(spec, src, call) {
+# "ledoit-wolf" or "cv"), intensity (rho of the rule, else NA), d, and for
+# "cv" the table cv.  fold_fit(rows, k, target): the fit of some rows of
+# src with another prior (shrink_fold_fitter()).
+shrink_setup <- function(spec, src, call, fold_fit = NULL) {
   if (is.null(spec)) {
     return(NULL)
   }
@@ -235,11 +255,17 @@ shrink_setup <- function(spec, src, call) {
     abort_shrink("The target of `shrink` is not positive definite here.",
                  call)
   }
-  if (is.null(spec$weight)) {
-    rho <- shrink_rule_intensity(out, src, call)
+  if (identical(spec$weight, "cv")) {
+    cv <- shrink_cv(spec$target, src, fold_fit, call)
+    out$rule <- "cv"
+    out$cv <- cv
+    out$intensity <- cv$intensity[which.max(cv$cv_loglik)]
+  } else if (is.null(spec$weight)) {
     out$rule <- "ledoit-wolf"
-    out$intensity <- rho
-    out$weight <- src$nobs * rho / (1 - rho)
+    out$intensity <- shrink_rule_intensity(out, src, call)
+  }
+  if (out$rule != "given") {
+    out$weight <- src$nobs * out$intensity / (1 - out$intensity)
   }
   out
 }
@@ -270,17 +296,21 @@ shrink_target <- function(target, cov, sc, call) {
   list(user = diag(exp(lm), d), fit = diag(exp(lm - 2 * log(sc)), d))
 }
 
-# rho of the rule for the rows of src (in memory) toward the target.
-shrink_rule_intensity <- function(prior, src, call) {
+shrink_need_rows <- function(src, call) {
   if (!is.matrix(src$stored)) {
     abort_shrink(
       paste(
-        "The weight rule of `shrink` needs the rows in memory; give chunked",
+        "The weight rules of `shrink` need the rows in memory; give chunked",
         "data a weight: ghmix_shrink(weight = ) or shrink = <number>."
       ),
       call
     )
   }
+}
+
+# rho of the rule for the rows of src (in memory) toward the target.
+shrink_rule_intensity <- function(prior, src, call) {
+  shrink_need_rows(src, call)
   x <- src$stored
   if (prior$type == "diagonal" && !is.null(src$scaling)) {
     x <- scaling_apply(x, src$scaling) # the same rho, in safer units
@@ -299,6 +329,61 @@ shrink_rule_intensity <- function(prior, src, call) {
 
 # The largest intensity the rule gives (k <= 999 W).
 shrink_rho_max <- 0.999
+
+# weight = "cv": the grid of intensities and the number of folds.
+shrink_cv_grid <- c(0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7)
+shrink_cv_folds <- 5L
+
+# The table of the cross-validated log-likelihood of each intensity.
+shrink_cv <- function(target, src, fold_fit, call) {
+  shrink_need_rows(src, call)
+  x <- src$stored
+  n <- nrow(x)
+  w <- if (is.null(src$weights)) rep(1, n) else src$weights
+  fold <- (seq_len(n) - 1L) %% shrink_cv_folds + 1L
+  score <- vapply(shrink_cv_grid, function(rho) {
+    sum(vapply(seq_len(shrink_cv_folds), function(f) {
+      train <- which(fold != f)
+      k <- sum(w[train]) * rho / (1 - rho)
+      test <- which(fold == f & w > 0)
+      shrink_cv_heldout(fold_fit, train, k, target, x[test, , drop = FALSE],
+                        w[test])
+    }, 0))
+  }, 0)
+  if (!any(is.finite(score))) {
+    abort_shrink(
+      paste(
+        "Cross-validation for `shrink` failed: no fold fit succeeded (each",
+        "fold's training rows must make a fit); give a weight."
+      ),
+      call
+    )
+  }
+  data.frame(intensity = shrink_cv_grid, cv_loglik = score)
+}
+
+# The weighted log-likelihood of the test rows under the fit of the
+# training rows with weight k (-Inf when that fit fails).
+shrink_cv_heldout <- function(fold_fit, train, k, target, x_test, w_test) {
+  fit <- tryCatch(suppressWarnings(fold_fit(train, k, target)),
+                  ghmix_error = function(e) NULL)
+  if (is.null(fit)) {
+    return(-Inf)
+  }
+  sum(w_test * stats::predict(fit, x_test, type = "log_density"))
+}
+
+# The fold fits of weight = "cv": the fit of src's rows `rows` by the same
+# family and arguments, with prior weight k toward target.
+shrink_fold_fitter <- function(src, family, args, call) {
+  function(rows, k, target) {
+    w <- if (is.null(src$weights)) NULL else src$weights[rows]
+    mix_fit(src$stored[rows, , drop = FALSE], family, args$symmetric, NULL,
+            args$control, args$gauge, FALSE, args$backend, args$threads,
+            args$device, call, NULL, w, fixed = args$fixed,
+            shrink = ghmix_shrink(target, k))
+  }
+}
 
 # The Ledoit-Wolf (2004, Lemmas 3.2-3.4) intensity of the covariance (divisor
 # W) of the rows x (weights w, NULL: all 1) toward c T, c fitted by least
@@ -380,7 +465,8 @@ shrink_rows <- function(prior) {
 
 # The record of the prior in a fit (data's units).
 shrink_result <- function(prior) {
-  prior[c("type", "target", "weight", "rule", "intensity")]
+  prior[intersect(c("type", "target", "weight", "rule", "intensity", "cv"),
+                  names(prior))]
 }
 
 # The line of print() and summary() for a penalised fit.
@@ -393,7 +479,8 @@ shrink_line <- function(x) {
     ),
     sh$type, format(sh$weight, digits = 6L),
     if (sh$rule == "given") "given" else
-      sprintf("Ledoit-Wolf rule, intensity %s",
+      sprintf("%s, intensity %s",
+              if (sh$rule == "cv") "cross-validated" else "Ledoit-Wolf rule",
               format(sh$intensity, digits = 4L)),
     format(x$objective, digits = 10L)
   )
@@ -434,6 +521,9 @@ shrink_gaussian <- function(fit, x, spec, call) {
   s <- fit$parameters$sigma
   src <- list(engine = list(d = d), std = list(cov = s), stored = x,
               nobs = n)
+  if (identical(spec$weight, "cv")) {
+    abort_shrink('fit_gaussian() takes no `shrink` weight "cv".', call)
+  }
   prior <- shrink_setup(spec, src, call)
   k <- prior$weight
   fit$shrink <- shrink_result(prior)

@@ -239,6 +239,8 @@ test_that("chunked data take a given weight; the rule needs the rows", {
   expect_equal(fc$objective, fm$objective, tolerance = 1e-8)
   expect_error(fit_nig(chunks, shrink = ghmix_shrink()),
                class = "ghmix_error_shrink")
+  expect_error(fit_nig(chunks, shrink = ghmix_shrink(weight = "cv")),
+               class = "ghmix_error_shrink")
 })
 
 test_that("bad shrink input is a classed error naming shrink", {
@@ -255,7 +257,7 @@ test_that("bad shrink input is a classed error naming shrink", {
   }
   expect_error(ghmix_shrink(weight = -2), "weight",
                class = "ghmix_error_shrink")
-  expect_error(ghmix_shrink(weight = "cv"), class = "ghmix_error_shrink")
+  expect_error(ghmix_shrink(weight = "CV"), class = "ghmix_error_shrink")
   expect_error(ghmix_shrink(target = "full"), "target",
                class = "ghmix_error_shrink")
   expect_error(ghmix_shrink(target = diag(c(1, -1))),
@@ -306,4 +308,41 @@ test_that("fit_gaussian(shrink = ): the maximum of the penalised objective", {
   big <- fit_gaussian(x, shrink = 1e10)
   expect_lt(max(abs(cov2cor(big$parameters$sigma) - diag(d))), 1e-6)
   expect_error(fit_gaussian(x, shrink = "bad"), class = "ghmix_error_shrink")
+})
+
+test_that("weight = \"cv\": the cross-validated intensity", {
+  set.seed(21)
+  n <- 150
+  d <- 12
+  truth <- 0.8 * diag(d) + 0.2
+  y <- rgig(n, p = -0.5, a = 2, b = 2)
+  x <- sqrt(y) * (matrix(rnorm(n * d), n) %*% chol(truth))
+  colnames(x) <- paste0("v", seq_len(d))
+  fit <- suppressWarnings(fit_nig(x, symmetric = TRUE,
+                                  shrink = ghmix_shrink(weight = "cv")))
+  cv <- fit$shrink$cv
+  expect_identical(fit$shrink$rule, "cv")
+  expect_identical(cv$intensity, c(0, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7))
+  rho <- cv$intensity[which.max(cv$cv_loglik)]
+  expect_identical(fit$shrink$intensity, rho)
+  expect_equal(fit$shrink$weight, n * rho / (1 - rho), tolerance = 1e-14)
+  expect_gt(rho, 0)
+  # the fit is that of the chosen weight
+  again <- fit_nig(x, symmetric = TRUE, shrink = fit$shrink$weight)
+  expect_identical(again$parameters, fit$parameters)
+  # one row of the table, computed fold by fold here
+  fold <- (seq_len(n) - 1L) %% 5L + 1L
+  held <- 0
+  for (f in 1:5) {
+    train <- fold != f
+    k <- sum(train) * 0.1 / 0.9
+    ff <- suppressWarnings(fit_nig(x[train, ], symmetric = TRUE,
+                                   shrink = k))
+    held <- held + sum(predict(ff, x[!train, ], type = "log_density"))
+  }
+  expect_equal(cv$cv_loglik[cv$intensity == 0.1], held, tolerance = 1e-12)
+  expect_output(print(fit), "cross-validated")
+  expect_output(print(ghmix_shrink(weight = "cv")), "cross-validation")
+  expect_error(fit_gaussian(x, shrink = ghmix_shrink(weight = "cv")),
+               class = "ghmix_error_shrink")
 })
