@@ -16,6 +16,14 @@ shrink_fitters <- list(nig = fit_nig, gh = fit_gh, vg = fit_vg,
 
 shrink_fit <- function(f, ...) suppressWarnings(f(...))
 
+# n rows of a symmetric NIG with equicorrelated Sigma (correlation rho) and
+# mixing GIG(-1/2, a, a).
+shrink_equicorrelated <- function(n, d, rho, a, seed) {
+  set.seed(seed)
+  y <- rgig(n, p = -0.5, a = a, b = a)
+  sqrt(y) * (matrix(rnorm(n * d), n) %*% chol((1 - rho) * diag(d) + rho))
+}
+
 test_that("weight 0 is the unpenalised fit, to the bit", {
   x <- shrink_data()
   for (fam in names(shrink_fitters)) {
@@ -101,13 +109,7 @@ test_that("the objective is the log-likelihood plus P*", {
 })
 
 test_that("d close to n: the penalised Sigma is well conditioned", {
-  set.seed(11)
-  n <- 60
-  d <- 50
-  # equicorrelated truth (rho = 0.3), NIG mixing
-  truth <- 0.7 * diag(d) + 0.3
-  y <- rgig(n, p = -0.5, a = 1, b = 1)
-  x <- sqrt(y) * (matrix(rnorm(n * d), n) %*% chol(truth))
+  x <- shrink_equicorrelated(60, 50, 0.3, 1, seed = 11)
   plain <- shrink_fit(fit_nig, x, symmetric = TRUE)
   pen <- shrink_fit(fit_nig, x, symmetric = TRUE, shrink = ghmix_shrink())
   kappa_of <- function(f) {
@@ -311,13 +313,9 @@ test_that("fit_gaussian(shrink = ): the maximum of the penalised objective", {
 })
 
 test_that("weight = \"cv\": the cross-validated intensity", {
-  set.seed(21)
   n <- 150
-  d <- 12
-  truth <- 0.8 * diag(d) + 0.2
-  y <- rgig(n, p = -0.5, a = 2, b = 2)
-  x <- sqrt(y) * (matrix(rnorm(n * d), n) %*% chol(truth))
-  colnames(x) <- paste0("v", seq_len(d))
+  x <- shrink_equicorrelated(n, 12, 0.2, 2, seed = 21)
+  colnames(x) <- paste0("v", seq_len(12))
   fit <- suppressWarnings(fit_nig(x, symmetric = TRUE,
                                   shrink = ghmix_shrink(weight = "cv")))
   cv <- fit$shrink$cv
