@@ -330,6 +330,33 @@ print.ghmix_control <- function(x, ...) {
 #'   weights of dropped rows are dropped with them). For chunked data the
 #'   weights come with the chunks (see [ghmix_data()]). See the Weights
 #'   section.
+#' @param shrink `NULL` (default): the maximum-likelihood fit. Otherwise
+#'   a penalised (shrinkage) fit, the posterior mode under a prior that
+#'   pulls \eqn{\Sigma} toward a target (see [ghmix_shrink()]):
+#'   `ghmix_shrink(target, weight)`, a number (the weight, toward the
+#'   diagonal target), `"diagonal"`, `"identity"` or a target matrix (the
+#'   weight by the Ledoit-Wolf rule). Bad input is an error of class
+#'   `ghmix_error_shrink`, as is `shrink` with `components` other than 1
+#'   (not supported yet). See the Shrinkage section.
+#' @section Shrinkage: With `shrink`, the EM maximises the penalised
+#'   objective \eqn{\ell + P^*(\Sigma)} of [ghmix_shrink()] (the
+#'   log-likelihood plus the gauge-free log prior) and the guard of the
+#'   accelerated steps and the convergence rule compare it where they
+#'   otherwise compare log-likelihoods (divided by the rows plus the
+#'   weight's pseudo-observations); it never decreases along the trace.
+#'   \eqn{\Sigma} stays well conditioned when \eqn{d} is close to
+#'   \eqn{n}. The fit keeps `loglik` (the log-likelihood at the penalised
+#'   estimate, which `logLik()`, `AIC()` and `BIC()` use: information
+#'   criteria of the penalised estimate, with the unpenalised df), and adds
+#'   `objective` (the penalised objective), `shrink` (`type`, `target` in
+#'   the data's units, `weight` \eqn{k}, `rule`: `"given"`,
+#'   `"ledoit-wolf"` or `"cv"`, its `intensity`, and for `"cv"` the table
+#'   `cv`) and a column `objective` in
+#'   `trace`. `print()` and `summary()` report them; `vcov()` of a
+#'   penalised fit is an error of class `ghmix_error_shrink` (standard
+#'   errors of a posterior mode are not those of the observed information),
+#'   and `summary()` shows no standard errors. A GH fit starts from the
+#'   penalised NIG fit.
 #' @section Weights: With `weights`, every sum over the rows is weighted:
 #'   the E-step's statistics, the starting values and the standardisation
 #'   (weighted means, covariance with the frequency-weight divisor
@@ -375,8 +402,10 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
                     na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                     threads = ghmix_threads(), device = 0L,
                     cluster = NULL, weights = NULL, components = 1L,
-                    nstart = 5L, criterion = c("bic", "icl")) {
+                    nstart = 5L, criterion = c("bic", "icl"),
+                    shrink = NULL) {
   if (!mix_is_single(components)) {
+    shrink_check_single(shrink, sys.call())
     return(mix_fit_components(
       x, "nig", components, nstart, criterion, symmetric, start, control,
       gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
@@ -384,7 +413,7 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
   }
   mix_fit(
     x, "nig", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights
+    device, sys.call(), cluster, weights, shrink = shrink
   )
 }
 
@@ -395,8 +424,10 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
                    na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                    threads = ghmix_threads(), device = 0L,
                    cluster = NULL, weights = NULL, components = 1L,
-                   nstart = 5L, criterion = c("bic", "icl"), fixed = NULL) {
+                   nstart = 5L, criterion = c("bic", "icl"), fixed = NULL,
+                   shrink = NULL) {
   if (!mix_is_single(components)) {
+    shrink_check_single(shrink, sys.call())
     if (!is.null(fixed)) {
       abort_argument(
         "`fixed` with `components` other than 1 is not supported yet.",
@@ -410,7 +441,7 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
   }
   mix_fit(
     x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, fixed = fixed
+    device, sys.call(), cluster, weights, fixed = fixed, shrink = shrink
   )
 }
 
@@ -421,8 +452,10 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
                    na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                    threads = ghmix_threads(), device = 0L,
                    cluster = NULL, weights = NULL, components = 1L,
-                   nstart = 5L, criterion = c("bic", "icl")) {
+                   nstart = 5L, criterion = c("bic", "icl"),
+                   shrink = NULL) {
   if (!mix_is_single(components)) {
+    shrink_check_single(shrink, sys.call())
     return(mix_fit_components(
       x, "vg", components, nstart, criterion, symmetric, start, control,
       gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
@@ -430,7 +463,7 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
   }
   mix_fit(
     x, "vg", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights
+    device, sys.call(), cluster, weights, shrink = shrink
   )
 }
 
@@ -441,8 +474,10 @@ fit_skewt <- function(x, symmetric = FALSE, start = NULL,
                       na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                       threads = ghmix_threads(), device = 0L,
                     cluster = NULL, weights = NULL, components = 1L,
-                    nstart = 5L, criterion = c("bic", "icl")) {
+                    nstart = 5L, criterion = c("bic", "icl"),
+                    shrink = NULL) {
   if (!mix_is_single(components)) {
+    shrink_check_single(shrink, sys.call())
     return(mix_fit_components(
       x, "skewt", components, nstart, criterion, symmetric, start, control,
       gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
@@ -450,6 +485,6 @@ fit_skewt <- function(x, symmetric = FALSE, start = NULL,
   }
   mix_fit(
     x, "skewt", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights
+    device, sys.call(), cluster, weights, shrink = shrink
   )
 }

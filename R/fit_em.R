@@ -1,6 +1,7 @@
 # The EM iteration, with SQUAREM acceleration (Varadhan and Roland 2008,
-# Scand. J. Statist. 35, 335-353) guarded so that the log-likelihood of the
-# accepted parameters never decreases.
+# Scand. J. Statist. 35, 335-353) guarded so that the objective of the
+# accepted parameters never decreases: the log-likelihood, or with a prior
+# (ctx$shrink, R/shrink.R) the log-likelihood plus its penalty.
 
 # One evaluation: parameters normalised (standardised det gauge), the
 # Cholesky factor of their sigma, their vector theta, and the E-step
@@ -11,7 +12,8 @@ mix_point <- function(par, ctx) {
   z <- to_std(par, ctx$std)
   chol_z <- .Call(ffi_chol_lower, z$sigma)
   if (is.null(chol_z) || !gig_valid(par$p, par$a, par$b)) {
-    return(list(par = par, ok = FALSE, st = NULL, loglik = NA_real_))
+    return(list(par = par, ok = FALSE, st = NULL, loglik = NA_real_,
+                objective = NA_real_))
   }
   tri <- mix_tri_index(ctx, length(z$mu))
   log_diag <- log(chol_z[tri$diag])
@@ -30,11 +32,13 @@ mix_point <- function(par, ctx) {
   ok <- !is.null(st) && st$n_bad == 0 && is.finite(st$loglik)
   chol_v <- chol_z[tri$lower]
   chol_v[tri$lower_diag] <- log_diag - 0.5 * log(s)
-  list(
+  loglik <- if (ok) st$loglik else NA_real_
+  pt <- list(
     par = par, chol_l = chol_l,
     theta = theta_pack(z, ctx$family, ctx$symmetric, chol_v),
-    st = st, ok = ok, loglik = if (ok) st$loglik else NA_real_
+    st = st, ok = ok, loglik = loglik, objective = loglik
   )
+  if (is.null(ctx$shrink)) pt else shrink_point(pt, ctx$shrink)
 }
 
 # Positions of the lower triangle and the diagonal in a d x d matrix (and of
@@ -55,6 +59,7 @@ mix_update <- function(pt, ctx) {
   } else {
     mix_mstep_fixed(pt$st, pt$par, ctx)
   }
+  if (!is.null(ctx$shrink)) par$sigma <- shrink_mstep(par$sigma, pt, ctx$shrink)
   ctx$clock$mstep <- ctx$clock$mstep + proc.time()[[3]] - t0
   mix_point(par, ctx)
 }
@@ -73,7 +78,7 @@ mix_em <- function(par0, ctx) {
     )
   }
   trace <- mix_trace_new(ctl$max_iter)
-  trace <- mix_trace_add(trace, 1L, pt$loglik, "start", NA_real_)
+  trace <- mix_trace_add(trace, 1L, pt, "start", NA_real_)
   step_max <- 1
   status <- list(
     converged = FALSE, message = "maximum number of iterations reached"
@@ -89,8 +94,7 @@ mix_em <- function(par0, ctx) {
     step_max <- nxt$step_max
     # (a double index: iter + 1 exceeds the integers at max_iter =
     # .Machine$integer.max)
-    trace <- mix_trace_add(trace, iter + 1, nxt$pt$loglik, nxt$kind,
-                           nxt$alpha)
+    trace <- mix_trace_add(trace, iter + 1, nxt$pt, nxt$kind, nxt$alpha)
     if (!is.null(ctx$progress)) ctx$progress(iter, nxt) # the trace line
     sing <- mix_singular(nxt$pt, ctx)
     if (!is.null(sing)) {
@@ -98,7 +102,7 @@ mix_em <- function(par0, ctx) {
       status <- list(converged = FALSE, message = sing)
       break
     }
-    done <- mix_converged(pt, nxt$pt, n, ctl)
+    done <- mix_converged(pt, nxt$pt, n + shrink_rows(ctx$shrink), ctl)
     pt <- nxt$pt
     if (done) {
       status <- list(converged = TRUE, message = "converged")
@@ -107,14 +111,15 @@ mix_em <- function(par0, ctx) {
   }
   list(
     point = pt, iterations = iter, status = status,
-    trace = mix_trace_frame(trace, iter + 1, n)
+    trace = mix_trace_frame(trace, iter + 1, n, !is.null(ctx$shrink))
   )
 }
 
 # A tolerance of 0 turns its rule off (the fit runs max_iter iterations).
+# n: the rows (with a prior, plus its pseudo-observations).
 mix_converged <- function(old, new, n, ctl) {
   ctl$tol > 0 && ctl$param_tol > 0 &&
-    isTRUE(abs(new$loglik - old$loglik) / n <= ctl$tol &&
+    isTRUE(abs(new$objective - old$objective) / n <= ctl$tol &&
              theta_change(new$theta, old$theta) <= ctl$param_tol)
 }
 
@@ -123,35 +128,37 @@ mix_converged <- function(old, new, n, ctl) {
 mix_trace_new <- function(max_iter) {
   size <- min(max_iter + 1, 64)
   list(
-    loglik = rep(NA_real_, size), step = rep(NA_character_, size),
-    alpha = rep(NA_real_, size)
+    loglik = rep(NA_real_, size), objective = rep(NA_real_, size),
+    step = rep(NA_character_, size), alpha = rep(NA_real_, size)
   )
 }
 
-mix_trace_add <- function(trace, i, loglik, kind, alpha) {
+mix_trace_add <- function(trace, i, pt, kind, alpha) {
   if (i > length(trace$loglik)) {
     size <- 2 * length(trace$loglik)
-    length(trace$loglik) <- size
-    length(trace$step) <- size
-    length(trace$alpha) <- size
+    for (nm in names(trace)) length(trace[[nm]]) <- size
   }
-  trace$loglik[i] <- loglik
+  trace$loglik[i] <- pt$loglik
+  trace$objective[i] <- pt$objective
   trace$step[i] <- kind
   trace$alpha[i] <- alpha
   trace
 }
 
-mix_trace_frame <- function(trace, m, n) {
+# The trace as a data frame (with the column objective for a penalised fit).
+mix_trace_frame <- function(trace, m, n, penalised = FALSE) {
   keep <- seq_len(m)
-  data.frame(
+  out <- data.frame(
     iteration = keep - 1L, loglik = trace$loglik[keep],
     mean_loglik = trace$loglik[keep] / n, step = trace$step[keep],
     alpha = trace$alpha[keep], stringsAsFactors = FALSE
   )
+  if (penalised) out$objective <- trace$objective[keep]
+  out
 }
 
 # One accepted move from pt: a plain EM step, or a SQUAREM step when it
-# gives at least the likelihood of one EM step.
+# gives at least the objective of two EM steps.
 mix_cycle <- function(pt, ctx, step_max) {
   p1 <- mix_update(pt, ctx)
   if (!p1$ok) {
@@ -187,7 +194,7 @@ mix_squarem <- function(pt, p1, p2, ctx, step_max) {
     from_theta(theta, ctx$family, ctx$symmetric, ctx$engine$d), ctx$std
   )
   px <- mix_point(par, ctx)
-  if (px$ok && px$loglik >= p2$loglik) {
+  if (px$ok && px$objective >= p2$objective) {
     if (alpha == -step_max) step_max <- 4 * step_max
     return(list(ok = TRUE, pt = px, kind = "squarem", alpha = alpha,
                 step_max = step_max))

@@ -24,6 +24,12 @@ fit_dim <- function(x) if (is.null(dim(x))) 1L else dim(x)[[2L]]
 #' `fit_gaussian()` the normal law, the limit of the family as
 #' \eqn{a, b \to \infty} with \eqn{E[Y] = 1}: closed-form maximum likelihood
 #' (the column means and the covariance with divisor \eqn{n}), no EM.
+#' With `shrink`, `fit_gaussian()` maximises the same gauge-free objective
+#' \eqn{\ell + P^*(\Sigma)} as the other fits (see [ghmix_shrink()]; the
+#' limit of theirs): \eqn{\Sigma = (nS + kT/c)/(n + k)} at the root
+#' \eqn{c} of \eqn{c = \mathrm{tr}(\Sigma^{-1}T)/d}, one equation in the
+#' eigenvalues of \eqn{T^{-1}S}, and `objective` and `shrink` are added to
+#' the fit.
 #'
 #' @inheritParams fit_nig
 #' @return `fit_hyperbolic()` and `fit_student()`: fits as [fit_gh()] and
@@ -43,11 +49,11 @@ fit_hyperbolic <- function(x, symmetric = FALSE, start = NULL,
                            gauge = c("mean", "det"), na.rm = FALSE, # nolint
                            backend = c("cpu", "cuda"),
                            threads = ghmix_threads(), device = 0L,
-                           cluster = NULL, weights = NULL) {
+                           cluster = NULL, weights = NULL, shrink = NULL) {
   mix_fit(
     x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
     device, sys.call(), cluster, weights,
-    fixed = list(p = (fit_dim(x) + 1) / 2)
+    fixed = list(p = (fit_dim(x) + 1) / 2), shrink = shrink
   )
 }
 
@@ -57,17 +63,18 @@ fit_student <- function(x, start = NULL, control = ghmix_control(),
                         gauge = c("mean", "det"), na.rm = FALSE, # nolint
                         backend = c("cpu", "cuda"),
                         threads = ghmix_threads(), device = 0L,
-                        cluster = NULL, weights = NULL) {
+                        cluster = NULL, weights = NULL, shrink = NULL) {
   mix_fit(
     x, "skewt", TRUE, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights
+    device, sys.call(), cluster, weights, shrink = shrink
   )
 }
 
 #' @rdname fit_hyperbolic
 #' @export
-fit_gaussian <- function(x, na.rm = FALSE) { # nolint
+fit_gaussian <- function(x, na.rm = FALSE, shrink = NULL) { # nolint
   call <- sys.call()
+  shrink <- shrink_arg(shrink, call)
   if (inherits(x, "ghmix_data")) {
     abort_argument("`x` must be in memory for fit_gaussian().", call)
   }
@@ -85,7 +92,7 @@ fit_gaussian <- function(x, na.rm = FALSE) { # nolint
   # the normal log-likelihood at its maximum: -n/2 (d log 2 pi + log det S
   # + d)
   loglik <- -n / 2 * (d * log(2 * pi) + 2 * sum(log(diag(chol_l))) + d)
-  structure(
+  fit <- structure(
     list(
       parameters = list(mu = mu, sigma = sigma), family = "gaussian",
       symmetric = TRUE, loglik = loglik, nobs = n, d = d,
@@ -94,6 +101,7 @@ fit_gaussian <- function(x, na.rm = FALSE) { # nolint
     ),
     class = "ghmix_fit_gaussian"
   )
+  if (is.null(shrink)) fit else shrink_gaussian(fit, x, shrink, call)
 }
 
 #' @export
@@ -109,6 +117,7 @@ print.ghmix_fit_gaussian <- function(x, digits = 4L, ...) {
     format(stats::AIC(stats::logLik(x)), digits = max(digits, 8L)),
     format(stats::BIC(stats::logLik(x)), digits = max(digits, 8L))
   ))
+  if (!is.null(x$shrink)) cat(shrink_line(x), "\n", sep = "")
   invisible(x)
 }
 

@@ -106,6 +106,7 @@ print.ghmix_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
     format(stats::AIC(ll), digits = max(digits, 8L)),
     format(stats::BIC(ll), digits = max(digits, 8L))
   ))
+  if (!is.null(x$shrink)) cat(shrink_line(x), "\n", sep = "")
   cat(fit_status_line(x), "\n", sep = "")
   ties <- fit_ties_line(x)
   if (!is.null(ties)) cat(ties, "\n", sep = "")
@@ -138,7 +139,8 @@ print.ghmix_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
 #' r <- diff(log(EuStockMarkets))
 #' summary(fit_nig(r[, "DAX"]))
 summary.ghmix_fit <- function(object, ...) {
-  cov <- stats::vcov(object)
+  cov <- if (is.null(object$shrink)) stats::vcov(object) else
+    shrink_vcov_na(object)
   est <- fit_pack(object$parameters, object$family, object$symmetric)
   se <- sqrt(pmax(diag(cov), 0))
   coefs <- cbind(Estimate = est, `Std. Error` = se)
@@ -155,7 +157,8 @@ summary.ghmix_fit <- function(object, ...) {
       gauge = object$gauge, timings = object$timings,
       backend = object$backend, threads = object$threads,
       ties = object$ties, call = object$call,
-      online = object$online["schedule"]
+      online = object$online["schedule"], shrink = object$shrink,
+      objective = object$objective
     ),
     class = "summary.ghmix_fit"
   )
@@ -175,8 +178,9 @@ print.summary.ghmix_fit <- function(x,
     cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
   }
   cat(sprintf(
-    "\nParameters (gauge %s; standard errors from the observed information):\n",
-    fit_gauge_label(x$gauge)
+    "\nParameters (gauge %s; %s):\n", fit_gauge_label(x$gauge),
+    if (is.null(x$shrink)) "standard errors from the observed information"
+    else "a penalised fit: no standard errors"
   ))
   print(signif(x$coefficients, digits))
   cat(sprintf(
@@ -185,6 +189,7 @@ print.summary.ghmix_fit <- function(x,
     format(x$aic, digits = max(digits, 8L)),
     format(x$bic, digits = max(digits, 8L))
   ))
+  if (!is.null(x$shrink)) cat(shrink_line(x), "\n", sep = "")
   cat(fit_status_line(x), "\n", sep = "")
   tm <- x$timings
   cat(sprintf(

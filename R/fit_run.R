@@ -6,8 +6,13 @@
 
 mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
                     backend, threads, device, call, cluster = NULL,
-                    weights = NULL, fixed = NULL) {
+                    weights = NULL, fixed = NULL, shrink = NULL) {
   if (inherits(control, "ghmix_control") && !is.null(control$online)) {
+    if (!is.null(shrink)) {
+      abort_argument(
+        "Online EM (`control$online`) does not take `shrink` yet.", call
+      )
+    }
     return(online_fit(x, family, symmetric, start, control, gauge, na.rm,
                       backend, threads, device, call, cluster, weights, fixed))
   }
@@ -16,6 +21,7 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
                    device, cluster, call)
   args$weights <- weights # checked with the rows (fit_source())
   args$fixed <- fixed
+  args$shrink <- shrink_arg(shrink, call) # set up with the rows (fit_run())
   # where the fit is, for the errors of chunked engines (chunk_abort())
   state <- new.env(parent = emptyenv())
   state$stage <- "setup"
@@ -45,6 +51,8 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
   on.exit(src$engine$free())
   args$fixed <- check_fixed(args$fixed, src$engine$d, call)
   if (!is.null(args$fixed$gamma)) args$symmetric <- TRUE
+  args$prior <- shrink_setup(args$shrink, src, call,
+                             shrink_fold_fitter(src, family, args, call))
   state$scaling <- src$scaling
   mix_warn_ties(src$ties, family, call, src$nobs)
   if (is.null(start) && family == "gh") {
@@ -171,6 +179,7 @@ mix_context <- function(src, family, args, call) {
     ctx$ties$points <- scaling_apply(src$ties$points, src$scaling)
   }
   ctx$std <- src$std[c("center", "scale")]
+  ctx$shrink <- args$prior
   ctx$clock <- list(estep = 0, mstep = 0, esteps = 0L, launches = 0L)
   ctx
 }
@@ -398,6 +407,7 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   d <- ncol(x)
   sc <- src$scaling
   loglik <- em$point$loglik
+  objective <- em$point$objective
   trace <- em$trace
   if (!is.null(sc)) {
     sc$log_k <- scaling_log_k(sc, gauge)
@@ -408,6 +418,12 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
     loglik <- loglik - shift
     trace$loglik <- trace$loglik - shift
     trace$mean_loglik <- trace$loglik / n
+    # the penalty's log det Sigma moves as the log-likelihood's, k times
+    shift <- shift + shrink_weight(ctx$shrink) * sum(log(sc$scale))
+    objective <- objective - shift
+    if (!is.null(trace$objective)) {
+      trace$objective <- trace$objective - shift
+    }
   }
   fit <- list(
     parameters = par, family = fam, symmetric = ctx$symmetric,
@@ -426,6 +442,10 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   )
   fit$scaling <- sc
   fit$final_estep <- online_final(em$point) # where update() starts
+  if (!is.null(ctx$shrink)) {
+    fit$objective <- objective
+    fit$shrink <- shrink_result(ctx$shrink)
+  }
   fit["weights"] <- list(src$weights)
   fit$weighted <- isTRUE(src$weighted) || !is.null(src$weights)
   if (!fit$converged) {

@@ -21,7 +21,8 @@
 #' observed information, for the parameters as reported in the fit's gauge:
 #' \eqn{\mu}, \eqn{\gamma} (unless the fit is symmetric), the distinct
 #' entries of \eqn{\Sigma}, and the mixing parameters the family leaves free
-#' (`p` for GH, VG and skew-t; `a` and/or `b`).
+#' (`p` for GH, VG and skew-t; `a` and/or `b`). A penalised fit (`shrink`)
+#' has none: an error of class `ghmix_error_shrink`.
 #'
 #' The score of the observed log-likelihood is computed analytically by
 #' Fisher's identity (the posterior expectation of the complete-data score,
@@ -61,6 +62,7 @@
 #' sqrt(diag(vcov(fit)))
 vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
   vcov_check_fixed(object, sys.call())
+  vcov_check_shrink(object, sys.call())
   sc <- object$scaling
   if (!is.null(sc)) {
     # a standardised fit: in its units, then by the (linear) change of units
