@@ -309,7 +309,7 @@ static double quantile_newton(const ghmix_gig *gig, const ghmix_gh1 *h,
                               double map[2]) {
   static const double rule_step[RISK_RULES] = {0.25, 0.125, 0.0};
   static const double rule_tol[RISK_RULES] = {1e-3, 1e-8, 1e-8};
-  static const double rule_keep[RISK_RULES] = {0.02, 0.02, 0.5};
+  static const double rule_keep[RISK_RULES] = {0.1, 0.1, 0.5};
   double lo = -INFINITY, hi = INFINITY, u0 = map[0], c = map[1], z_map = z;
   int k, k_rule = 0;
   for (k = 0; k < RISK_NEWTON_MAX; k++) {
