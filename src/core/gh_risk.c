@@ -14,11 +14,9 @@
 #define RISK_VMAX 12.0
 #define RISK_NEWTON_MAX 50
 #define RISK_LM_MAX 300.0 /* the GIG's scale m within e^+-300 */
-#define RISK_RULES 3 /* quantile_lower's rules: two fixed steps, adaptive */
-#define RISK_RULE_STEPS 12 /* Newton steps at most on a fixed-step rule */
-#define RISK_SAFE_R 0.25   /* |log F - log alpha| beyond any fixed-step error */
-#define RISK_NEGLIGIBLE                                                        \
-  1e-20                       /* a fixed-step walk ends at a term this small   \
+#define RISK_RULES 3 /* quantile_newton's rules: two fixed steps, adaptive */
+#define RISK_RULE_STEPS 12    /* Newton steps at most on a fixed-step rule */
+#define RISK_NEGLIGIBLE 1e-20 /* a fixed-step walk ends at a term this small   \
                                */
 #define RISK_DIRECT_MAX 700.0 /* a term's GIG factor below e^700 in doubles */
 
@@ -296,14 +294,28 @@ void ghmix_gh1_tail_moments(const ghmix_gig *gig, double g, double zq,
 /* ---------------------------------------------------------------------- */
 /* The quantile                                                             */
 
+/* Newton's step from z on log F - log alpha = r (log F = lF, the slope
+ * f / F from the density), within the bracket (lo, hi): else bisection,
+ * or a move outward by max(1, 2 |z|) while the bracket is open. */
+static double newton_step(const ghmix_gh1 *h, double z, double r, double lF,
+                          double lo, double hi) {
+  double zn = z - r * exp(lF - ghmix_gh1_logpdf(h, z));
+  if (zn >= lo && zn <= hi) /* (zn = z: a step below rounding) */
+    return zn;
+  if (isfinite(lo) && isfinite(hi))
+    return 0.5 * (lo + hi);
+  return z + (r < 0 ? -1.0 : 1.0) * fmax(1.0, 2.0 * fabs(z));
+}
+
 /* Newton's method on log F(z) - la from z (F from the mixture integral,
  * the slope f / F from the density), safeguarded by a bracket, with the
  * rules from `rule` on: a fixed-step rule until its step is below its
  * tolerance, then the next rule from there (a bracket of its own); the
- * adaptive rule last, to the root.  NaN when a fixed-step rule fails (a
- * failed integral, F >= 1 or too many steps) or there is no convergence.
- * The map of an integral is kept while z moves by less than a fraction
- * of its own size (the fixed steps need a map close to the peak). */
+ * adaptive rule last, to the root (as a whole Newton's method before).  NaN
+ * when a fixed-step rule fails (a failed integral, F >= 1 or too many steps) or
+ * there is no convergence. The map of an integral is kept while z moves by less
+ * than a fraction of its own size (the fixed steps need a map close to the
+ * peak). */
 static double quantile_newton(const ghmix_gig *gig, const ghmix_gh1 *h,
                               double g, double la, double z, int rule,
                               double map[2]) {
@@ -313,7 +325,7 @@ static double quantile_newton(const ghmix_gig *gig, const ghmix_gh1 *h,
   double lo = -INFINITY, hi = INFINITY, u0 = map[0], c = map[1], z_map = z;
   int k, k_rule = 0;
   for (k = 0; k < RISK_NEWTON_MAX; k++) {
-    double lf, lF, r, zn, step;
+    double lF, r, zn;
     int last = rule == RISK_RULES - 1, done, tight;
     if (fabs(z - z_map) > rule_keep[rule] * fmax(1.0, fabs(z_map)))
       c = 0.0;
@@ -331,15 +343,7 @@ static double quantile_newton(const ghmix_gig *gig, const ghmix_gh1 *h,
       lo = z;
     else
       hi = z;
-    lf = ghmix_gh1_logpdf(h, z);
-    step = -r * exp(lF - lf);
-    zn = z + step;
-    if (!(zn >= lo && zn <= hi)) { /* (zn = z: a step below rounding) */
-      if (isfinite(lo) && isfinite(hi))
-        zn = 0.5 * (lo + hi);
-      else
-        zn = z + (r < 0 ? -1.0 : 1.0) * fmax(1.0, 2.0 * fabs(z));
-    }
+    zn = newton_step(h, z, r, lF, lo, hi);
     /* (converging quadratically: the error after a step of 1e-8 is
      * O(1e-16)) */
     done = fabs(zn - z) <= rule_tol[rule] * fmax(1.0, fabs(z));
