@@ -300,8 +300,9 @@ print.ghmix_control <- function(x, ...) {
 #'   gauge's scale of \eqn{Y} and cannot be held (an error of class
 #'   `ghmix_error_argument`, as for values that are not finite or of the
 #'   wrong length). The fit's `df` counts only the free parameters and its
-#'   element `fixed` keeps the list; `vcov()` (and so `summary()`) is not
-#'   available yet for such fits.
+#'   element `fixed` keeps the list; `vcov()` (and so `summary()`) gives
+#'   the covariance from the observed information of the free parameters,
+#'   with rows and columns of 0 for those held.
 #' @param control A [ghmix_control()] object.
 #' @param gauge `"mean"` or `"det"`; see the Gauge section.
 #' @param na.rm `FALSE` (default): rows with `NA`, `NaN` or infinite values

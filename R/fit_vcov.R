@@ -39,6 +39,11 @@
 #' gauge \eqn{E[Y] = 1} ties the mixing parameters together (for NIG,
 #' \eqn{a = b}).
 #'
+#' For a fit with parameters held (`fit_gh(fixed = )`, [fit_hyperbolic()]),
+#' the information is that of the free parameters only (the held ones at
+#' their values): the covariance of the constrained estimates, with rows and
+#' columns of 0 for `mu` or `p` where they are held.
+#'
 #' Standard errors are meaningful only at a maximum: for a fit that did not
 #' converge, or where the information is not positive definite, `vcov()`
 #' warns (class `ghmix_warning_vcov`); in the second case, and for a GH fit
@@ -61,11 +66,11 @@
 #' fit <- fit_nig(r[, "DAX"])
 #' sqrt(diag(vcov(fit)))
 vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
-  vcov_check_fixed(object, sys.call())
   vcov_check_shrink(object, sys.call())
   sc <- object$scaling
   if (!is.null(sc)) {
     # a standardised fit: in its units, then by the (linear) change of units
+    # (a held parameter's rows stay 0)
     out <- stats::vcov(fit_std_view(object), cluster = cluster)
     lf <- scaling_log_factors(sc, object$family, object$symmetric)
     out[] <- out * exp(outer(lf, lf, "+"))
@@ -101,10 +106,12 @@ vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
   engine <- fit_engine(object, cluster) # the data, or its chunks
   on.exit(engine$free())
   theta <- fit_pack(par, family, symmetric)
+  free <- fit_free(object, nm)
   steps <- fit_steps(par, family, symmetric)
-  info <- fit_information(engine, par, family, symmetric, steps)
-  cov_theta <- fit_gauge_inverse(info, fit_orbit(par, family, symmetric),
-                                 steps)
+  info <- fit_information(engine, par, family, symmetric, steps, free)
+  cov_theta <- fit_gauge_inverse(
+    info, fit_orbit(par, family, symmetric)[free], steps[free]
+  )
   if (is.null(cov_theta)) {
     warn_vcov(paste(
       "the observed information is not positive definite (the fit is not",
@@ -113,10 +120,11 @@ vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
     return(na_cov)
   }
   jac <- fit_gauge_jacobian(theta, par, family, symmetric, object$gauge,
-                            steps)
-  out <- jac %*% cov_theta %*% t(jac)
-  out <- (out + t(out)) / 2
-  dimnames(out) <- list(nm, nm)
+                            steps, free)
+  out <- na_cov
+  out[] <- 0
+  cov_free <- jac %*% cov_theta %*% t(jac)
+  out[free, free] <- (cov_free + t(cov_free)) / 2
   out
 }
 
@@ -136,16 +144,14 @@ fit_vcov_names <- function(vars, family, symmetric) {
   )
 }
 
-vcov_check_fixed <- function(object, call) {
-  if (!is.null(object$fixed)) {
-    ghmix_abort(
-      paste(
-        "vcov() is not available yet for fits with fixed parameters",
-        "(`fixed`, e.g. fit_hyperbolic())."
-      ),
-      class = "ghmix_error_fixed", call = call
-    )
-  }
+# TRUE for the coordinates of theta (named nm) that the fit estimates:
+# not mu or p where `fixed` holds them.
+fit_free <- function(object, nm) {
+  held <- names(object$fixed)
+  free <- rep(TRUE, length(nm))
+  if ("mu" %in% held) free[seq_along(object$parameters$mu)] <- FALSE
+  if ("p" %in% held) free[nm == "p"] <- FALSE
+  free
 }
 
 fit_pack <- function(par, family, symmetric) {
@@ -279,14 +285,20 @@ fit_score_at <- function(engine, par, family, symmetric) {
 
 # Information ----------------------------------------------------------------
 
-# Observed information: minus the central-difference Jacobian of the score,
+# Observed information of the free coordinates of theta (those held stay
+# at par's values): minus the central-difference Jacobian of their score,
 # symmetrised.  NULL where a shifted point is not a valid parameter set.
-fit_information <- function(engine, par, family, symmetric, steps) {
+fit_information <- function(engine, par, family, symmetric, steps,
+                            free = TRUE) {
+  theta <- fit_pack(par, family, symmetric)
+  free <- rep_len(free, length(theta))
   score_at <- function(th) {
-    fit_score_at(engine, fit_unpack(th, par, family, symmetric), family,
-                 symmetric)
+    theta[free] <- th
+    score <- fit_score_at(engine, fit_unpack(theta, par, family, symmetric),
+                          family, symmetric)
+    if (is.null(score)) NULL else score[free]
   }
-  jac <- central_jacobian(score_at, fit_pack(par, family, symmetric), steps)
+  jac <- central_jacobian(score_at, theta[free], steps[free])
   if (is.null(jac)) {
     return(NULL)
   }
@@ -330,11 +342,16 @@ fit_gauge_inverse <- function(info, orbit, steps) {
   chol2inv(r) * tcrossprod(steps)
 }
 
-# Jacobian of theta -> set_gauge(theta, gauge), by central differences.
-fit_gauge_jacobian <- function(theta, par, family, symmetric, gauge, steps) {
+# Jacobian of theta -> set_gauge(theta, gauge) in the free coordinates
+# (the gauge leaves mu and p as they are), by central differences.
+fit_gauge_jacobian <- function(theta, par, family, symmetric, gauge, steps,
+                               free = TRUE) {
+  free <- rep_len(free, length(theta))
   norm_at <- function(th) {
-    fit_pack(set_gauge(fit_unpack(th, par, family, symmetric), gauge),
-             family, symmetric)
+    full <- theta
+    full[free] <- th
+    fit_pack(set_gauge(fit_unpack(full, par, family, symmetric), gauge),
+             family, symmetric)[free]
   }
-  central_jacobian(norm_at, theta, steps)
+  central_jacobian(norm_at, theta[free], steps[free])
 }

@@ -53,8 +53,6 @@
 #'
 #' Errors:
 #' * `ghmix_error_argument`: an invalid argument; the message names it.
-#' * `ghmix_error_fixed`: `vcov()` (or `summary()`) of a fit with fixed
-#'   parameters, not available yet.
 #' * `ghmix_error_start`: the starting values give a non-finite
 #'   log-likelihood; with rows of in-memory data beyond 2^26 robust spreads
 #'   from the column medians (see `ghmix_warning_range`), class

@@ -100,7 +100,7 @@ value_at_risk <- function(law, level = 0.01, weights = NULL,
                           threads = ghmix_threads()) {
   r <- risk_setup(law, level, weights, type, threads, sys.call())
   out <- risk_call(r, shortfall = FALSE)
-  risk_shape(r$sign * out[, , 1L], r)
+  risk_shape(r$sign * out[seq_len(length(r$mu) * length(r$level))], r)
 }
 
 #' @rdname value_at_risk
@@ -110,7 +110,9 @@ expected_shortfall <- function(law, level = 0.01, weights = NULL,
                                threads = ghmix_threads()) {
   r <- risk_setup(law, level, weights, type, threads, sys.call())
   out <- risk_call(r, shortfall = TRUE)
-  es <- out[, , 1L] - out[, , 2L] / rep(r$level, each = nrow(out))
+  size <- length(r$mu) * length(r$level)
+  es <- out[seq_len(size)] -
+    out[size + seq_len(size)] / rep(r$level, each = length(r$mu))
   risk_shape(r$sign * es, r)
 }
 
@@ -157,9 +159,17 @@ risk_setup <- function(law, level, weights, type, threads, call) {
   }
   type <- check_choice(type, c("return", "loss"), "type", call)
   threads <- check_threads(threads, call = call)
-  d <- law_dim(law)
-  w <- risk_weights(weights, d, call)
   sign <- if (type == "loss") -1 else 1
+  if (is.null(weights) && length(law$mu) == 1L) {
+    # (the same numbers as the weights' matrix products with w = 1)
+    return(list(
+      level = as.double(level), mu = sign * law$mu[[1L]],
+      gamma = sign * law$gamma[[1L]], sigma = sqrt(law$sigma[[1L]]),
+      pab = c(law$p, law$a, law$b), sign = sign, weights = NULL,
+      many = FALSE, threads = threads
+    ))
+  }
+  w <- risk_weights(weights, law_dim(law), call)
   mu <- drop(w %*% law$mu)
   gamma <- drop(w %*% law$gamma)
   sigma <- sqrt(rowSums((w %*% law$sigma) * w))

@@ -14,6 +14,11 @@
 #define RISK_VMAX 12.0
 #define RISK_NEWTON_MAX 50
 #define RISK_LM_MAX 300.0 /* the GIG's scale m within e^+-300 */
+#define RISK_RULES 3 /* quantile_newton's rules: two fixed steps, adaptive */
+#define RISK_RULE_STEPS 12    /* Newton steps at most on a fixed-step rule */
+#define RISK_NEGLIGIBLE 1e-20 /* a fixed-step walk ends at a term this small   \
+                               */
+#define RISK_DIRECT_MAX 700.0 /* a term's GIG factor below e^700 in doubles */
 
 /* ---------------------------------------------------------------------- */
 /* The normal tail                                                          */
@@ -103,11 +108,45 @@ static double tail_log(const tail_job *j, double u) {
   return l + 0.5 * ly + ghmix_log_norm_psi(z);
 }
 
+/* exp(tail_log(u) - log_ref) for the quadrature: one exponential for both
+ * e^u - 1 (expm1 only near u = 0, where e^u - 1 - u cancels) and y, and
+ * no logarithm where the normal factor is not far in its tail and the
+ * term's GIG factor relative to the peak is within the doubles; the same
+ * value as tail_log's to rounding. */
+static double tail_rel(const tail_job *j, double u) {
+  const ghmix_gig *gig = j->gig;
+  double e, y, sy, z, l, cdf;
+  if (!(fabs(gig->lm + u) <= RISK_LY_MAX))
+    return 0.0;
+  if (!(fabs(u) <= RISK_DIRECT_MAX))
+    return exp(tail_log(j, u) - j->log_ref);
+  e = fabs(u) < 1.0 ? expm1(u) : exp(u) - 1.0;
+  y = gig->m * (1.0 + e);
+  sy = sqrt(y);
+  z = j->zq / sy - j->g * sy;
+  l = -j->log_ref;
+  if (gig->alpha > 0)
+    l -= gig->alpha * (e - u);
+  if (gig->beta > 0)
+    l -= gig->beta * (u - e / (1.0 + e));
+  if (!(z > -RISK_CF_FROM && l < RISK_DIRECT_MAX))
+    return exp(tail_log(j, u) - j->log_ref);
+  cdf = 0.5 * erfc(-z * RISK_SQRT1_2);
+  if (j->kind == TAIL_CDF)
+    return exp(l) * cdf;
+  if (j->kind == TAIL_Y_MASS)
+    return exp(l) * y * cdf;
+  if (z >= 0)
+    return exp(l) * ((j->zq - j->g * y) * cdf + sy * exp(log_norm_pdf(z)));
+  return exp(l) * sy * (exp(log_norm_pdf(z)) + z * cdf);
+}
+
+/* The term at v of u = u0 + c sinh(v): sinh and cosh from one e^v. */
 static int tail_term(void *ctx, double v, ghmix_de_phase phase, double *t) {
   const tail_job *j = (const tail_job *)ctx;
-  double l = tail_log(j, j->u0 + j->c * sinh(v));
+  double ev = exp(v), iv = 1.0 / ev;
   (void)phase;
-  *t = exp(l - j->log_ref) * cosh(v);
+  *t = tail_rel(j, j->u0 + j->c * (0.5 * (ev - iv))) * (0.5 * (ev + iv));
   return !isnan(*t);
 }
 
@@ -175,11 +214,32 @@ static double tail_width(const tail_job *j, double s0) {
   return c;
 }
 
-/* log of the integral of kind at zq; *u0 and *c: the centre and width of
- * the map, found here when *c is not positive, else used as they are (a
- * nearby zq's). */
+/* The trapezoid sum of step h over the nodes walked out from v = 0 until a
+ * term is negligible: a cheaper, unverified estimate (NaN at a node that
+ * is not representable). */
+static double tail_fixed_step(tail_job *j, double h) {
+  double sum, t;
+  int side, k;
+  if (!tail_term(j, 0.0, GHMIX_DE_CENTRE, &sum))
+    return NAN;
+  for (side = -1; side <= 1; side += 2) {
+    for (k = 1; k * h <= RISK_VMAX; k++) {
+      if (!tail_term(j, side * k * h, GHMIX_DE_REFINE, &t))
+        return NAN;
+      sum += t;
+      if (t <= RISK_NEGLIGIBLE * sum)
+        break;
+    }
+  }
+  return sum * h;
+}
+
+/* log of the integral of kind at zq, by the adaptive rule (step 0) or the
+ * fixed step h = step; *u0 and *c: the centre and width of the map, found
+ * here when *c is not positive, else used as they are (a nearby zq's). */
 static double tail_log_integral(const ghmix_gig *gig, double g, double zq,
-                                tail_kind kind, double *u0, double *c) {
+                                tail_kind kind, double step, double *u0,
+                                double *c) {
   tail_job j;
   ghmix_de_integrand in = {tail_term, NULL, NULL, NULL, RISK_VMAX, RISK_VMAX};
   double w = gig->alpha + gig->beta, s0 = w > 1e-4 ? 1.0 / sqrt(w) : 100.0;
@@ -202,7 +262,7 @@ static double tail_log_integral(const ghmix_gig *gig, double g, double zq,
   if (!isfinite(j.log_ref))
     return j.log_ref == -INFINITY ? -INFINITY : NAN;
   in.ctx = &j;
-  sum = ghmix_de_integrate(&in);
+  sum = step > 0 ? tail_fixed_step(&j, step) : ghmix_de_integrate(&in);
   /* terms are at most about cosh(v) relative to the peak: a huge sum
    * means the search missed the peak (a law beyond the method's reach) */
   if (!(sum <= 1e100))
@@ -219,7 +279,7 @@ static int risk_gig_ok(const ghmix_gig *gig) {
 static double tail_integral(const ghmix_gig *gig, double g, double zq,
                             tail_kind kind, const double *map) {
   double u0 = map != NULL ? map[0] : 0.0, c = map != NULL ? map[1] : 0.0;
-  return exp(tail_log_integral(gig, g, zq, kind, &u0, &c));
+  return exp(tail_log_integral(gig, g, zq, kind, 0.0, &u0, &c));
 }
 
 void ghmix_gh1_tail_moments(const ghmix_gig *gig, double g, double zq,
@@ -234,51 +294,88 @@ void ghmix_gh1_tail_moments(const ghmix_gig *gig, double g, double zq,
 /* ---------------------------------------------------------------------- */
 /* The quantile                                                             */
 
-/* The lower-tail quantile for log alpha = la <= log(1/2): Newton's method
- * on log F(z) - la (F from the mixture integral, the slope f / F from the
- * density), safeguarded by a bracket; the map of the first integral is
- * kept while z moves by less than its width's worth. */
-static double quantile_lower(const ghmix_gig *gig, const ghmix_gh1 *h, double g,
-                             double la, double map[2]) {
-  double y0 = gig->m, z = y0 * g - sqrt(y0) * sqrt(-2.0 * la);
-  double lo = -INFINITY, hi = INFINITY, u0 = 0.0, c = 0.0, z_map = z;
-  int k;
+/* Newton's step from z on log F - log alpha = r (log F = lF, the slope
+ * f / F from the density), within the bracket (lo, hi): else bisection,
+ * or a move outward by max(1, 2 |z|) while the bracket is open. */
+static double newton_step(const ghmix_gh1 *h, double z, double r, double lF,
+                          double lo, double hi) {
+  double zn = z - r * exp(lF - ghmix_gh1_logpdf(h, z));
+  if (zn >= lo && zn <= hi) /* (zn = z: a step below rounding) */
+    return zn;
+  if (isfinite(lo) && isfinite(hi))
+    return 0.5 * (lo + hi);
+  return z + (r < 0 ? -1.0 : 1.0) * fmax(1.0, 2.0 * fabs(z));
+}
+
+/* Newton's method on log F(z) - la from z (F from the mixture integral,
+ * the slope f / F from the density), safeguarded by a bracket, with the
+ * rules from `rule` on: a fixed-step rule until its step is below its
+ * tolerance, then the next rule from there (a bracket of its own); the
+ * adaptive rule last, to the root (as a whole Newton's method before).  NaN
+ * when a fixed-step rule fails (a failed integral, F >= 1 or too many steps) or
+ * there is no convergence. The map of an integral is kept while z moves by less
+ * than a fraction of its own size (the fixed steps need a map close to the
+ * peak). */
+static double quantile_newton(const ghmix_gig *gig, const ghmix_gh1 *h,
+                              double g, double la, double z, int rule,
+                              double map[2]) {
+  static const double rule_step[RISK_RULES] = {0.25, 0.125, 0.0};
+  static const double rule_tol[RISK_RULES] = {1e-3, 1e-8, 1e-8};
+  static const double rule_keep[RISK_RULES] = {0.1, 0.1, 0.5};
+  double lo = -INFINITY, hi = INFINITY, u0 = map[0], c = map[1], z_map = z;
+  int k, k_rule = 0;
   for (k = 0; k < RISK_NEWTON_MAX; k++) {
-    double lf, lF, r, zn, step;
-    if (fabs(z - z_map) > 0.5 * fmax(1.0, fabs(z_map)))
+    double lF, r, zn;
+    int last = rule == RISK_RULES - 1, done, tight;
+    if (fabs(z - z_map) > rule_keep[rule] * fmax(1.0, fabs(z_map)))
       c = 0.0;
     if (!(c > 0))
       z_map = z;
-    lF = tail_log_integral(gig, g, z, TAIL_CDF, &u0, &c);
+    lF = tail_log_integral(gig, g, z, TAIL_CDF, rule_step[rule], &u0, &c);
     map[0] = u0;
     map[1] = c;
-    if (!(lF <= 1e-12))
+    if (!(lF <= 1e-12) || (!last && (lF >= 0 || ++k_rule > RISK_RULE_STEPS)))
       return NAN;
     r = lF - la;
-    if (r == 0)
+    if (r == 0 && last)
       return z;
     if (r < 0)
       lo = z;
     else
       hi = z;
-    lf = ghmix_gh1_logpdf(h, z);
-    step = -r * exp(lF - lf);
-    zn = z + step;
-    if (!(zn > lo && zn < hi)) {
-      if (isfinite(lo) && isfinite(hi))
-        zn = 0.5 * (lo + hi);
-      else
-        zn = z + (r < 0 ? -1.0 : 1.0) * fmax(1.0, 2.0 * fabs(z));
-    }
+    zn = newton_step(h, z, r, lF, lo, hi);
     /* (converging quadratically: the error after a step of 1e-8 is
      * O(1e-16)) */
-    if (fabs(zn - z) <= 1e-8 * fmax(1.0, fabs(z)))
+    done = fabs(zn - z) <= rule_tol[rule] * fmax(1.0, fabs(z));
+    if (last && done)
       return fabs(r) <= 1e-6 ? zn : NAN;
-    if (isfinite(lo) && isfinite(hi) && hi - lo <= 1e-15 * fabs(lo))
+    tight = isfinite(lo) && isfinite(hi) && hi - lo <= 1e-15 * fabs(lo);
+    if (last && tight)
       return zn;
+    if (done || tight) {
+      rule++;
+      k_rule = 0;
+      lo = -INFINITY;
+      hi = INFINITY;
+    }
     z = zn;
   }
   return NAN; /* (no convergence: the law is beyond the quadrature) */
+}
+
+/* The lower-tail quantile for log alpha = la <= log(1/2), from the normal
+ * approximation at the GIG's scale: by the fixed-step rules first, so
+ * that usually one adaptive integral confirms the root, else by the
+ * adaptive rule only. */
+static double quantile_lower(const ghmix_gig *gig, const ghmix_gh1 *h, double g,
+                             double la, double map[2]) {
+  double y0 = gig->m, z0 = y0 * g - sqrt(y0) * sqrt(-2.0 * la), z;
+  map[0] = map[1] = 0.0;
+  z = quantile_newton(gig, h, g, la, z0, 0, map);
+  if (!isnan(z))
+    return z;
+  map[0] = map[1] = 0.0;
+  return quantile_newton(gig, h, g, la, z0, RISK_RULES - 1, map);
 }
 
 double ghmix_gh1_risk_quantile(const ghmix_gig *gig, double g, double alpha,
