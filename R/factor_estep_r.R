@@ -50,13 +50,11 @@ factor_estep_r <- function(x, par, what, weights = NULL, rows = FALSE) {
 # Cholesky factor of M = I + F' D^-1 F, D^-1 F, beta = M^-1 F' D^-1,
 # log det Sigma and gamma' Sigma^-1 gamma; NULL when par is not usable.
 factor_woodbury <- function(par) {
-  f <- par$loadings
-  dd <- par$uniquenesses
-  if (!all(is.finite(dd)) || !all(dd > 0) || !all(is.finite(f)) ||
-        !all(is.finite(par$mu)) || !all(is.finite(par$gamma)) ||
-        !gig_valid(par$p, par$a, par$b)) {
+  if (!factor_par_finite(par)) {
     return(NULL)
   }
+  f <- par$loadings
+  dd <- par$uniquenesses
   r <- ncol(f)
   fd <- f / dd
   chol_m <- if (r > 0L) {
@@ -74,6 +72,12 @@ factor_woodbury <- function(par) {
     logdet = 2 * sum(log(diag(chol_m))) + sum(log(dd)),
     gsg = sum(par$gamma^2 / dd) - sum(gz^2), gz = gz
   )
+}
+
+factor_par_finite <- function(par) {
+  all(is.finite(par$uniquenesses) & par$uniquenesses > 0) &&
+    all(is.finite(par$loadings)) && all(is.finite(par$mu)) &&
+    all(is.finite(par$gamma)) && gig_valid(par$p, par$a, par$b)
 }
 
 # R'^-1 v and M^-1 v for M = R'R (R upper; nothing to do for r = 0).
