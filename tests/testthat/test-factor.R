@@ -131,3 +131,139 @@ test_that("factor_estep_r equals mix_estep with the formed Sigma", {
   expect_equal(ghmix:::factor_estep(x, par, what)$loglik,
                ghmix:::factor_estep_r(x, par, what)$loglik)
 })
+
+factor_sim <- function(n, d, r, seed, family = "nig") {
+  set.seed(seed)
+  f <- matrix(stats::rnorm(d * r), d, r)
+  dd <- stats::runif(d, 0.3, 1)
+  sub <- switch(family, nig = list(p = -0.5, a = 1.5, b = 1.5),
+                gh = list(p = 1, a = 2, b = 1))
+  truth <- c(list(mu = stats::rnorm(d), gamma = stats::rnorm(d) * 0.2,
+                  loadings = f, uniquenesses = dd), sub)
+  x <- rgh(n, truth$mu, truth$gamma, factor_cov(f, dd), truth$p, truth$a,
+           truth$b)
+  colnames(x) <- paste0("v", seq_len(d))
+  list(x = x, truth = truth)
+}
+
+factor_fit_loglik <- function(x, par) {
+  sum(dgh(x, par$mu, par$gamma,
+          factor_cov(par$loadings, par$uniquenesses), par$p, par$a, par$b,
+          log = TRUE))
+}
+
+test_that("factor fits: every family, monotone, the documented form", {
+  sim <- factor_sim(1500, 8, 2, 5)
+  for (fitter in list(fit_nig, fit_gh, fit_vg, fit_skewt)) {
+    fit <- fitter(sim$x, factors = 2)
+    expect_true(fit$converged)
+    expect_identical(fit$factors, 2L)
+    expect_null(fit$parameters$sigma)
+    expect_identical(dim(fit$loadings), c(8L, 2L))
+    expect_identical(rownames(fit$loadings), colnames(sim$x))
+    expect_identical(fit$parameters$loadings, fit$loadings)
+    # the log-likelihood never decreases, and is the fit's density's
+    ll <- fit$trace$loglik
+    expect_true(all(diff(ll) >= -1e-9 * abs(ll[-1])))
+    expect_equal(fit$loglik, factor_fit_loglik(sim$x, fit$parameters),
+                 tolerance = 1e-8)
+    # the rotation: F' D^-1 F diagonal, decreasing; largest entries positive
+    g <- crossprod(fit$loadings, fit$loadings / fit$uniquenesses)
+    expect_lt(abs(g[1, 2]), 1e-8 * g[1, 1])
+    expect_gt(g[1, 1], g[2, 2])
+    top <- apply(fit$loadings, 2, function(v) v[which.max(abs(v))])
+    expect_true(all(top > 0))
+    expect_identical(fit$df, 8 + 8 + 8 * 2 - 1 + 8 +
+                       length(ghmix:::mix_family(fit$family)$free) - 1)
+  }
+  # a factor model is nested in the full one
+  full <- fit_nig(sim$x)
+  fac <- fit_nig(sim$x, factors = 2)
+  expect_lte(fac$loglik, full$loglik + 1e-6)
+  expect_lt(BIC(fac), BIC(full))
+  # the gauges: det Sigma = 1 in "det"
+  det_fit <- fit_nig(sim$x, factors = 2, gauge = "det")
+  expect_equal(ghmix:::factor_logdet(det_fit$parameters), 0,
+               tolerance = 1e-10)
+  expect_equal(det_fit$loglik, fac$loglik, tolerance = 1e-8)
+})
+
+test_that("factors = 0 is a diagonal Sigma", {
+  sim <- factor_sim(1000, 5, 1, 6)
+  fit <- fit_nig(sim$x, factors = 0)
+  expect_identical(dim(fit$loadings), c(5L, 0L))
+  par <- fit$parameters
+  ll <- sum(dgh(sim$x, par$mu, par$gamma, diag(par$uniquenesses), par$p,
+                par$a, par$b, log = TRUE))
+  expect_equal(fit$loglik, ll, tolerance = 1e-10)
+  expect_identical(fit$df, 5 + 5 + 5 + 1)
+  expect_output(print(fit), "0 factors")
+  expect_lt(fit$loglik, fit_nig(sim$x, factors = 1)$loglik)
+})
+
+test_that("factor fits with weights are those of the replicated rows", {
+  sim <- factor_sim(800, 6, 2, 7)
+  w <- rep(c(1, 2, 0), length.out = nrow(sim$x))
+  fw <- fit_nig(sim$x, factors = 2, weights = w)
+  fr <- fit_nig(sim$x[rep(seq_len(nrow(sim$x)), w), ], factors = 2)
+  expect_equal(fw$loglik, fr$loglik, tolerance = 1e-8)
+  expect_equal(fw$loadings, fr$loadings, tolerance = 1e-4)
+  expect_equal(fw$nobs, sum(w))
+})
+
+test_that("factor fits: methods", {
+  sim <- factor_sim(1000, 10, 2, 8)
+  fit <- fit_gh(sim$x, factors = 2)
+  expect_output(print(fit), "2 factors")
+  expect_output(print(summary(fit)), "no standard errors")
+  cf <- coef(fit)
+  expect_named(cf, c("mu", "gamma", "loadings", "uniquenesses", "p", "a",
+                     "b"))
+  s <- coef(fit, sigma = TRUE)$sigma
+  expect_equal(s, tcrossprod(fit$loadings) + diag(fit$uniquenesses),
+               ignore_attr = TRUE)
+  expect_equal(coef(fit, "ghyp")$sigma, s)
+  expect_equal(predict(fit, sim$x[1:5, ], type = "log_density"),
+               dgh(sim$x[1:5, ], cf$mu, cf$gamma,
+                   factor_cov(cf$loadings, cf$uniquenesses), cf$p, cf$a,
+                   cf$b, log = TRUE),
+               tolerance = 1e-12, ignore_attr = TRUE)
+  expect_identical(dim(fitted(fit)), c(1000L, 3L))
+  sims <- simulate(fit, 2, seed = 1)
+  expect_identical(dim(sims[[1]]), c(1000L, 10L))
+  expect_equal(AIC(fit), -2 * fit$loglik + 2 * fit$df)
+  expect_error(vcov(fit), class = "ghmix_error_factor_mode")
+  pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_invisible(plot(fit))
+  # start from a fit
+  again <- fit_gh(sim$x, factors = 2, start = fit)
+  expect_equal(again$loglik, fit$loglik, tolerance = 1e-8)
+  expect_lte(again$iterations, 5L)
+})
+
+test_that("factor fits: bad input and unsupported combinations", {
+  sim <- factor_sim(200, 4, 1, 9)
+  x <- sim$x
+  err <- "ghmix_error_argument"
+  expect_error(fit_nig(x, factors = 4), class = err, regexp = "factors")
+  expect_error(fit_nig(x, factors = 5), class = err, regexp = "factors")
+  expect_error(fit_nig(x, factors = -1), class = err, regexp = "factors")
+  expect_error(fit_nig(x, factors = 1.5), class = err, regexp = "factors")
+  expect_error(fit_nig(x, factors = NA), class = err, regexp = "factors")
+  expect_error(fit_nig(x, factors = "1"), class = err, regexp = "factors")
+  expect_error(fit_nig(x, factors = 1:2), class = err, regexp = "factors")
+  expect_error(fit_nig(x, factors = TRUE), class = err, regexp = "factors")
+  mode <- "ghmix_error_factor_mode"
+  expect_error(fit_nig(x, factors = 1, backend = "cuda"), class = mode)
+  expect_error(fit_nig(x, factors = 1, components = 2), class = mode)
+  expect_error(fit_gh(x, factors = 1, fixed = list(p = 1)), class = mode)
+  expect_error(fit_nig(ghmix_data(list(x[1:100, ], x[101:200, ])),
+                       factors = 1),
+               class = mode)
+  expect_error(fit_nig(x * 1e300, factors = 1), class = mode)
+  expect_error(fit_nig(x, factors = 1, start = list(loadings = 1:3)),
+               class = err, regexp = "loadings")
+  expect_error(fit_nig(x, factors = 1, start = list(sigma = diag(4))),
+               class = err, regexp = "start")
+})
