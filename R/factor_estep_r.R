@@ -30,18 +30,16 @@ factor_estep_r <- function(x, par, what, weights = NULL, rows = FALSE) {
   ok <- out$ok & w_in > 0
   v <- ifelse(ok, w_in, 0)
   logy <- bitwAnd(as.integer(what), ghmix_flags("estep", "logy")) != 0L
-  st <- mixture_stats_r(x, par, out$rows, v, logy)
-  keep <- v > 0
-  uk <- u[keep, , drop = FALSE]
-  vi <- v[keep] * out$rows[keep, estep_row_columns()[["inv_y"]]]
+  m <- mixture_moments_r(x, par, out$rows, v, logy)
+  st <- m$stats
   c(
     list(n = sum(ok), tau = st$tau, loglik = sum(v[ok] * out$loglik[ok]),
          s_inv = st$s_inv, s_y = st$s_y, s_log = st$s_log,
          s_inv_dev = st$s_inv_dev, s_y_dev = st$s_y_dev,
          n_bad = sum(!out$ok & w_in > 0), sx = st$sx, sxw = st$sxw,
          rows = if (rows) out$rows, launches = NULL),
-    list(sxx_diag = drop(crossprod(vi, uk^2)),
-         sxx_proj = crossprod(uk * vi, uk %*% t(wb$proj)),
+    list(sxx_diag = drop(crossprod(m$vi, m$u^2)),
+         sxx_proj = crossprod(m$u * m$vi, m$u %*% t(wb$proj)),
          proj = wb$proj, logdet = wb$logdet, gsg = wb$gsg)
   )
 }

@@ -267,3 +267,29 @@ test_that("factor fits: bad input and unsupported combinations", {
   expect_error(fit_nig(x, factors = 1, start = list(sigma = diag(4))),
                class = err, regexp = "start")
 })
+
+test_that("simulated factor-GH data: the truth's likelihood and subspace", {
+  skip_on_cran() # about 30 s of CPU with the R E-step
+  set.seed(11)
+  d <- 100
+  r <- 3
+  f <- matrix(stats::rnorm(d * r), d, r)
+  dd <- stats::runif(d, 0.3, 1)
+  truth <- list(mu = stats::rnorm(d) * 0.1, gamma = stats::rnorm(d) * 0.1,
+                p = 1, a = 2, b = 1)
+  x <- rgh(2e4, truth$mu, truth$gamma, factor_cov(f, dd), truth$p, truth$a,
+           truth$b)
+  # from the default start of the mixing law (no NIG stage)
+  fit <- fit_gh(x, factors = r, start = list(p = -0.5, a = 1, b = 1))
+  expect_true(fit$converged)
+  ll_truth <- sum(dgh(x, truth$mu, truth$gamma, factor_cov(f, dd), truth$p,
+                      truth$a, truth$b, log = TRUE))
+  expect_gte(fit$loglik, ll_truth)
+  # the largest principal angle between the loading subspaces (measured:
+  # 0.006 rad)
+  cosines <- svd(crossprod(qr.Q(qr(f)), qr.Q(qr(fit$loadings))))$d
+  expect_lt(acos(min(cosines)), 0.05)
+  # E[Y] D is free of the gauge (the fit's: E[Y] = 1)
+  expect_equal(fit$uniquenesses, dd * gig_mean(truth$p, truth$a, truth$b),
+               tolerance = 0.1, ignore_attr = TRUE)
+})
