@@ -97,14 +97,25 @@ factor_start <- function(src, start, family, args, call) {
   x <- src$stored
   d <- ncol(x)
   r <- args$factors
-  pc <- factor_pca(x, weights_in_sums(src$weights), src$std, r)
   par <- c(list(mu = src$std$center, gamma = rep(0, d)),
-           factor_principal(pc, r), mix_start_mixing(family))
+           mix_start_mixing(family))
   if (!is.null(start)) {
     par <- factor_start_from(start, par, family, d, r, call)
   }
+  if (is.null(par$loadings) || is.null(par$uniquenesses)) {
+    pc <- factor_pca(x, weights_in_sums(src$weights), src$std, r)
+    par[c("loadings", "uniquenesses")] <- factor_principal(pc, r)
+  }
+  if (is.null(factor_woodbury(par))) {
+    abort_argument(
+      paste("`start` must have finite loadings, positive uniquenesses and",
+            "valid p, a, b."),
+      call
+    )
+  }
   if (args$symmetric) par$gamma <- rep(0, d)
-  factor_names(par, colnames(x))
+  factor_names(par[c("mu", "gamma", "loadings", "uniquenesses", "p", "a",
+                     "b")], colnames(x))
 }
 
 # F and D from the principal components pc (factor_pca()).
@@ -119,16 +130,16 @@ factor_principal <- function(pc, r) {
 
 # The leading eigenvalues and eigenvectors of the (weighted) sample
 # covariance C of x, and diag(C), without forming C for large d: a block
-# of k = min(d, r + 8) vectors by subspace iteration (Golub and Van Loan,
+# of k = min(d, r + 5) vectors by subspace iteration (Golub and Van Loan,
 # Matrix Computations, 4th ed., section 8.2.4), each step C V = u'(w u V)
 # / (n - 1) in O(n d k), started deterministically from the columns of C
 # of the k largest variances, then Rayleigh-Ritz on the block.
-factor_pca <- function(x, w, std, r, iter = 6L) {
+factor_pca <- function(x, w, std, r, iter = 4L) {
   d <- ncol(x)
   tot <- if (is.null(w)) nrow(x) else sum(w)
   u <- x - rep(std$center, each = nrow(x))
   uw <- if (is.null(w)) u else u * w
-  k <- min(d, r + 8L)
+  k <- min(d, r + 5L)
   apply_c <- function(v) crossprod(uw, u %*% v) / (tot - 1)
   top <- order(std$scale, decreasing = TRUE)[seq_len(k)]
   v <- qr.Q(qr(crossprod(uw, u[, top, drop = FALSE])))
@@ -156,15 +167,10 @@ factor_start_from <- function(start, par, family, d, r, call) {
   given <- intersect(names(start),
                      c("mu", "gamma", "loadings", "uniquenesses"))
   par[given] <- start[given]
-  par$loadings <- matrix(as.double(par$loadings), d, r)
-  par[c("p", "a", "b")] <- mix_start_sub(start, par, family)
-  if (is.null(factor_woodbury(par))) {
-    abort_argument(
-      paste("`start` must have finite loadings, positive uniquenesses and",
-            "valid p, a, b."),
-      call
-    )
+  if (!is.null(par$loadings)) {
+    par$loadings <- matrix(as.double(par$loadings), d, r)
   }
+  par[c("p", "a", "b")] <- mix_start_sub(start, par, family)
   par
 }
 

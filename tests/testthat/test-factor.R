@@ -254,6 +254,7 @@ test_that("factor fits: bad input and unsupported combinations", {
   expect_error(fit_nig(x, factors = "1"), class = err, regexp = "factors")
   expect_error(fit_nig(x, factors = 1:2), class = err, regexp = "factors")
   expect_error(fit_nig(x, factors = TRUE), class = err, regexp = "factors")
+  expect_identical(fit_student(x, factors = 1)$factors, 1L)
   mode <- "ghmix_error_factor_mode"
   expect_error(fit_nig(x, factors = 1, backend = "cuda"), class = mode)
   expect_error(fit_nig(x, factors = 1, components = 2), class = mode)
