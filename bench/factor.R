@@ -79,7 +79,7 @@ tab2 <- data.frame(
                                      fit$timings[["mstep"]]) /
                              fit$timings[["esteps"]], 1),
   peak_mb_beyond_data = round((proc_kib("VmHWM") - base_kib) / 1024),
-  data_mb = round(object.size(x) / 2^20)
+  data_mb = round(as.numeric(object.size(x)) / 2^20)
 )
 print(tab2)
 
