@@ -102,6 +102,9 @@ if (!file.exists(md_file)) {
     ""
   ), md_file)
 }
-cat(c(bench_header(sprintf("E-step: %s", estep)), "",
+settings <- sprintf("%d fit%s per case 1 model, case 2 max_iter = %d",
+                    if (bench_quick) 1L else 3L,
+                    if (bench_quick) "" else "s", max_iter)
+cat(c(bench_header(sprintf("E-step: %s; %s", estep, settings)), "",
       md_table(tab1), "", md_table(tab2), ""),
     file = md_file, sep = "\n", append = TRUE)
