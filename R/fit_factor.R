@@ -262,13 +262,30 @@ factor_from_theta <- function(theta, ctx) {
 # The M-step of a factor fit (see the top of this file).
 factor_mstep <- function(st, par, family, symmetric) {
   loc <- mix_mstep_location(st, par, symmetric)
-  sc <- factor_scatter(st, loc$terms)
+  sc <- factor_scatter(st, factor_scatter_terms(loc))
   fd <- factor_fa_step(sc, st$proj, par$loadings)
   c(list(mu = loc$mu, gamma = loc$gamma), fd, mix_mstep_sub(st, par, family))
 }
 
+# The effective scatter of mix_mstep_normal() as S = sxx / n + sum_k c_k
+# a_k b_k': its rank-one terms list(c_k, a_k, b_k) at the new mu, gamma.
+factor_scatter_terms <- function(loc) {
+  xw <- loc$xw
+  mu_u <- loc$mu_u
+  gamma <- loc$gamma
+  if (loc$held) {
+    return(list(
+      list(-1, xw, mu_u), list(-1, mu_u, xw), list(-1, loc$xbar, gamma),
+      list(-1, gamma, loc$xbar), list(loc$delta, mu_u, mu_u),
+      list(1, mu_u, gamma), list(1, gamma, mu_u), list(loc$eta, gamma, gamma)
+    ))
+  }
+  list(list(-1, xw, mu_u), list(-1, mu_u, xw), list(loc$delta, mu_u, mu_u),
+       list(-loc$eta, gamma, gamma))
+}
+
 # S beta' (d x r) and diag(S) of the effective scatter S = sxx / n +
-# sum_k c_k a_k b_k' (mix_mstep_location()'s terms), from the E-step's
+# sum_k c_k a_k b_k' (factor_scatter_terms()), from the E-step's
 # sxx_proj = sxx beta' and sxx_diag, without forming S.  (A shrinkage
 # prior towards a diagonal target T would enter here, as S -> (n S +
 # k T / c) / (n + k).)

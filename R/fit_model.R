@@ -193,17 +193,26 @@ mix_mstep_sub <- function(st, par, family) {
 # The M-step of mu, gamma, Sigma.
 mix_mstep_normal <- function(st, par, symmetric) {
   loc <- mix_mstep_location(st, par, symmetric)
-  sigma <- st$sxx / st$tau
-  for (term in loc$terms) {
-    sigma <- sigma + term[[1L]] * tcrossprod(term[[2L]], term[[3L]])
+  xw <- loc$xw
+  mu_u <- loc$mu_u
+  gamma <- loc$gamma
+  sigma <- if (loc$held) {
+    st$sxx / st$tau - tcrossprod(xw, mu_u) - tcrossprod(mu_u, xw) -
+      tcrossprod(loc$xbar, gamma) - tcrossprod(gamma, loc$xbar) +
+      loc$delta * tcrossprod(mu_u) + tcrossprod(mu_u, gamma) +
+      tcrossprod(gamma, mu_u) + loc$eta * tcrossprod(gamma)
+  } else {
+    st$sxx / st$tau - tcrossprod(xw, mu_u) - tcrossprod(mu_u, xw) +
+      loc$delta * tcrossprod(mu_u) - loc$eta * tcrossprod(gamma)
   }
   sigma <- (sigma + t(sigma)) / 2
   dimnames(sigma) <- dimnames(par$sigma)
-  list(mu = loc$mu, gamma = loc$gamma, sigma = sigma)
+  list(mu = loc$mu, gamma = gamma, sigma = sigma)
 }
 
-# The M-step of mu and gamma, and Sigma's effective scatter at them,
-# S = sxx / n + sum_k c_k a_k b_k', as its terms list(c_k, a_k, b_k).
+# The M-step of mu and gamma, and the means Sigma's effective scatter S
+# at them is made of (mix_mstep_normal(), factor_scatter()); held: the
+# near-normal branch (gamma held).
 mix_mstep_location <- function(st, par, symmetric) {
   n <- st$tau
   delta <- st$s_inv / n
@@ -222,15 +231,8 @@ mix_mstep_location <- function(st, par, symmetric) {
     # given gamma (ECM, Meng and Rubin 1993: still monotone)
     gamma <- par$gamma
     mu_u <- (xw - gamma) / delta
-    terms <- list(
-      list(-1, xw, mu_u), list(-1, mu_u, xw), list(-1, xbar, gamma),
-      list(-1, gamma, xbar), list(delta, mu_u, mu_u), list(1, mu_u, gamma),
-      list(1, gamma, mu_u), list(eta, gamma, gamma)
-    )
   }
-  if (symmetric || abs(delta * eta - 1) > mstep_den_min) {
-    terms <- list(list(-1, xw, mu_u), list(-1, mu_u, xw),
-                  list(delta, mu_u, mu_u), list(-eta, gamma, gamma))
-  }
-  list(mu = par$mu + mu_u, gamma = gamma, terms = terms)
+  list(mu = par$mu + mu_u, gamma = gamma, mu_u = mu_u, delta = delta,
+       eta = eta, xbar = xbar, xw = xw,
+       held = !symmetric && abs(delta * eta - 1) <= mstep_den_min)
 }
