@@ -370,6 +370,40 @@ print.ghmix_control <- function(x, ...) {
 #'   fitted; `weights` holds the weights of those rows. `print()` and
 #'   `summary()` say that the fit is weighted; `fitted()`, `predict()` and
 #'   `simulate()` (which draws `nrow` rows) ignore the weights.
+#' @param factors `NULL` (default): a full dispersion matrix \eqn{\Sigma}.
+#'   A whole number \eqn{r}, \eqn{0 \le r < d}{0 <= r < d}: the
+#'   factor-analytic model \eqn{\Sigma = F F' + \mathrm{diag}(D)}{Sigma =
+#'   F F' + diag(D)} with \eqn{d \times r}{d x r} loadings \eqn{F}; see the
+#'   Factor models section.
+#' @section Factor models: With `factors = r` the fit never forms a
+#'   \eqn{d \times d}{d x d} matrix: each E-step computes the posterior
+#'   moments by the Woodbury identity in \eqn{O(n d r)}, and the M-step of
+#'   \eqn{F} and \eqn{D} is one closed-form factor-analysis EM step (Rubin
+#'   and Thayer 1982) on the E-step's scatter, computed from its products
+#'   with \eqn{F' \Sigma^{-1}}{F' Sigma^-1} and its diagonal (the steps of
+#'   \eqn{\mu}, \eqn{\gamma} and the mixing law are those of the full
+#'   model); the log-likelihood never decreases. A uniqueness is held above
+#'   \eqn{10^{-6}} times the corresponding diagonal of that scatter (where
+#'   the maximum has \eqn{D_j \to 0}, a Heywood case). The start: the
+#'   \eqn{r} leading principal components of the sample covariance, by a
+#'   few subspace iterations (\eqn{O(n d r)} each; the covariance is not
+#'   formed), with \eqn{D} the remaining variance. The loadings are
+#'   reported in the rotation where \eqn{F' D^{-1} F}{F' D^-1 F} is
+#'   diagonal with decreasing entries, each column's largest entry in
+#'   absolute value positive. The fit keeps the factor form in
+#'   `parameters` (`loadings`, `uniquenesses` in place of `sigma`) and as
+#'   `loadings`, `uniquenesses` and `factors`; its `df` counts
+#'   \eqn{d r - r(r - 1)/2} for the loadings (less their rotations) and
+#'   \eqn{d} for the uniquenesses, so that `AIC()` and `BIC()` choose
+#'   \eqn{r}. `print()`, `summary()` (estimates without standard errors),
+#'   `coef()` (`sigma = TRUE` adds \eqn{\Sigma}), `logLik()`, `predict()`,
+#'   `fitted()`, `simulate()` and `plot()` work as for other fits; `vcov()`
+#'   is not available yet (an error of class `ghmix_error_factor_mode`, as
+#'   are `factors` with `components` other than 1, `backend = "cuda"`,
+#'   chunked data or a cluster, `fixed`, and data whose scale needs the
+#'   standardisation of the Units section). [dgh()] and [rgh()] take the
+#'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
+#'   the fit with a diagonal \eqn{\Sigma}.
 #' @inheritParams ghmix-params
 #' @return An object of class `c("ghmix_fit_<family>", "ghmix_fit")`: a list
 #'   with `parameters` (`mu`, `gamma`, `sigma`, `p`, `a`, `b`), `loglik`,
@@ -386,6 +420,8 @@ print.ghmix_control <- function(x, ...) {
 #'   hyperbolic distributions). Protassov, R. S. (2004). EM-based maximum
 #'   likelihood parameter estimation for multivariate generalized hyperbolic
 #'   distributions with fixed lambda. *Statistics and Computing* 14, 67-77.
+#'   Rubin, D. B. and Thayer, D. T. (1982). EM algorithms for ML factor
+#'   analysis. *Psychometrika* 47, 69-76.
 #'   Varadhan, R. and Roland, C. (2008). Simple and globally convergent
 #'   methods for accelerating the convergence of any EM algorithm.
 #'   *Scandinavian Journal of Statistics* 35, 335-353.
@@ -404,9 +440,10 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
                     threads = ghmix_threads(), device = 0L,
                     cluster = NULL, weights = NULL, components = 1L,
                     nstart = 5L, criterion = c("bic", "icl"),
-                    shrink = NULL) {
+                    shrink = NULL, factors = NULL) {
   if (!mix_is_single(components)) {
     shrink_check_single(shrink, sys.call())
+    factor_abort_components(factors, sys.call())
     return(mix_fit_components(
       x, "nig", components, nstart, criterion, symmetric, start, control,
       gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
@@ -414,7 +451,8 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
   }
   mix_fit(
     x, "nig", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, shrink = shrink
+    device, sys.call(), cluster, weights, shrink = shrink,
+    factors = factors
   )
 }
 
@@ -426,9 +464,10 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
                    threads = ghmix_threads(), device = 0L,
                    cluster = NULL, weights = NULL, components = 1L,
                    nstart = 5L, criterion = c("bic", "icl"), fixed = NULL,
-                   shrink = NULL) {
+                   shrink = NULL, factors = NULL) {
   if (!mix_is_single(components)) {
     shrink_check_single(shrink, sys.call())
+    factor_abort_components(factors, sys.call())
     if (!is.null(fixed)) {
       abort_argument(
         "`fixed` with `components` other than 1 is not supported yet.",
@@ -442,7 +481,8 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
   }
   mix_fit(
     x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, fixed = fixed, shrink = shrink
+    device, sys.call(), cluster, weights, fixed = fixed, shrink = shrink,
+    factors = factors
   )
 }
 
@@ -454,9 +494,10 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
                    threads = ghmix_threads(), device = 0L,
                    cluster = NULL, weights = NULL, components = 1L,
                    nstart = 5L, criterion = c("bic", "icl"),
-                   shrink = NULL) {
+                   shrink = NULL, factors = NULL) {
   if (!mix_is_single(components)) {
     shrink_check_single(shrink, sys.call())
+    factor_abort_components(factors, sys.call())
     return(mix_fit_components(
       x, "vg", components, nstart, criterion, symmetric, start, control,
       gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
@@ -464,7 +505,8 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
   }
   mix_fit(
     x, "vg", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, shrink = shrink
+    device, sys.call(), cluster, weights, shrink = shrink,
+    factors = factors
   )
 }
 
@@ -476,9 +518,10 @@ fit_skewt <- function(x, symmetric = FALSE, start = NULL,
                       threads = ghmix_threads(), device = 0L,
                     cluster = NULL, weights = NULL, components = 1L,
                     nstart = 5L, criterion = c("bic", "icl"),
-                    shrink = NULL) {
+                    shrink = NULL, factors = NULL) {
   if (!mix_is_single(components)) {
     shrink_check_single(shrink, sys.call())
+    factor_abort_components(factors, sys.call())
     return(mix_fit_components(
       x, "skewt", components, nstart, criterion, symmetric, start, control,
       gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
@@ -486,6 +529,7 @@ fit_skewt <- function(x, symmetric = FALSE, start = NULL,
   }
   mix_fit(
     x, "skewt", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, shrink = shrink
+    device, sys.call(), cluster, weights, shrink = shrink,
+    factors = factors
   )
 }

@@ -33,6 +33,12 @@
 #'   [fit_skewt()].
 #' @param parametrization One of `"ghmix"` (default), `"ghyp"`,
 #'   `"alpha.bar"` and `"alpha"`.
+#' @param sigma For a factor fit (`factors`, see [fit_gh()]), whose
+#'   `"ghmix"` list has the `loadings` \eqn{F} and `uniquenesses` \eqn{D} in
+#'   place of `sigma`: `TRUE` adds `sigma`, the \eqn{d \times d}{d x d}
+#'   matrix \eqn{F F' + \mathrm{diag}(D)} (formed for \eqn{d \le 2000}
+#'   only, as for the other parametrisations, which give `sigma`). Ignored
+#'   for other fits.
 #' @param ... Not used.
 #' @return A named list of parameters (see Details).
 #' @family fitting
@@ -46,11 +52,15 @@
 coef.ghmix_fit <- function(object,
                            parametrization = c("ghmix", "ghyp", "alpha.bar",
                                                "alpha"),
-                           ...) {
+                           sigma = FALSE, ...) {
   parametrization <- check_choice(
     parametrization, c("ghmix", "ghyp", "alpha.bar", "alpha"),
     "parametrization", sys.call()
   )
+  check_flag(sigma, "sigma", sys.call())
+  if (!is.null(object$factors) && (sigma || parametrization != "ghmix")) {
+    object <- factor_full_view(object, sys.call())
+  }
   par <- object$parameters
   par$a <- unname(par$a)
   par$b <- unname(par$b)

@@ -2,7 +2,7 @@
 
 # Returns list(x = numeric matrix with column names, dropped = integer row
 # numbers dropped by na.rm).
-mix_data <- function(x, na.rm, call) { # nolint
+mix_data <- function(x, na.rm, call, collinear = TRUE) { # nolint
   check_flag(na.rm, "na.rm", call)
   x <- mix_as_matrix(x, call)
   check_no_columns(x, "x", call)
@@ -15,7 +15,7 @@ mix_data <- function(x, na.rm, call) { # nolint
   if (length(bad) > 0L) {
     x <- x[-bad, , drop = FALSE]
   }
-  mix_check_shape(x, call)
+  mix_check_shape(x, call, collinear)
   list(x = x, dropped = bad)
 }
 
@@ -86,11 +86,11 @@ check_no_columns <- function(x, arg, call) {
   }
 }
 
-mix_check_shape <- function(x, call) {
+mix_check_shape <- function(x, call, collinear = TRUE) {
   check_rows(nrow(x), ncol(x), call)
   rng <- apply(x, 2L, range)
-  check_columns(rng[1L, ], rng[2L, ], colnames(x), function() mix_cor(x),
-                call)
+  check_columns(rng[1L, ], rng[2L, ], colnames(x),
+                if (collinear) function() mix_cor(x), call)
   invisible(x)
 }
 
@@ -126,7 +126,8 @@ check_rows <- function(n, d, call) {
 }
 
 # lo, hi: the columns' ranges; cor: a function that gives their correlation
-# matrix (called only for d > 1).
+# matrix (called only for d > 1), or NULL: no check of collinearity (for
+# factor fits, whose Sigma = F F' + diag(D) needs none).
 check_columns <- function(lo, hi, names, cor, call) {
   const <- which(hi == lo)
   if (length(const) > 0L) {
@@ -138,8 +139,8 @@ check_columns <- function(lo, hi, names, cor, call) {
       call
     )
   }
-  cm <- if (length(lo) > 1L) cor()
-  if (length(lo) > 1L && all(is.finite(cm))) {
+  cm <- if (length(lo) > 1L && !is.null(cor)) cor()
+  if (!is.null(cm) && all(is.finite(cm))) {
     # (not finite: chunks whose scale chunk_check_scale() rejects)
     ev <- eigen(cm, symmetric = TRUE, only.values = TRUE)$values
     if (min(ev) <= 1e-10 * max(ev)) {

@@ -8,6 +8,9 @@
 # statistics at them (NULL if unusable).  Run
 # some 40 times in a small fit, so kept to a few vectorised operations.
 mix_point <- function(par, ctx) {
+  if (!is.null(ctx$factors)) {
+    return(factor_point(par, ctx))
+  }
   if (!is.null(ctx$fixed)) par <- fixed_impose(par, ctx$fixed)
   z <- to_std(par, ctx$std)
   chol_z <- .Call(ffi_chol_lower, z$sigma)
@@ -54,7 +57,9 @@ mix_tri_index <- function(ctx, d) {
 
 mix_update <- function(pt, ctx) {
   t0 <- proc.time()[[3]]
-  par <- if (is.null(ctx$fixed)) {
+  par <- if (!is.null(ctx$factors)) {
+    factor_mstep(pt$st, pt$par, ctx$family, ctx$symmetric)
+  } else if (is.null(ctx$fixed)) {
     mix_mstep(pt$st, pt$par, ctx$family, ctx$symmetric)
   } else {
     mix_mstep_fixed(pt$st, pt$par, ctx)
@@ -191,7 +196,12 @@ mix_squarem <- function(pt, p1, p2, ctx, step_max) {
   }
   theta <- pt$theta - 2 * alpha * r + alpha^2 * v
   par <- from_std(
-    from_theta(theta, ctx$family, ctx$symmetric, ctx$engine$d), ctx$std
+    if (is.null(ctx$factors)) {
+      from_theta(theta, ctx$family, ctx$symmetric, ctx$engine$d)
+    } else {
+      factor_from_theta(theta, ctx)
+    },
+    ctx$std
   )
   px <- mix_point(par, ctx)
   if (px$ok && px$objective >= p2$objective) {

@@ -91,7 +91,8 @@ extreme_far <- function(em, ctx, src) {
 }
 
 extreme_applies <- function(ctx, src) {
-  is.null(ctx$fixed) && is.null(ctx$shrink) && !ctx$ties$unbounded &&
+  is.null(ctx$fixed) && is.null(ctx$shrink) && is.null(ctx$factors) &&
+    !ctx$ties$unbounded &&
     is.matrix(src$stored) &&
     ctx$engine$d == 1L && ctx$family != "vg"
 }

@@ -63,10 +63,12 @@ fit_student <- function(x, start = NULL, control = ghmix_control(),
                         gauge = c("mean", "det"), na.rm = FALSE, # nolint
                         backend = c("cpu", "cuda"),
                         threads = ghmix_threads(), device = 0L,
-                        cluster = NULL, weights = NULL, shrink = NULL) {
+                        cluster = NULL, weights = NULL, shrink = NULL,
+                        factors = NULL) {
   mix_fit(
     x, "skewt", TRUE, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, shrink = shrink
+    device, sys.call(), cluster, weights, shrink = shrink,
+    factors = factors
   )
 }
 

@@ -82,7 +82,9 @@ print.ghmix_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
   if (d > length(show)) {
     cat(sprintf("  ... and %d more columns\n", d - length(show)))
   }
-  if (d == 1L) {
+  if (!is.null(x$factors)) {
+    factor_print_sigma(x, digits)
+  } else if (d == 1L) {
     cat(sprintf(
       "sigma: %s (scale; Sigma = sigma^2 = %s)\n",
       format(fit_column_sd(x)[[1L]], digits = digits),
@@ -139,12 +141,16 @@ print.ghmix_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
 #' r <- diff(log(EuStockMarkets))
 #' summary(fit_nig(r[, "DAX"]))
 summary.ghmix_fit <- function(object, ...) {
-  cov <- if (is.null(object$shrink)) stats::vcov(object) else
-    shrink_vcov_na(object)
-  est <- fit_pack(object$parameters, object$family, object$symmetric)
-  se <- sqrt(pmax(diag(cov), 0))
-  coefs <- cbind(Estimate = est, `Std. Error` = se)
-  rownames(coefs) <- rownames(cov)
+  coefs <- if (is.null(object$factors)) {
+    cov <- if (is.null(object$shrink)) stats::vcov(object) else
+      shrink_vcov_na(object)
+    est <- fit_pack(object$parameters, object$family, object$symmetric)
+    se <- sqrt(pmax(diag(cov), 0))
+    structure(cbind(Estimate = est, `Std. Error` = se),
+              dimnames = list(rownames(cov), c("Estimate", "Std. Error")))
+  } else {
+    factor_summary_coefs(object)
+  }
   ll <- stats::logLik(object)
   structure(
     list(
@@ -158,7 +164,7 @@ summary.ghmix_fit <- function(object, ...) {
       backend = object$backend, threads = object$threads,
       ties = object$ties, call = object$call,
       online = object$online["schedule"], shrink = object$shrink,
-      objective = object$objective
+      objective = object$objective, factors = object$factors
     ),
     class = "summary.ghmix_fit"
   )
@@ -177,11 +183,15 @@ print.summary.ghmix_fit <- function(x,
   if (!is.null(x$call)) {
     cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
   }
-  cat(sprintf(
-    "\nParameters (gauge %s; %s):\n", fit_gauge_label(x$gauge),
-    if (is.null(x$shrink)) "standard errors from the observed information"
-    else "a penalised fit: no standard errors"
-  ))
+  if (is.null(x$factors)) {
+    cat(sprintf(
+      "\nParameters (gauge %s; %s):\n", fit_gauge_label(x$gauge),
+      if (is.null(x$shrink)) "standard errors from the observed information"
+      else "a penalised fit: no standard errors"
+    ))
+  } else {
+    factor_summary_header(x)
+  }
   print(signif(x$coefficients, digits))
   cat(sprintf(
     "\nLog-likelihood %s, df = %d, AIC %s, BIC %s\n",
@@ -378,6 +388,9 @@ fit_rows <- function(object, x, type, backend, device, threads, call) {
 # E[1/Y|x], E[Y|x], E[log Y|x]) at the finite rows of x: the E-step's rows
 # on the CPU, the row kernel (one launch) on a GPU.
 fit_rows_compute <- function(par, x, backend, device, threads) {
+  if (!is.null(par$loadings)) {
+    return(factor_rows_compute(par, x, backend, threads))
+  }
   if (backend == "cuda") {
     chol_l <- .Call(ffi_chol_lower, par$sigma)
     k <- mix_consts(chol_l, par$gamma, par$p, par$a, par$b)
@@ -464,6 +477,11 @@ fit_simulate <- function(object, nsim) {
 
 # n draws of the mixture at par, an n x d matrix.
 fit_draw <- function(n, par, vars) {
+  if (!is.null(par$loadings)) {
+    x <- factor_draw(n, par)
+    dimnames(x) <- list(NULL, vars)
+    return(x)
+  }
   d <- length(par$mu)
   y <- rgig(n, par$p, par$a, par$b)
   z <- matrix(stats::rnorm(n * d), n, d) %*% chol(par$sigma)

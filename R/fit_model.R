@@ -27,14 +27,20 @@ mix_what_rows <- function() ghmix_flags("estep", c("moments", "logy"))
 # Scale s such that (Y -> s Y) puts par in the gauge; s = 1 leaves it.
 gauge_scale <- function(par, gauge) {
   if (gauge == "det") {
-    return(exp(logdet(par$sigma) / nrow(par$sigma)))
+    ld <- if (is.null(par$loadings)) logdet(par$sigma) else factor_logdet(par)
+    return(exp(ld / length(par$mu)))
   }
   1 / gig_mean_value(par$p, par$a, par$b)
 }
 
 apply_scale <- function(par, s) {
   par$gamma <- par$gamma / s
-  par$sigma <- par$sigma / s
+  if (is.null(par$loadings)) {
+    par$sigma <- par$sigma / s
+  } else {
+    par$loadings <- par$loadings / sqrt(s)
+    par$uniquenesses <- par$uniquenesses / s
+  }
   par$a <- par$a / s
   par$b <- par$b * s
   par
@@ -58,14 +64,24 @@ logdet <- function(sigma) {
 to_std <- function(par, std) {
   par$mu <- (par$mu - std$center) / std$scale
   par$gamma <- par$gamma / std$scale
-  par$sigma <- par$sigma / tcrossprod(std$scale)
+  if (is.null(par$loadings)) {
+    par$sigma <- par$sigma / tcrossprod(std$scale)
+  } else {
+    par$loadings <- par$loadings / std$scale
+    par$uniquenesses <- par$uniquenesses / std$scale^2
+  }
   par
 }
 
 from_std <- function(par, std) {
   par$mu <- std$center + std$scale * par$mu
   par$gamma <- std$scale * par$gamma
-  par$sigma <- par$sigma * tcrossprod(std$scale)
+  if (is.null(par$loadings)) {
+    par$sigma <- par$sigma * tcrossprod(std$scale)
+  } else {
+    par$loadings <- par$loadings * std$scale
+    par$uniquenesses <- par$uniquenesses * std$scale^2
+  }
   par
 }
 
@@ -97,13 +113,14 @@ from_theta <- function(theta, family, symmetric, d) {
   m <- d * (d + 1L) / 2L
   chol_l[lower.tri(chol_l, TRUE)] <- theta[k + seq_len(m)]
   diag(chol_l) <- exp(diag(chol_l))
-  sub <- theta[k + m + 1:2]
   par <- list(mu = mu, gamma = gamma, sigma = tcrossprod(chol_l))
+  from_theta_sub(par, theta[-seq_len(k + m)], family)
+}
+
+# par with the mixing parameters of the family from sub, the end of theta.
+from_theta_sub <- function(par, sub, family) {
   switch(family,
-    gh = {
-      sub <- theta[k + m + 1:3]
-      c(par, list(p = sub[1], a = exp(sub[2]), b = exp(sub[3])))
-    },
+    gh = c(par, list(p = sub[1], a = exp(sub[2]), b = exp(sub[3]))),
     nig = c(par, list(p = -0.5, a = exp(sub[1]), b = exp(sub[2]))),
     vg = c(par, list(p = exp(sub[1]), a = exp(sub[2]), b = 0)),
     skewt = c(par, list(p = -exp(sub[1]), a = 0, b = exp(sub[2])))
@@ -157,8 +174,12 @@ unpack_stats <- function(raw, layout) {
 mstep_den_min <- 1e-9
 
 mix_mstep <- function(st, par, family, symmetric) {
+  c(mix_mstep_normal(st, par, symmetric), mix_mstep_sub(st, par, family))
+}
+
+# The M-step of the mixing parameters: list(p, a, b).
+mix_mstep_sub <- function(st, par, family) {
   n <- st$tau
-  out <- mix_mstep_normal(st, par, symmetric)
   # (the deviation means: the NIG M-step's input near normality)
   sub <- .Call(
     ffi_mix_subordinator, mix_family(family)$code,
@@ -166,11 +187,33 @@ mix_mstep <- function(st, par, family, symmetric) {
       st$s_y_dev / n),
     c(par$p, par$a, par$b)
   )
-  c(out, list(p = sub$p, a = sub$a, b = sub$b))
+  list(p = sub$p, a = sub$a, b = sub$b)
 }
 
 # The M-step of mu, gamma, Sigma.
 mix_mstep_normal <- function(st, par, symmetric) {
+  loc <- mix_mstep_location(st, par, symmetric)
+  xw <- loc$xw
+  mu_u <- loc$mu_u
+  gamma <- loc$gamma
+  sigma <- if (loc$held) {
+    st$sxx / st$tau - tcrossprod(xw, mu_u) - tcrossprod(mu_u, xw) -
+      tcrossprod(loc$xbar, gamma) - tcrossprod(gamma, loc$xbar) +
+      loc$delta * tcrossprod(mu_u) + tcrossprod(mu_u, gamma) +
+      tcrossprod(gamma, mu_u) + loc$eta * tcrossprod(gamma)
+  } else {
+    st$sxx / st$tau - tcrossprod(xw, mu_u) - tcrossprod(mu_u, xw) +
+      loc$delta * tcrossprod(mu_u) - loc$eta * tcrossprod(gamma)
+  }
+  sigma <- (sigma + t(sigma)) / 2
+  dimnames(sigma) <- dimnames(par$sigma)
+  list(mu = loc$mu, gamma = gamma, sigma = sigma)
+}
+
+# The M-step of mu and gamma, and the means Sigma's effective scatter S
+# at them is made of (mix_mstep_normal(), factor_scatter()); held: the
+# near-normal branch (gamma held).
+mix_mstep_location <- function(st, par, symmetric) {
   n <- st$tau
   delta <- st$s_inv / n
   eta <- st$s_y / n
@@ -188,16 +231,8 @@ mix_mstep_normal <- function(st, par, symmetric) {
     # given gamma (ECM, Meng and Rubin 1993: still monotone)
     gamma <- par$gamma
     mu_u <- (xw - gamma) / delta
-    sigma <- st$sxx / n - tcrossprod(xw, mu_u) - tcrossprod(mu_u, xw) -
-      tcrossprod(xbar, gamma) - tcrossprod(gamma, xbar) +
-      delta * tcrossprod(mu_u) + tcrossprod(mu_u, gamma) +
-      tcrossprod(gamma, mu_u) + eta * tcrossprod(gamma)
   }
-  if (symmetric || abs(delta * eta - 1) > mstep_den_min) {
-    sigma <- st$sxx / n - tcrossprod(xw, mu_u) - tcrossprod(mu_u, xw) +
-      delta * tcrossprod(mu_u) - eta * tcrossprod(gamma)
-  }
-  sigma <- (sigma + t(sigma)) / 2
-  dimnames(sigma) <- dimnames(par$sigma)
-  list(mu = par$mu + mu_u, gamma = gamma, sigma = sigma)
+  list(mu = par$mu + mu_u, gamma = gamma, mu_u = mu_u, delta = delta,
+       eta = eta, xbar = xbar, xw = xw,
+       held = !symmetric && abs(delta * eta - 1) <= mstep_den_min)
 }

@@ -66,6 +66,7 @@ plot.ghmix_fit <- function(x, which = NULL, ask = FALSE, nsim = 10000L,
     on.exit(graphics::par(op))
   }
   view <- if (is.null(x$scaling)) x else fit_std_view(x)
+  if (!is.null(x$factors)) view <- factor_full_view(view)
   for (w in which) plot_fit_panel(view, w, nsim, seed)
   invisible(x)
 }

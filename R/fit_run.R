@@ -6,22 +6,30 @@
 
 mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
                     backend, threads, device, call, cluster = NULL,
-                    weights = NULL, fixed = NULL, shrink = NULL) {
+                    weights = NULL, fixed = NULL, shrink = NULL,
+                    factors = NULL) {
   if (inherits(control, "ghmix_control") && !is.null(control$online)) {
-    if (!is.null(shrink)) {
+    if (!is.null(shrink) || !is.null(factors)) {
       abort_argument(
-        "Online EM (`control$online`) does not take `shrink` yet.", call
+        "Online EM (`control$online`) does not take `shrink` or `factors` yet.",
+        call
       )
     }
     return(online_fit(x, family, symmetric, start, control, gauge, na.rm,
                       backend, threads, device, call, cluster, weights, fixed))
   }
   t_start <- proc.time()[[3]]
+  factors <- check_factors(factors, call)
+  check_factor_mode(factors, x, backend, cluster, fixed, call)
   args <- fit_args(symmetric, control, gauge, na.rm, backend, threads,
                    device, cluster, call)
   args$weights <- weights # checked with the rows (fit_source())
   args$fixed <- fixed
   args$shrink <- shrink_arg(shrink, call) # set up with the rows (fit_run())
+  args$factors <- factors
+  if (!is.null(factors) && !is.null(args$shrink)) {
+    abort_argument("`shrink` with `factors` is not supported yet.", call)
+  }
   # where the fit is, for the errors of chunked engines (chunk_abort())
   state <- new.env(parent = emptyenv())
   state$stage <- "setup"
@@ -85,11 +93,16 @@ fit_source <- function(x, args, call) {
   if (!is.null(args$cluster) || inherits(x, "ghmix_data")) {
     return(chunk_source(x, args, call))
   }
-  data <- mix_data(x, args$na_rm, call)
+  full <- is.null(args$factors)
+  data <- mix_data(x, args$na_rm, call, collinear = full)
   weights <- mix_weights(args$weights, data, call)
-  x <- mix_check_weighted_shape(data$x, weights, call)
+  x <- mix_check_weighted_shape(data$x, weights, call, collinear = full)
   w <- weights_in_sums(weights)
-  fitted <- mix_fitted_rows(x, w)
+  fitted <- if (full) {
+    mix_fitted_rows(x, w)
+  } else {
+    factor_fitted_rows(x, w, args$factors, call)
+  }
   list(
     stored = x, dropped = data$dropped, ties = mix_ties(x, w),
     weights = weights, nobs = if (is.null(w)) nrow(x) else sum(w),
@@ -136,8 +149,12 @@ mix_moments <- function(x, w = NULL) {
 # One EM run from start (NULL: the default start of the family).
 fit_stage <- function(src, family, start, args, call, state, stage) {
   ctx <- mix_context(src, family, args, call)
-  par0 <- mix_start(src$stored, start, family, args$symmetric, call, src$std,
-                    src$scaling)
+  par0 <- if (is.null(args$factors)) {
+    mix_start(src$stored, start, family, args$symmetric, call, src$std,
+              src$scaling)
+  } else {
+    factor_start(src, start, family, args, call)
+  }
   state$stage <- stage
   state$iter <- 0L
   state$par <- par0
@@ -181,6 +198,13 @@ mix_context <- function(src, family, args, call) {
   ctx$std <- src$std[c("center", "scale")]
   ctx$shrink <- args$prior
   ctx$clock <- list(estep = 0, mstep = 0, esteps = 0L, launches = 0L)
+  if (!is.null(args$factors)) {
+    # the factor E-step's rows, weights and threads (factor_point())
+    ctx$factors <- args$factors
+    ctx$rows <- src$stored
+    ctx$weights <- weights_in_sums(src$weights)
+    ctx$threads <- args$threads
+  }
   ctx
 }
 
@@ -201,14 +225,9 @@ check_gauge <- function(gauge, call) {
 mix_start <- function(x, start, family, symmetric, call, std,
                       scaling = NULL) {
   d <- ncol(x)
-  sub <- switch(family,
-    gh = list(p = -0.5, a = 1, b = 1),
-    nig = list(p = -0.5, a = 1, b = 1),
-    vg = list(p = 2, a = 4, b = 0),
-    skewt = list(p = -3, a = 0, b = 4)
-  )
   par <- c(
-    list(mu = std$center, gamma = rep(0, d), sigma = std$cov), sub
+    list(mu = std$center, gamma = rep(0, d), sigma = std$cov),
+    mix_start_mixing(family)
   )
   if (!is.null(start)) {
     par <- mix_start_from(start, par, family, d, call, scaling)
@@ -217,6 +236,16 @@ mix_start <- function(x, start, family, symmetric, call, std,
   names(par$mu) <- names(par$gamma) <- colnames(x)
   dimnames(par$sigma) <- list(colnames(x), colnames(x))
   par
+}
+
+# The default mixing law of each family (mean 1).
+mix_start_mixing <- function(family) {
+  switch(family,
+    gh = list(p = -0.5, a = 1, b = 1),
+    nig = list(p = -0.5, a = 1, b = 1),
+    vg = list(p = 2, a = 4, b = 0),
+    skewt = list(p = -3, a = 0, b = 4)
+  )
 }
 
 # A start the fit made itself (the fitted NIG of a GH fit), in the units of
@@ -382,6 +411,9 @@ mix_singular <- function(pt, ctx) {
 # Sigma / s).  Without the quadratic forms where the bound from b (Q >= 0)
 # already clears singular_tol.
 mix_tie_argument <- function(par, chol_l, ctx) {
+  if (!is.null(ctx$factors)) {
+    return(factor_tie_argument(par, ctx))
+  }
   big_a <- if (ctx$family == "skewt") {
     d <- length(par$mu)
     exp(2 * (sum(log(diag(chol_l))) - sum(log(ctx$std$scale))) / d)
@@ -402,7 +434,9 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   gauge <- result_gauge(par, args$gauge, call)
   par <- set_gauge(par, gauge)
   names(par$mu) <- names(par$gamma) <- colnames(x)
-  dimnames(par$sigma) <- list(colnames(x), colnames(x))
+  if (is.null(ctx$factors)) {
+    dimnames(par$sigma) <- list(colnames(x), colnames(x))
+  }
   n <- src$nobs
   d <- ncol(x)
   sc <- src$scaling
@@ -428,7 +462,8 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   fit <- list(
     parameters = par, family = fam, symmetric = ctx$symmetric,
     gauge = gauge, loglik = loglik, nobs = n, nrow = nrow(x), d = d,
-    df = mix_df(fam, ctx$symmetric, d),
+    df = if (is.null(ctx$factors)) mix_df(fam, ctx$symmetric, d) else
+      factor_df(fam, ctx$symmetric, d, ctx$factors),
     iterations = em$iterations, converged = em$status$converged,
     message = em$status$message, trace = trace,
     timings = c(
@@ -451,6 +486,7 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   if (!fit$converged) {
     fit$message <- mix_warn_convergence(fit, src$dropped, call)
   }
+  if (!is.null(ctx$factors)) fit <- factor_result(fit)
   class(fit) <- c(paste0("ghmix_fit_", fam), "ghmix_fit")
   fit
 }

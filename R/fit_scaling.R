@@ -175,6 +175,10 @@ scaling_log_factors <- function(sc, family, symmetric) {
 # for a standardised fit (representable where Sigma_jj is not).
 fit_column_sd <- function(object) {
   sc <- object$scaling
+  if (!is.null(object$factors)) {
+    par <- object$parameters
+    return(sqrt(rowSums(par$loadings^2) + par$uniquenesses))
+  }
   if (is.null(sc)) {
     return(sqrt(diag(object$parameters$sigma)))
   }

@@ -67,6 +67,7 @@
 #' sqrt(diag(vcov(fit)))
 vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
   vcov_check_shrink(object, sys.call())
+  factor_check_vcov(object, sys.call())
   sc <- object$scaling
   if (!is.null(sc)) {
     # a standardised fit: in its units, then by the (linear) change of units

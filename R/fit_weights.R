@@ -62,9 +62,9 @@ weights_in_sums <- function(w) if (is.null(w) || all(w == 1)) NULL else w
 
 # The rows of positive weight must make a fit on their own (a weight of 0
 # is the row left out).
-mix_check_weighted_shape <- function(x, w, call) {
+mix_check_weighted_shape <- function(x, w, call, collinear = TRUE) {
   if (!is.null(w) && any(w == 0)) {
-    mix_check_shape(x[w > 0, , drop = FALSE], call)
+    mix_check_shape(x[w > 0, , drop = FALSE], call, collinear)
   }
   invisible(x)
 }

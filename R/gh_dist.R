@@ -111,7 +111,9 @@
 #' @param sigma Univariate: the scale, a positive number (standard-deviation
 #'   like, \eqn{\Sigma = \sigma^2}{Sigma = sigma^2}). Multivariate: the
 #'   \eqn{d \times d}{d x d} symmetric positive definite dispersion matrix
-#'   \eqn{\Sigma}{Sigma}. See Details.
+#'   \eqn{\Sigma}{Sigma}, or, for `dgh()` and `rgh()`, its factor form
+#'   \eqn{F F' + \mathrm{diag}(D)}{F F' + diag(D)} made by [factor_cov()]
+#'   (never formed: \eqn{O(d r)} per row). See Details.
 #' @param p,a,b The parameters of the GIG mixing distribution (see
 #'   [dgig()]): \eqn{a, b \ge 0}{a, b >= 0}, not both 0; \eqn{p < 0} when
 #'   \eqn{a = 0}, \eqn{p > 0} when \eqn{b = 0}.
@@ -191,6 +193,10 @@ dgh <- function(x, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
   check_flag(log, "log", call = call)
   device <- check_device(device, call = call)
   threads <- check_threads(threads, call = call)
+  if (inherits(sigma, "ghmix_factor_cov")) {
+    return(dgh_factor(x, mu, gamma, sigma, p, a, b, log, backend, device,
+                      threads, call))
+  }
   if (is.data.frame(x) || is.matrix(x) || gh_sigma_is_matrix(sigma, x)) {
     return(dgh_multi(x, mu, gamma, sigma, missing(sigma), p, a, b, log,
                      backend, device, threads, call))
@@ -251,8 +257,7 @@ rgh <- function(n, mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1) {
   }
   call <- sys.call()
   n <- check_n(n, call)
-  multi <- is.matrix(sigma) || length(mu) > 1L || length(gamma) > 1L
-  if (multi) {
+  if (rgh_is_multi(mu, gamma, sigma)) {
     return(rgh_multi(n, mu, gamma, sigma, missing(sigma), p, a, b, call))
   }
   par <- gh1_valid_params(list(mu, gamma, sigma, p, a, b), n, call)
@@ -579,8 +584,13 @@ dgh_multi <- function(x, mu, gamma, sigma, sigma_missing, p, a, b, log,
       out
     }
   }
-  # rows with NA give NA (NaN for NaN only); rows with an infinite
-  # coordinate and no NA density 0
+  dgh_nonfinite_rows(out, x, log)
+}
+
+# The densities out of the rows x with the rows that are not finite set:
+# rows with NA give NA (NaN for NaN only); rows with an infinite
+# coordinate and no NA density 0.
+dgh_nonfinite_rows <- function(out, x, log) {
   na_row <- rowSums(is.na(x)) > 0
   if (any(na_row)) {
     nan_only <- rowSums(is.na(x) & !is.nan(x)) == 0
@@ -610,7 +620,16 @@ dgh1_call <- function(x, mu, gamma, sigma, p, a, b, log, backend, device,
         threads, device_arg(backend, device))
 }
 
+# Whether rgh() draws multivariate rows.
+rgh_is_multi <- function(mu, gamma, sigma) {
+  is.matrix(sigma) || inherits(sigma, "ghmix_factor_cov") ||
+    length(mu) > 1L || length(gamma) > 1L
+}
+
 rgh_multi <- function(n, mu, gamma, sigma, sigma_missing, p, a, b, call) {
+  if (inherits(sigma, "ghmix_factor_cov")) {
+    return(rgh_factor(n, mu, gamma, sigma, p, a, b, call))
+  }
   d <- if (is.matrix(sigma)) nrow(sigma) else max(length(mu), length(gamma))
   par <- check_ghmv_params(mu, gamma, sigma, sigma_missing, p, a, b, d, call)
   invalid <- gig_invalid(p, a, b)

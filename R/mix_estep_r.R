@@ -72,6 +72,13 @@ mixture_rows_list <- function(mr) {
 # One component's sums, each row weighted by v (weight times membership);
 # rows with v = 0 are left out (their moments may be infinite there).
 mixture_stats_r <- function(x, par, per, v, logy) {
+  m <- mixture_moments_r(x, par, per, v, logy)
+  c(m$stats, list(sxx = crossprod(m$u * m$vi, m$u)))
+}
+
+# The sums of mixture_stats_r() but sxx, and the rows kept (v > 0) about
+# par$mu (u) with their weights times E[1/Y|x] (vi).
+mixture_moments_r <- function(x, par, per, v, logy) {
   col <- estep_row_columns()
   keep <- v > 0
   v <- v[keep]
@@ -80,13 +87,13 @@ mixture_stats_r <- function(x, par, per, v, logy) {
   e_y <- per[keep, col[["y"]]]
   vi <- v * inv_y
   c_k <- if (par$a > 0 && par$b > 0) sqrt(par$b / par$a) else 1
-  list(
+  stats <- list(
     tau = sum(v), s_inv = sum(vi), s_y = sum(v * e_y),
     s_log = if (logy) sum(v * per[keep, col[["log_y"]]]) else 0,
     s_inv_dev = sum(v * (c_k * inv_y - 1)), s_y_dev = sum(v * (e_y / c_k - 1)),
-    sx = drop(crossprod(u, v)), sxw = drop(crossprod(u, vi)),
-    sxx = crossprod(u * vi, u)
+    sx = drop(crossprod(u, v)), sxw = drop(crossprod(u, vi))
   )
+  list(stats = stats, u = u, vi = vi)
 }
 
 # The mixture E-step the fits call: the compiled mixture_estep() where the

@@ -1,0 +1,453 @@
+# Factor-analytic fits (`factors = r`): Sigma = F F' + diag(D) with F the
+# d x r loadings and D the d uniquenesses, through the one fit path of
+# R/fit_run.R and R/fit_em.R.  The parameters are list(mu, gamma, loadings,
+# uniquenesses, p, a, b) (no sigma; no d x d matrix is ever formed); the
+# E-step is factor_estep() (Woodbury, O(n d r)); the M-step of mu, gamma
+# and (p, a, b) is that of mix_mstep(), and Sigma's is one closed-form
+# factor-analysis EM step (Rubin and Thayer 1982, Psychometrika 47,
+# 69-76) on the effective scatter S of mix_mstep_normal(): with beta =
+# F' Sigma^-1 from the E-step,
+#   F_new = S beta' (I - beta F + beta S beta')^-1,
+#   D_new = diag(S) - rowSums(F_new * (S beta')),
+# which increases -log det Sigma - tr(Sigma^-1 S) (it is one EM step of
+# the factor-analysis likelihood of S), so that each iteration is a GEM
+# step and the log-likelihood never decreases.
+
+# The relative floor of the uniquenesses: D_j >= factor_uniq_floor S_jj.
+# Where the maximum has D_j -> 0 (a Heywood case: column j explained by the
+# factors), the M-step stops there; the step remains the maximiser of the
+# EM auxiliary function over the D above the floor, so still monotone.
+factor_uniq_floor <- 1e-6
+
+# `factors`: NULL (a full Sigma), or a whole number 0 <= r < d.
+check_factors <- function(factors, call) {
+  if (is.null(factors)) {
+    return(NULL)
+  }
+  if (is.logical(factors) ||
+        !(identical(factors, 0) || identical(factors, 0L) ||
+            is_count(factors))) {
+    abort_argument(
+      "`factors` must be NULL or a whole number r with 0 <= r < d.", call
+    )
+  }
+  as.integer(factors)
+}
+
+# The combinations factor fits do not support (yet): classed errors.
+check_factor_mode <- function(factors, x, backend, cluster, fixed, call) {
+  if (is.null(factors)) {
+    return(invisible())
+  }
+  what <- if (identical(backend, "cuda")) {
+    "backend = \"cuda\""
+  } else if (!is.null(cluster) || inherits(x, "ghmix_data")) {
+    "chunked data or a cluster"
+  } else if (!is.null(fixed)) {
+    "`fixed`"
+  }
+  if (!is.null(what)) {
+    factor_abort_mode(sprintf("`factors` with %s is not supported yet.", what),
+                      call)
+  }
+}
+
+factor_abort_mode <- function(message, call) {
+  ghmix_abort(message, class = c("ghmix_error_factor_mode",
+                                 "ghmix_error_argument"), call = call)
+}
+
+# The rows as fitted and their moments (center, scale: no covariance),
+# for a factor fit with r factors; data whose scale would need the
+# standardisation of R/fit_scaling.R are refused.
+factor_fitted_rows <- function(x, w, r, call) {
+  if (r >= ncol(x)) {
+    abort_argument(
+      sprintf("`factors` must be less than d = %d (the columns of `x`).",
+              ncol(x)),
+      call
+    )
+  }
+  tot <- if (is.null(w)) nrow(x) else sum(w)
+  vw <- if (is.null(w)) rep(1, nrow(x)) else w
+  center <- drop(crossprod(vw, x)) / tot
+  u <- x - rep(center, each = nrow(x))
+  scale <- sqrt(drop(crossprod(vw, u^2)) / (tot - 1))
+  std <- list(center = stats::setNames(center, colnames(x)),
+              scale = stats::setNames(scale, colnames(x)))
+  if (!is.null(mix_scaling(x, std, w))) {
+    factor_abort_mode(
+      paste(
+        "`factors` with data whose scale needs standardising (a column's",
+        "standard deviation outside [2^-128, 2^128], or a mean beyond",
+        "2^26 of them) is not supported yet: rescale `x`."
+      ),
+      call
+    )
+  }
+  list(x = x, scaling = NULL, std = std)
+}
+
+# The start of a factor fit (any gauge): mu, gamma and the mixing law as
+# mix_start() has them, F and D from the r leading principal components
+# of the sample covariance C (principal-factor start: F = V (L - s2)^1/2,
+# s2 the mean of the other eigenvalues, D = diag(C) - rowSums(F^2), at
+# least diag(C) / 10), or those of `start`.
+factor_start <- function(src, start, family, args, call) {
+  x <- src$stored
+  d <- ncol(x)
+  r <- args$factors
+  par <- c(list(mu = src$std$center, gamma = rep(0, d)),
+           mix_start_mixing(family))
+  if (!is.null(start)) {
+    par <- factor_start_from(start, par, family, d, r, call)
+  }
+  if (is.null(par$loadings) || is.null(par$uniquenesses)) {
+    pc <- factor_pca(x, weights_in_sums(src$weights), src$std, r)
+    par[c("loadings", "uniquenesses")] <- factor_principal(pc, r)
+  }
+  if (is.null(factor_woodbury(par))) {
+    abort_argument(
+      paste("`start` must have finite loadings, positive uniquenesses and",
+            "valid p, a, b."),
+      call
+    )
+  }
+  if (args$symmetric) par$gamma <- rep(0, d)
+  factor_names(par[c("mu", "gamma", "loadings", "uniquenesses", "p", "a",
+                     "b")], colnames(x))
+}
+
+# F and D from the principal components pc (factor_pca()).
+factor_principal <- function(pc, r) {
+  d <- length(pc$diag)
+  rest <- max((sum(pc$diag) - sum(pc$values[seq_len(r)])) / (d - r), 0)
+  f <- pc$vectors[, seq_len(r), drop = FALSE] *
+    rep(sqrt(pmax(pc$values[seq_len(r)] - rest, 0)), each = d)
+  list(loadings = f,
+       uniquenesses = pmax(pc$diag - rowSums(f^2), pc$diag / 10))
+}
+
+# The leading eigenvalues and eigenvectors of the (weighted) sample
+# covariance C of x, and diag(C), without forming C for large d: a block
+# of k = min(d, r + 5) vectors by subspace iteration (Golub and Van Loan,
+# Matrix Computations, 4th ed., section 8.2.4), each step C V = u'(w u V)
+# / (n - 1) in O(n d k), started deterministically from the columns of C
+# of the k largest variances, then Rayleigh-Ritz on the block.
+factor_pca <- function(x, w, std, r, iter = 4L) {
+  d <- ncol(x)
+  tot <- if (is.null(w)) nrow(x) else sum(w)
+  u <- x - rep(std$center, each = nrow(x))
+  uw <- if (is.null(w)) u else u * w
+  k <- min(d, r + 5L)
+  apply_c <- function(v) crossprod(uw, u %*% v) / (tot - 1)
+  top <- order(std$scale, decreasing = TRUE)[seq_len(k)]
+  v <- qr.Q(qr(crossprod(uw, u[, top, drop = FALSE])))
+  for (i in seq_len(iter)) v <- qr.Q(qr(apply_c(v)))
+  cv <- apply_c(v)
+  e <- eigen(crossprod(v, cv), symmetric = TRUE)
+  list(values = pmax(e$values, 0), vectors = v %*% e$vectors,
+       diag = std$scale^2)
+}
+
+# A start given by the user: a factor fit (with as many factors), any other
+# fit (its mu, gamma and mixing law), or a list of some of mu, gamma,
+# loadings, uniquenesses, p, a, b.
+factor_start_from <- function(start, par, family, d, r, call) {
+  if (inherits(start, "ghmix_start_internal")) {
+    start <- start$parameters
+  } else if (inherits(start, "ghmix_fit")) {
+    start <- start$parameters
+    if (!is.null(start$loadings) && ncol(start$loadings) != r) {
+      start[c("loadings", "uniquenesses")] <- NULL
+    }
+  } else {
+    factor_check_start_list(start, family, d, r, call)
+  }
+  given <- intersect(names(start),
+                     c("mu", "gamma", "loadings", "uniquenesses"))
+  par[given] <- start[given]
+  if (!is.null(par$loadings)) {
+    par$loadings <- matrix(as.double(par$loadings), d, r)
+  }
+  par[c("p", "a", "b")] <- mix_start_sub(start, par, family)
+  par
+}
+
+factor_check_start_list <- function(start, family, d, r, call) {
+  known <- c("mu", "gamma", "loadings", "uniquenesses", "p", "a", "b")
+  if (!is.list(start) || is.null(names(start)) ||
+        !all(names(start) %in% known)) {
+    abort_argument(
+      sprintf("`start` of a factor fit must be a fit or a named list of %s.",
+              paste0("`", known, "`", collapse = ", ")),
+      call
+    )
+  }
+  size <- c(mu = d, gamma = d, loadings = d * r, uniquenesses = d, p = 1,
+            a = 1, b = 1)
+  for (nm in names(start)) {
+    check_start_element(start[[nm]], nm, size[[nm]], call)
+  }
+  check_start_mixing(start, family, call)
+}
+
+factor_names <- function(par, vars) {
+  names(par$mu) <- names(par$gamma) <- names(par$uniquenesses) <- vars
+  dimnames(par$loadings) <- list(vars, paste0("F", seq_len(ncol(par$loadings)),
+                                            recycle0 = TRUE))
+  par
+}
+
+# log det Sigma = log det M + sum(log D) (NULL: par not usable).
+factor_logdet <- function(par) factor_woodbury(par)$logdet
+
+# The documented rotation of the loadings: F' D^-1 F diagonal with
+# decreasing entries (F -> F V, V its eigenvectors: Sigma unchanged), and
+# each column's sign such that its largest entry in absolute value is
+# positive.
+factor_rotate <- function(par) {
+  f <- par$loadings
+  if (ncol(f) == 0L) {
+    return(par)
+  }
+  e <- eigen(crossprod(f, f / par$uniquenesses), symmetric = TRUE)
+  f <- f %*% e$vectors
+  top <- f[cbind(max.col(abs(t(f)), "first"), seq_len(ncol(f)))]
+  f <- f * rep(ifelse(top < 0, -1, 1), each = nrow(f))
+  dimnames(f) <- dimnames(par$loadings)
+  par$loadings <- f
+  par
+}
+
+# The factor fit's mix_point(): the parameters normalised (standardised,
+# rotated, in the det gauge), theta (mu, gamma, vec(F), log D and the
+# mixing parameters as theta_pack() has them) and the E-step statistics.
+factor_point <- function(par, ctx) {
+  z <- to_std(par, ctx$std)
+  ld <- factor_logdet(z)
+  if (is.null(ld)) {
+    return(list(par = par, ok = FALSE, st = NULL, loglik = NA_real_))
+  }
+  z <- apply_scale(factor_rotate(z), exp(ld / length(z$mu)))
+  par <- from_std(z, ctx$std)
+  t0 <- proc.time()[[3]]
+  st <- factor_estep(ctx$rows, par, ctx$what, ctx$weights,
+                     threads = ctx$threads)
+  ctx$clock$estep <- ctx$clock$estep + proc.time()[[3]] - t0
+  ctx$clock$esteps <- ctx$clock$esteps + 1L
+  ok <- !is.null(st) && st$n_bad == 0 && is.finite(st$loglik)
+  list(
+    par = par,
+    theta = theta_pack(z, ctx$family, ctx$symmetric,
+                       c(z$loadings, log(z$uniquenesses))),
+    st = st, ok = ok, loglik = if (ok) st$loglik else NA_real_
+  )
+}
+
+# The parameters (standardised) at theta (factor_point()).
+factor_from_theta <- function(theta, ctx) {
+  d <- length(ctx$std$center)
+  r <- ctx$factors
+  mu <- theta[seq_len(d)]
+  k <- d
+  gamma <- if (ctx$symmetric) rep(0, d) else theta[k + seq_len(d)]
+  if (!ctx$symmetric) k <- k + d
+  par <- list(mu = mu, gamma = gamma,
+              loadings = matrix(theta[k + seq_len(d * r)], d, r),
+              uniquenesses = exp(theta[k + d * r + seq_len(d)]))
+  from_theta_sub(par, theta[-seq_len(k + d * r + d)], ctx$family)
+}
+
+# The M-step of a factor fit (see the top of this file).
+factor_mstep <- function(st, par, family, symmetric) {
+  loc <- mix_mstep_location(st, par, symmetric)
+  sc <- factor_scatter(st, factor_scatter_terms(loc))
+  fd <- factor_fa_step(sc, st$proj, par$loadings)
+  c(list(mu = loc$mu, gamma = loc$gamma), fd, mix_mstep_sub(st, par, family))
+}
+
+# The effective scatter of mix_mstep_normal() as S = sxx / n + sum_k c_k
+# a_k b_k': its rank-one terms list(c_k, a_k, b_k) at the new mu, gamma.
+factor_scatter_terms <- function(loc) {
+  xw <- loc$xw
+  mu_u <- loc$mu_u
+  gamma <- loc$gamma
+  if (loc$held) {
+    return(list(
+      list(-1, xw, mu_u), list(-1, mu_u, xw), list(-1, loc$xbar, gamma),
+      list(-1, gamma, loc$xbar), list(loc$delta, mu_u, mu_u),
+      list(1, mu_u, gamma), list(1, gamma, mu_u), list(loc$eta, gamma, gamma)
+    ))
+  }
+  list(list(-1, xw, mu_u), list(-1, mu_u, xw), list(loc$delta, mu_u, mu_u),
+       list(-loc$eta, gamma, gamma))
+}
+
+# S beta' (d x r) and diag(S) of the effective scatter S = sxx / n +
+# sum_k c_k a_k b_k' (factor_scatter_terms()), from the E-step's
+# sxx_proj = sxx beta' and sxx_diag, without forming S.  (A shrinkage
+# prior towards a diagonal target T would enter here, as S -> (n S +
+# k T / c) / (n + k).)
+factor_scatter <- function(st, terms) {
+  n <- st$tau
+  proj <- st$sxx_proj / n
+  dg <- st$sxx_diag / n
+  for (term in terms) {
+    proj <- proj + term[[1L]] * tcrossprod(term[[2L]], st$proj %*% term[[3L]])
+    dg <- dg + term[[1L]] * term[[2L]] * term[[3L]]
+  }
+  list(proj = proj, diag = dg)
+}
+
+# One factor-analysis EM step for the scatter sc (factor_scatter()) from
+# beta = F' Sigma^-1 and F at the E-step (Rubin and Thayer 1982, eq. 5-6).
+factor_fa_step <- function(sc, beta, f) {
+  r <- ncol(f)
+  if (r == 0L) {
+    return(list(loadings = f, uniquenesses = sc$diag))
+  }
+  cc <- diag(r) - beta %*% f + beta %*% sc$proj
+  f_new <- t(solve((cc + t(cc)) / 2, t(sc$proj)))
+  dd <- sc$diag - rowSums(f_new * sc$proj)
+  list(loadings = f_new,
+       uniquenesses = pmax(dd, factor_uniq_floor * sc$diag))
+}
+
+# sqrt((a + G) (b + Q)) at the tied points (mix_tie_argument() for a factor
+# fit).
+factor_tie_argument <- function(par, ctx) {
+  wb <- factor_woodbury(par)
+  big_a <- if (ctx$family == "skewt") {
+    exp((wb$logdet - 2 * sum(log(ctx$std$scale))) / length(par$mu))
+  } else {
+    par$a + wb$gsg
+  }
+  if (sqrt(big_a * par$b) >= ctx$control$singular_tol) {
+    return(sqrt(big_a * par$b))
+  }
+  pts <- ctx$ties$points
+  q <- factor_quad(pts - rep(par$mu, each = nrow(pts)), par, wb)$q
+  sqrt(big_a * (par$b + q))
+}
+
+# Free parameters of a factor fit: mu, gamma, F less its rotations
+# (r (r - 1) / 2), D, and the mixing parameters less the gauge.
+factor_df <- function(family, symmetric, d, r) {
+  d + (if (symmetric) 0L else d) + d * r - r * (r - 1L) / 2L + d +
+    length(mix_family(family)$free) - 1L
+}
+
+# The fit object's factor parts: the parameters in the documented rotation
+# (in the data's units), $factors, $loadings, $uniquenesses.
+factor_result <- function(fit) {
+  par <- factor_names(factor_rotate(fit$parameters), colnames(fit$data))
+  fit$parameters <- par
+  fit$factors <- ncol(par$loadings)
+  fit$loadings <- par$loadings
+  fit$uniquenesses <- par$uniquenesses
+  fit
+}
+
+# components other than 1 with factors: not supported yet.
+factor_abort_components <- function(factors, call) {
+  if (!is.null(factors)) {
+    factor_abort_mode(
+      "`factors` with `components` other than 1 is not supported yet.", call
+    )
+  }
+}
+
+# Methods ----------------------------------------------------------------------
+
+# The largest d for which methods that need Sigma itself (plot(), coef()
+# in the ghyp forms or with sigma = TRUE) form it.
+factor_sigma_max_d <- 2000L
+
+# The fit with Sigma formed in its parameters (for the methods that need
+# it; never stored in the fit).
+factor_full_view <- function(object, call = NULL) {
+  d <- object$d
+  if (d > factor_sigma_max_d) {
+    factor_abort_mode(
+      sprintf(
+        paste("This needs the %d x %d matrix Sigma of a factor fit, formed",
+              "only for d <= %d."),
+        d, d, factor_sigma_max_d
+      ),
+      call
+    )
+  }
+  par <- object$parameters
+  object$parameters$sigma <- factor_sigma(par$loadings, par$uniquenesses)
+  dimnames(object$parameters$sigma) <- list(names(par$mu), names(par$mu))
+  object
+}
+
+factor_print_sigma <- function(x, digits) {
+  par <- x$parameters
+  r <- x$factors
+  cat(sprintf(
+    "Sigma = F F' + diag(D) with %d factor%s (see $loadings, $uniquenesses)\n",
+    r, plural(seq_len(r))
+  ))
+  show <- seq_len(min(x$d, 8L))
+  if (r > 0L) {
+    cat("loadings F:\n")
+    print(signif(par$loadings[show, , drop = FALSE], digits))
+  }
+  cat("uniquenesses D:\n")
+  print(signif(par$uniquenesses[show], digits))
+}
+
+# The summary's table of a factor fit: the estimates of mu, gamma, the
+# uniquenesses and the mixing parameters; no standard errors yet
+# (factor_check_vcov()).
+factor_summary_coefs <- function(object) {
+  par <- object$parameters
+  vars <- names(par$mu)
+  est <- c(par$mu, if (!object$symmetric) par$gamma, par$uniquenesses,
+           unlist(par[mix_family(object$family)$free]))
+  names(est) <- c(
+    sprintf("mu[%s]", vars),
+    if (!object$symmetric) sprintf("gamma[%s]", vars),
+    sprintf("D[%s]", vars), mix_family(object$family)$free
+  )
+  cbind(Estimate = est, `Std. Error` = NA_real_)
+}
+
+factor_summary_header <- function(x) {
+  cat(sprintf(
+    paste0(
+      "\nSigma = F F' + diag(D) with %d factor%s (loadings: coef(), ",
+      "$loadings).\nParameters (gauge %s; no standard errors yet for factor ",
+      "fits):\n"
+    ),
+    x$factors, plural(seq_len(x$factors)), fit_gauge_label(x$gauge)
+  ))
+}
+
+factor_check_vcov <- function(object, call) {
+  if (!is.null(object$factors)) {
+    factor_abort_mode(
+      paste(
+        "vcov() is not available yet for factor fits (`factors`): the",
+        "observed information of the loadings, uniquenesses and their",
+        "rotation is not implemented."
+      ),
+      call
+    )
+  }
+}
+
+# The rows' log density and posterior moments (fit_rows_compute()).
+factor_rows_compute <- function(par, x, backend, threads) {
+  if (backend == "cuda") {
+    factor_abort_mode(
+      "Factor fits compute their rows on the CPU only: use backend = \"cpu\".",
+      NULL
+    )
+  }
+  storage.mode(x) <- "double"
+  factor_estep(x, par, mix_what_rows(), rows = TRUE, threads = threads)$rows
+}
