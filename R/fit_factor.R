@@ -227,7 +227,8 @@ factor_point <- function(par, ctx) {
   z <- to_std(par, ctx$std)
   ld <- factor_logdet(z)
   if (is.null(ld)) {
-    return(list(par = par, ok = FALSE, st = NULL, loglik = NA_real_))
+    return(list(par = par, ok = FALSE, st = NULL, loglik = NA_real_,
+                objective = NA_real_))
   }
   z <- apply_scale(factor_rotate(z), exp(ld / length(z$mu)))
   par <- from_std(z, ctx$std)
@@ -237,11 +238,12 @@ factor_point <- function(par, ctx) {
   ctx$clock$estep <- ctx$clock$estep + proc.time()[[3]] - t0
   ctx$clock$esteps <- ctx$clock$esteps + 1L
   ok <- !is.null(st) && st$n_bad == 0 && is.finite(st$loglik)
+  loglik <- if (ok) st$loglik else NA_real_
   list(
     par = par,
     theta = theta_pack(z, ctx$family, ctx$symmetric,
                        c(z$loadings, log(z$uniquenesses))),
-    st = st, ok = ok, loglik = if (ok) st$loglik else NA_real_
+    st = st, ok = ok, loglik = loglik, objective = loglik
   )
 }
 
