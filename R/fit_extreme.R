@@ -91,10 +91,13 @@ extreme_far <- function(em, ctx, src) {
 }
 
 extreme_applies <- function(ctx, src) {
-  is.null(ctx$fixed) && is.null(ctx$shrink) && is.null(ctx$factors) &&
-    !ctx$ties$unbounded &&
-    is.matrix(src$stored) &&
-    ctx$engine$d == 1L && ctx$family != "vg"
+  extreme_plain_model(ctx) && !ctx$ties$unbounded &&
+    is.matrix(src$stored) && ctx$engine$d == 1L && ctx$family != "vg"
+}
+
+# No fixed parameters, prior or factor form (those fits stay with the EM).
+extreme_plain_model <- function(ctx) {
+  is.null(ctx$fixed) && is.null(ctx$shrink) && is.null(ctx$factors)
 }
 
 # The starts (vectors v, theta less its gauge entry): the EM's last point,

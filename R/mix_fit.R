@@ -16,6 +16,12 @@ mix_is_single <- function(components) {
     isTRUE(components == 1)
 }
 
+mixture_check_online <- function(control, call) {
+  if (!is.null(control$online)) {
+    abort_argument("Online EM (`control$online`) fits one distribution.", call)
+  }
+}
+
 mix_fit_components <- function(x, family, components, nstart, criterion,
                                symmetric, start, control, gauge, na_rm,
                                backend, threads, device, cluster, call,
@@ -25,9 +31,7 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
   mixture_check_nstart(nstart, call)
   args <- fit_args(symmetric, control, gauge, na_rm, backend, threads,
                    device, cluster, call)
-  if (!is.null(control$online)) {
-    abort_argument("Online EM (`control$online`) fits one distribution.", call)
-  }
+  mixture_check_online(control, call)
   if (!is.null(args$cluster) || inherits(x, "ghmix_data")) {
     return(mixture_chunked_components(x, g_all, family, nstart, criterion,
                                       start, args, weights, call))
