@@ -1465,4 +1465,59 @@ for (eta in list(c(0, 1e300, 1e300), c(0, 1 + 1e-15, 1 + 1e-15),
            ))
 }
 
+# ghmix_online(), ghmix_shrink(), factor_cov(), factors =, shrink =,
+# update() (issue 15) ----------------------------------------------------------
+
+online_bad <- list(
+  batch_size = list(0, -1, NA, 2.5, "a", NULL, Inf, c(1, 2)),
+  kappa = list(0.5, 1.5, NA, "a", NULL),
+  t0 = list(-1, NA, "a"),
+  rate = list(0, 1.5, NA, "a"),
+  warmup = list(-1, NA, 2.5, "a"),
+  step = list("x")
+)
+shrink_bad <- list(
+  target = list("x", 1, NA, NULL, matrix(c(1, 2, 2, 1), 2)),
+  weight = list(-1, NA, "x", Inf, c(1, 2))
+)
+for (fun in c("ghmix_online", "ghmix_shrink")) {
+  bad <- if (fun == "ghmix_online") online_bad else shrink_bad
+  for (arg in names(bad)) {
+    for (v in bad[[arg]]) {
+      bad_case(sprintf("%s(%s = %s): error naming `%s`", fun, arg,
+                       bad_label(v), arg),
+               call_with(fun, list(), arg, v), check_arg_error(arg))
+    }
+  }
+}
+f31 <- matrix(1, 3, 1)
+for (v in list("a", matrix(NA_real_, 3, 1), list(1), matrix(Inf, 3, 1))) {
+  bad_case(sprintf("factor_cov(loadings = %s): error naming `loadings`",
+                   bad_label(v)),
+           call_with("factor_cov", list(uniquenesses = c(1, 1, 1)),
+                     "loadings", v), check_arg_error("loadings"))
+}
+for (v in list(-1, c(1, 1), "a", c(-1, 1, 1), c(0, 1, 1), c(NA, 1, 1),
+               c(Inf, 1, 1))) {
+  bad_case(sprintf("factor_cov(uniquenesses = %s): error naming `%s`",
+                   bad_label(v), "uniquenesses"),
+           call_with("factor_cov", list(loadings = f31), "uniquenesses", v),
+           check_arg_error("uniquenesses"))
+}
+for (v in list(2, 3, -1, 1.5, NA, "1", c(1, 2))) {
+  bad_case(sprintf("fit_nig(factors = %s): error naming `factors`",
+                   bad_label(v)),
+           call_with("fit_nig", list(quote(x2)), "factors", v),
+           check_arg_error("factors"))
+}
+for (v in list(-1, "x", diag(3), matrix(c(1, 2, 2, 1), 2))) {
+  bad_case(sprintf("fit_nig(shrink = %s): error naming `shrink`",
+                   bad_label(v)),
+           call_with("fit_nig", list(quote(x2)), "shrink", v),
+           check_arg_error("shrink"))
+}
+bad_case("update(fit, newdata with another column count): error naming it",
+         quote(update(fit_nig(x2), newdata = cbind(x2, 1))),
+         check_arg_error("newdata"))
+
 bad_run_all(environment())
