@@ -108,7 +108,7 @@ factor_vcov_unpack <- function(theta, par, family, symmetric) {
   r <- ncol(par$loadings)
   take <- function(size) {
     out <- theta[seq_len(size)]
-    theta <<- theta[-seq_len(size)]
+    theta <<- theta[size + seq_len(length(theta) - size)]
     out
   }
   par$mu[] <- take(d)
@@ -127,7 +127,7 @@ factor_vcov_steps <- function(par, family, symmetric, h = 1e-4) {
   sd_x <- sqrt(rowSums(par$loadings^2) + par$uniquenesses)
   scale <- list(
     mu = sqrt(m) * sd_x, gamma = sd_x / sqrt(m),
-    loadings = matrix(sd_x, length(sd_x), ncol(par$loadings)),
+    loadings = outer(sd_x, rep(1, ncol(par$loadings))),
     uniquenesses = par$uniquenesses,
     p = if (family == "gh") 1 else abs(par$p), a = par$a, b = par$b
   )

@@ -56,7 +56,7 @@ fvcov_unpsi <- function(psi, ref) {
   d <- length(ref$par$mu)
   take <- function(k) {
     out <- psi[seq_len(k)]
-    psi <<- psi[-seq_len(k)]
+    psi <<- psi[k + seq_len(length(psi) - k)]
     out
   }
   f <- 0 * ref$par$loadings
@@ -140,4 +140,49 @@ test_that("vcov() of factor fits equals the constrained reference (d = 5)", {
       expect_lt(max(abs(cov2cor(v) - cov2cor(ref))), 1e-3)
     }
   }
+})
+
+test_that("vcov() of factor fits: every family, symmetric, weights", {
+  x <- fvcov_sim(400, 4, 1, "nig", 21)
+  fits <- list(fit_vg(x, factors = 1), fit_skewt(x, factors = 1),
+               fit_student(x, factors = 1), fit_nig(x, factors = 0))
+  for (fit in fits) {
+    v <- vcov(fit)
+    expect_identical(nrow(v),
+                     4L * (3L - fit$symmetric + fit$factors) + 2L)
+    ev <- eigen(v, symmetric = TRUE, only.values = TRUE)$values
+    expect_gt(min(ev), -1e-10 * ev[1])
+    expect_identical(sum(ev > 1e-9 * ev[1]), as.integer(fit$df))
+  }
+  s <- summary(fits[[3]])$coefficients
+  expect_identical(rownames(s), rownames(vcov(fits[[3]])))
+  expect_true(all(s[, "Std. Error"] > 0))
+  # weights are replicated rows
+  w <- rep(c(1, 2, 0), length.out = nrow(x))
+  ctl <- ghmix_control(tol = 1e-14, param_tol = 1e-12, max_iter = 5000L)
+  vw <- vcov(fit_nig(x, factors = 1, weights = w, control = ctl))
+  vr <- vcov(fit_nig(x[rep(seq_len(nrow(x)), w), ], factors = 1,
+                     control = ctl))
+  expect_equal(vw, vr, tolerance = 1e-5)
+})
+
+test_that("vcov() of factor fits: not positive definite, too large", {
+  x <- fvcov_sim(400, 4, 1, "nig", 22)
+  fit <- fit_nig(x, factors = 1)
+  # F = 0: a stationary point (F -> -F) that is not a maximum
+  fit$parameters$loadings[] <- 0
+  expect_warning(v <- vcov(fit), class = "ghmix_warning_vcov")
+  expect_true(all(is.na(v)))
+  expect_identical(dim(v), c(18L, 18L))
+  # k = 3 d + d r + 2 > 5000 is refused before any E-step
+  big <- fit
+  vars <- sprintf("v%d", seq_len(1000))
+  big$parameters[c("mu", "gamma", "uniquenesses")] <-
+    list(stats::setNames(rep(0, 1000), vars))
+  big$parameters$loadings <- matrix(0, 1000, 3, dimnames = list(vars, NULL))
+  expect_error(vcov(big), class = "ghmix_error_factor_mode",
+               regexp = "5000")
+  se <- ghmix:::factor_summary_coefs(big)[, "Std. Error"]
+  expect_true(all(is.na(se)))
+  expect_length(se, 6002L)
 })
