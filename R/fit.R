@@ -395,13 +395,15 @@ print.ghmix_control <- function(x, ...) {
 #'   `loadings`, `uniquenesses` and `factors`; its `df` counts
 #'   \eqn{d r - r(r - 1)/2} for the loadings (less their rotations) and
 #'   \eqn{d} for the uniquenesses, so that `AIC()` and `BIC()` choose
-#'   \eqn{r}. `print()`, `summary()` (estimates without standard errors),
-#'   `coef()` (`sigma = TRUE` adds \eqn{\Sigma}), `logLik()`, `predict()`,
-#'   `fitted()`, `simulate()` and `plot()` work as for other fits; `vcov()`
-#'   is not available yet (an error of class `ghmix_error_factor_mode`, as
-#'   are `factors` with `components` other than 1, `backend = "cuda"`,
+#'   \eqn{r}. `print()`, `summary()`, `vcov()` (of \eqn{\mu},
+#'   \eqn{\gamma}, \eqn{F}, \eqn{D} and the mixing parameters, under the
+#'   rotation's constraints: see [vcov.ghmix_fit()]), `coef()` (`sigma =
+#'   TRUE` adds \eqn{\Sigma}), `logLik()`, `predict()`, `fitted()`,
+#'   `simulate()` and `plot()` work as for other fits. Not supported yet
+#'   (an error of class `ghmix_error_factor_mode`): `factors` with
+#'   `components` other than 1, `backend = "cuda"`,
 #'   chunked data or a cluster, `fixed`, and data whose scale needs the
-#'   standardisation of the Units section). [dgh()] and [rgh()] take the
+#'   standardisation of the Units section. [dgh()] and [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
 #'   the fit with a diagonal \eqn{\Sigma}.
 #' @inheritParams ghmix-params
