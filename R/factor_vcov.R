@@ -28,7 +28,12 @@
 # information of a factor fit (2 k E-steps).
 factor_vcov_max_k <- 5000L
 
-factor_vcov <- function(object, call) {
+factor_vcov <- function(object, cluster, call) {
+  if (!is.null(cluster)) {
+    factor_abort_mode(
+      "vcov() of a factor fit runs in memory only: use cluster = NULL.", call
+    )
+  }
   par <- object$parameters
   family <- object$family
   symmetric <- object$symmetric

@@ -83,7 +83,7 @@
 vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
   vcov_check_shrink(object, sys.call())
   if (!is.null(object$factors)) {
-    return(factor_vcov(object, sys.call()))
+    return(factor_vcov(object, cluster, sys.call()))
   }
   sc <- object$scaling
   if (!is.null(sc)) {

@@ -174,6 +174,7 @@ test_that("vcov() of factor fits: not positive definite, too large", {
   expect_warning(v <- vcov(fit), class = "ghmix_warning_vcov")
   expect_true(all(is.na(v)))
   expect_identical(dim(v), c(18L, 18L))
+  expect_error(vcov(fit, cluster = "future"), class = "ghmix_error_factor_mode")
   # k = 3 d + d r + 2 > 5000 is refused before any E-step
   big <- fit
   vars <- sprintf("v%d", seq_len(1000))
