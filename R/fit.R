@@ -336,9 +336,10 @@ print.ghmix_control <- function(x, ...) {
 #'   pulls \eqn{\Sigma} toward a target (see [ghmix_shrink()]):
 #'   `ghmix_shrink(target, weight)`, a number (the weight, toward the
 #'   diagonal target), `"diagonal"`, `"identity"` or a target matrix (the
-#'   weight by the Ledoit-Wolf rule). Bad input is an error of class
-#'   `ghmix_error_shrink`, as is `shrink` with `components` other than 1
-#'   (not supported yet). See the Shrinkage section.
+#'   weight by the Ledoit-Wolf rule). With `components`, every component's
+#'   \eqn{\Sigma_k} gets the prior (see the Mixtures section of
+#'   [ghmix_shrink()]). Bad input is an error of class
+#'   `ghmix_error_shrink`. See the Shrinkage section.
 #' @section Shrinkage: With `shrink`, the EM maximises the penalised
 #'   objective \eqn{\ell + P^*(\Sigma)} of [ghmix_shrink()] (the
 #'   log-likelihood plus the gauge-free log prior) and the guard of the
@@ -442,11 +443,11 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
                     nstart = 5L, criterion = c("bic", "icl"),
                     shrink = NULL, factors = NULL) {
   if (!mix_is_single(components)) {
-    shrink_check_single(shrink, sys.call())
     factor_abort_components(factors, sys.call())
     return(mix_fit_components(
       x, "nig", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
+      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights,
+      shrink
     ))
   }
   mix_fit(
@@ -466,7 +467,6 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
                    nstart = 5L, criterion = c("bic", "icl"), fixed = NULL,
                    shrink = NULL, factors = NULL) {
   if (!mix_is_single(components)) {
-    shrink_check_single(shrink, sys.call())
     factor_abort_components(factors, sys.call())
     if (!is.null(fixed)) {
       abort_argument(
@@ -476,7 +476,8 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
     }
     return(mix_fit_components(
       x, "gh", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
+      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights,
+      shrink
     ))
   }
   mix_fit(
@@ -496,11 +497,11 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
                    nstart = 5L, criterion = c("bic", "icl"),
                    shrink = NULL, factors = NULL) {
   if (!mix_is_single(components)) {
-    shrink_check_single(shrink, sys.call())
     factor_abort_components(factors, sys.call())
     return(mix_fit_components(
       x, "vg", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
+      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights,
+      shrink
     ))
   }
   mix_fit(
@@ -520,11 +521,11 @@ fit_skewt <- function(x, symmetric = FALSE, start = NULL,
                     nstart = 5L, criterion = c("bic", "icl"),
                     shrink = NULL, factors = NULL) {
   if (!mix_is_single(components)) {
-    shrink_check_single(shrink, sys.call())
     factor_abort_components(factors, sys.call())
     return(mix_fit_components(
       x, "skewt", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
+      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights,
+      shrink
     ))
   }
   mix_fit(
