@@ -248,7 +248,12 @@ print.ghmix_control <- function(x, ...) {
 #'   not positive definite or has a condition number above 1e12 (in the
 #'   standardised units), is dropped with a warning of class
 #'   `ghmix_warning_component` naming it; G decreases and the fit records
-#'   the drop in `dropped` (iteration, component, reason, size).
+#'   the drop in `dropped` (iteration, component, reason, size). Before a
+#'   drop is accepted, the EM runs again from the next best screened
+#'   starts that kept all G components (at most 3, best first; `restarts`
+#'   names those tried): the first run that keeps all G is the fit, and
+#'   the warning is given only when none does (the first run is then the
+#'   fit). A start given as labels or a fit is not restarted.
 #'
 #'   The result has class `c("ghmix_mixture_<family>", "ghmix_mixture")`:
 #'   `proportions`, `components` (a list of parameter lists), `loglik`,

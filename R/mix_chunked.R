@@ -169,10 +169,7 @@ mixture_chunked_fit_g <- function(src, g, family, nstart, start, args,
   ctx$estep <- mixture_estep_engine(src)
   ctx$weights <- NULL
   ctx$nobs <- src$nobs
-  em <- mixture_em(src$z, best$pars, best$props, ctx, args$control$max_iter,
-                   args$control$trace)
-  em$start <- best$label
-  em$starts <- best$table
+  em <- mixture_em_restarts(src$z, g, best, ctx, args$control)
   args$prior <- ctx$shrink
   weights <- src$weights
   if (inherits(src$stored, "ghmix_data") && !is.null(src$engine$summary$w)) {

@@ -115,10 +115,7 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
     ctx$estep <- mixture_estep_cuda(handle, args$device)
   }
   best <- mixture_best_start(z, g, family, nstart, start, std, ctx)
-  em <- mixture_em(z, best$pars, best$props, ctx, args$control$max_iter,
-                   args$control$trace)
-  em$start <- best$label
-  em$starts <- best$table
+  em <- mixture_em_restarts(z, g, best, ctx, args$control)
   args$prior <- ctx$shrink
   fit <- mixture_result(em, x, std, family, args, data, call)
   fit$asked <- g
@@ -158,6 +155,9 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
   score <- ifelse(kept & is.finite(ll), ll, -Inf)
   if (all(score == -Inf)) score <- ifelse(is.finite(ll), ll, -Inf)
   best <- runs[[which.max(score)]]
+  # the other starts that kept all G, best first: mixture_em_restarts()
+  others <- setdiff(order(score, decreasing = TRUE), which.max(score))
+  best$others <- runs[others[kept[others] & is.finite(ll[others])]]
   best$table <- data.frame(
     start = vapply(runs, function(r) r$label, ""), loglik = ll,
     components = vapply(runs, function(r) length(r$pars), 0L),
@@ -165,6 +165,44 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
   )
   best
 }
+
+# The EM from the best start; where it drops a component, the EM again
+# from the next best screened starts that kept all G (at most
+# mixture_restarts_max of them), and the first run that keeps all G is
+# the fit.  Runs that drop one are attempts: their warnings are held, and
+# given only when no run keeps all G (the first run is then the fit).
+mixture_em_restarts <- function(z, g, best, ctx, control) {
+  run <- function(s) {
+    held <- list()
+    em <- withCallingHandlers(
+      mixture_em(z, s$pars, s$props, ctx, control$max_iter, control$trace),
+      ghmix_warning_component = function(w) {
+        held[[length(held) + 1L]] <<- w
+        invokeRestart("muffleWarning")
+      }
+    )
+    em$held <- held
+    em$start <- s$label
+    em
+  }
+  first <- run(best)
+  em <- first
+  tried <- character()
+  for (s in utils::head(best$others, mixture_restarts_max)) {
+    if (length(em$pars) == g) break
+    tried <- c(tried, s$label)
+    em <- run(s)
+  }
+  if (length(em$pars) < g) em <- first
+  for (w in em$held) warning(w)
+  em$held <- NULL
+  em$restarts <- tried
+  em$starts <- best$table
+  em
+}
+
+# The most starts tried again after the best one drops a component.
+mixture_restarts_max <- 3L
 
 # EM from (pars, props) for at most max_iter cycles, each a plain EM step
 # or, with control$accelerate, a SQUAREM extrapolation (Varadhan and
@@ -449,7 +487,8 @@ mixture_result <- function(em, x, std, family, args, data, call) {
     z = em$z[, ord, drop = FALSE], iterations = em$iterations,
     converged = em$status$converged, message = em$status$message,
     trace = trace, dropped = em$dropped, start = em$start,
-    starts = em$starts, data = x, na_action = data$dropped,
+    starts = em$starts, restarts = em$restarts, data = x,
+    na_action = data$dropped,
     nrow = nrow(x), weights = w, weighted = !is.null(w),
     control = args$control, threads = args$threads, call = call
   )

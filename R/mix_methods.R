@@ -113,6 +113,12 @@ mixture_print_extra <- function(x, digits) {
   if (!is.null(x$shrink)) {
     cat(shrink_line(x), "\n", sep = "")
   }
+  if (length(x$restarts) > 0L) {
+    cat(sprintf(
+      "The EM from the best start lost a component; tried again from: %s.\n",
+      paste(x$restarts, collapse = ", ")
+    ))
+  }
   if (!is.null(x$dropped)) {
     cat(sprintf("Dropped %d degenerate component%s (see $dropped).\n",
                 nrow(x$dropped), plural(seq_len(nrow(x$dropped)))))
@@ -153,7 +159,8 @@ summary.ghmix_mixture <- function(object, ...) {
          sizes = tabulate(object$classification, object$G),
          status = mixture_status_line(object), criteria = object$criteria,
          criterion = object$criterion, G = object$G,
-         shrink = object$shrink, objective = object$objective),
+         shrink = object$shrink, objective = object$objective,
+         restarts = object$restarts),
     class = "summary.ghmix_mixture"
   )
 }
