@@ -402,7 +402,10 @@ static double quantile_newton(const ghmix_gig *gig, const ghmix_gh1 *h,
                               double g, double la, double z, int rule,
                               double map[2], double *sf) {
   static const double rule_step[RISK_RULES] = {0.25, 0.125, 0.0};
-  static const double rule_tol[RISK_RULES] = {1e-3, 1e-8, 1e-8};
+  /* a fixed-step rule hands over after a step below its tolerance: the
+   * point after it is within about the square of it (1e-10 after 1e-5,
+   * where the adaptive rule's first step is its last) */
+  static const double rule_tol[RISK_RULES] = {1e-2, 1e-5, 1e-8};
   static const double rule_keep[RISK_RULES] = {0.1, 0.1, 0.5};
   double lo = -INFINITY, hi = INFINITY, u0 = map[0], c = map[1], z_map = z;
   int k, k_rule = 0;
