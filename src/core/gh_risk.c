@@ -15,9 +15,8 @@
 #define RISK_NEWTON_MAX 50
 #define RISK_LM_MAX 300.0 /* the GIG's scale m within e^+-300 */
 #define RISK_RULES 3 /* quantile_newton's rules: two fixed steps, adaptive */
-#define RISK_RULE_STEPS 12 /* Newton steps at most on a fixed-step rule */
-#define RISK_NEGLIGIBLE                                                        \
-  1e-20                       /* a fixed-step walk ends at a term this small   \
+#define RISK_RULE_STEPS 12    /* Newton steps at most on a fixed-step rule */
+#define RISK_NEGLIGIBLE 1e-20 /* a fixed-step walk ends at a term this small   \
                                */
 #define RISK_DIRECT_MAX 700.0 /* a term's GIG factor below e^700 in doubles */
 
