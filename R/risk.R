@@ -160,6 +160,7 @@ risk_setup <- function(law, level, weights, type, threads, call) {
   type <- check_choice(type, c("return", "loss"), "type", call)
   threads <- check_threads(threads, call = call)
   sign <- if (type == "loss") -1 else 1
+  law <- unclass(law) # (`$` of a classed list looks for a method: slower)
   if (is.null(weights) && length(law$mu) == 1L) {
     # (the same numbers as the weights' matrix products with w = 1)
     return(list(

@@ -58,6 +58,9 @@ is_count <- function(x) {
 
 # A valid thread count: one positive whole number, capped at max_threads().
 check_threads <- function(threads, arg = "threads", call = sys.call(-1L)) {
+  if (is.integer(threads) && length(threads) == 1L && isTRUE(threads >= 1L)) {
+    return(min(threads, max_threads())) # (ghmix_threads()'s: the fast case)
+  }
   if (!is_count(threads)) {
     abort_argument(
       sprintf("`%s` must be a single positive whole number.", arg),

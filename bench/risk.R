@@ -38,7 +38,7 @@ r <- diff(log(EuStockMarkets))
 law1 <- gh_law(fit_nig(r[, "DAX"]))
 threads_max <- ghmix_threads()
 ghmix_threads(1L)
-calls <- 200L
+calls <- 1000L
 t_one <- time_both(function() {
   for (i in seq_len(calls)) expected_shortfall(law1, 0.01)
 }, reps) / calls

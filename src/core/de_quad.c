@@ -11,8 +11,7 @@
 #define DE_MIN_LEVEL 2 /* at least h = 1/8 */
 #define DE_NEGLIGIBLE 1e-20
 
-/* The stopping rule, from the relative changes of the last two halvings. */
-static int de_converged(double delta, double delta_prev) {
+int ghmix_de_converged(double delta, double delta_prev) {
   if (delta <= DE_TOL)
     return 1;
   return delta <= 1e-6 && delta * delta <= 1e-15 * delta_prev;
@@ -59,7 +58,7 @@ double ghmix_de_integrate(const ghmix_de_integrand *f) {
     est = de_estimate(f, sum, h);
     delta = fabs(est - prev) / est;
     prev = est;
-    if (level >= DE_MIN_LEVEL && de_converged(delta, delta_prev))
+    if (level >= DE_MIN_LEVEL && ghmix_de_converged(delta, delta_prev))
       break;
     delta_prev = delta;
   }

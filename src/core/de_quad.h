@@ -57,6 +57,10 @@ typedef struct {
  * modelled). */
 double ghmix_de_integrate(const ghmix_de_integrand *f);
 
+/* The stopping rule, from the relative changes of the last two halvings
+ * (for a second sum over the same nodes, as the first's). */
+int ghmix_de_converged(double delta, double delta_prev);
+
 #ifdef __cplusplus
 }
 #endif

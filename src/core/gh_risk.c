@@ -76,6 +76,12 @@ typedef struct {
   tail_kind kind;
   double u0, c;   /* u = u0 + c sinh(v) */
   double log_ref; /* the log integrand at the peak */
+  /* TAIL_CDF only: the shortfall's terms at the same nodes as well, over
+   * sqrt(m) and relative to the same log_ref, summed with the CDF's; for
+   * the checks of its sum: the last terms of the walks (left, right), its
+   * sums before the last two halvings and the last node's v */
+  int joint;
+  double cdf_sum, sf_sum, sf_edge[2], sf_level[2], v_last;
 } tail_job;
 
 /* D(u) = -alpha G(u) - beta G(-u), G(x) = e^x - 1 - x (gig.h). */
@@ -108,18 +114,31 @@ static double tail_log(const tail_job *j, double u) {
   return l + 0.5 * ly + ghmix_log_norm_psi(z);
 }
 
+/* The shortfall's term over sqrt(m), for a TAIL_CDF job, from the logs. */
+static double tail_sf_log_rel(const tail_job *j, double u) {
+  tail_job s = *j;
+  s.kind = TAIL_SHORTFALL;
+  return exp(tail_log(&s, u) - j->log_ref - 0.5 * j->gig->lm);
+}
+
 /* exp(tail_log(u) - log_ref) for the quadrature: one exponential for both
  * e^u - 1 (expm1 only near u = 0, where e^u - 1 - u cancels) and y, and
  * no logarithm where the normal factor is not far in its tail and the
  * term's GIG factor relative to the peak is within the doubles; the same
- * value as tail_log's to rounding. */
-static double tail_rel(const tail_job *j, double u) {
+ * value as tail_log's to rounding.  sf (TAIL_CDF, or NULL): the
+ * shortfall's term over sqrt(m), relative to the same log_ref. */
+static double tail_rel(const tail_job *j, double u, double *sf) {
   const ghmix_gig *gig = j->gig;
   double e, y, sy, z, l, cdf;
+  if (sf != NULL)
+    *sf = 0.0;
   if (!(fabs(gig->lm + u) <= RISK_LY_MAX))
     return 0.0;
-  if (!(fabs(u) <= RISK_DIRECT_MAX))
+  if (!(fabs(u) <= RISK_DIRECT_MAX)) {
+    if (sf != NULL)
+      *sf = tail_sf_log_rel(j, u);
     return exp(tail_log(j, u) - j->log_ref);
+  }
   e = fabs(u) < 1.0 ? expm1(u) : exp(u) - 1.0;
   y = gig->m * (1.0 + e);
   sy = sqrt(y);
@@ -129,11 +148,18 @@ static double tail_rel(const tail_job *j, double u) {
     l -= gig->alpha * (e - u);
   if (gig->beta > 0)
     l -= gig->beta * (u - e / (1.0 + e));
-  if (!(z > -RISK_CF_FROM && l < RISK_DIRECT_MAX))
+  if (!(z > -RISK_CF_FROM && l < RISK_DIRECT_MAX)) {
+    if (sf != NULL)
+      *sf = tail_sf_log_rel(j, u);
     return exp(tail_log(j, u) - j->log_ref);
+  }
   cdf = 0.5 * erfc(-z * RISK_SQRT1_2);
-  if (j->kind == TAIL_CDF)
-    return exp(l) * cdf;
+  if (j->kind == TAIL_CDF) {
+    double el = exp(l);
+    if (sf != NULL) /* sy / sqrt(m) = sqrt(1 + e) */
+      *sf = el * sqrt(1.0 + e) * (exp(log_norm_pdf(z)) + z * cdf);
+    return el * cdf;
+  }
   if (j->kind == TAIL_Y_MASS)
     return exp(l) * y * cdf;
   if (z >= 0)
@@ -141,13 +167,45 @@ static double tail_rel(const tail_job *j, double u) {
   return exp(l) * sy * (exp(log_norm_pdf(z)) + z * cdf);
 }
 
+/* A joint job's bookkeeping of the shortfall's term t at v: the sums, the
+ * walks' last terms, and the sum before each halving (a refinement starts
+ * at the lowest node). */
+static void tail_joint_add(tail_job *j, double v, ghmix_de_phase phase,
+                           double cdf, double t) {
+  if (phase == GHMIX_DE_REFINE && !(v > j->v_last)) {
+    j->sf_level[0] = j->sf_level[1];
+    j->sf_level[1] = j->sf_sum;
+  }
+  if (phase == GHMIX_DE_LEFT || phase == GHMIX_DE_RIGHT)
+    j->sf_edge[phase == GHMIX_DE_RIGHT] = t;
+  j->v_last = phase == GHMIX_DE_REFINE ? v : INFINITY;
+  j->cdf_sum += cdf;
+  j->sf_sum += t;
+}
+
 /* The term at v of u = u0 + c sinh(v): sinh and cosh from one e^v. */
 static int tail_term(void *ctx, double v, ghmix_de_phase phase, double *t) {
-  const tail_job *j = (const tail_job *)ctx;
-  double ev = exp(v), iv = 1.0 / ev;
-  (void)phase;
-  *t = tail_rel(j, j->u0 + j->c * (0.5 * (ev - iv))) * (0.5 * (ev + iv));
-  return !isnan(*t);
+  tail_job *j = (tail_job *)ctx;
+  double ev = exp(v), iv = 1.0 / ev, w = 0.5 * (ev + iv), sf;
+  *t = tail_rel(j, j->u0 + j->c * (0.5 * (ev - iv)), j->joint ? &sf : NULL) * w;
+  if (isnan(*t))
+    return 0;
+  if (j->joint)
+    tail_joint_add(j, v, phase, *t, sf * w);
+  return 1;
+}
+
+/* log of the shortfall's integral from a joint job's sums, given lF, the
+ * CDF's: NaN unless the shortfall's terms pass the tests that end
+ * de_quad.c's walks and halvings (their tails may be heavier). */
+static double tail_joint_log_sf(const tail_job *j, double lF) {
+  double s = j->sf_sum, s1 = j->sf_level[1], s0 = j->sf_level[0];
+  double delta = fabs(s - 2.0 * s1) / s;
+  double delta_prev = s0 > 0 ? fabs(s1 - 2.0 * s0) / s1 : 1.0;
+  if (!(j->sf_edge[0] <= 1e-20 * s && j->sf_edge[1] <= 1e-20 * s) ||
+      !(s1 > 0) || !ghmix_de_converged(delta, delta_prev))
+    return NAN;
+  return lF + log(s / j->cdf_sum) + 0.5 * j->gig->lm;
 }
 
 /* The peak u0 of the log integrand, from u = 0 (the mode of U) uphill in
@@ -236,10 +294,12 @@ static double tail_fixed_step(tail_job *j, double h) {
 
 /* log of the integral of kind at zq, by the adaptive rule (step 0) or the
  * fixed step h = step; *u0 and *c: the centre and width of the map, found
- * here when *c is not positive, else used as they are (a nearby zq's). */
+ * here when *c is not positive, else used as they are (a nearby zq's).
+ * log_sf (TAIL_CDF by the adaptive rule, or NULL): log E[(zq - Z)^+] from
+ * the same nodes, the shortfall's sum over the CDF's times the CDF. */
 static double tail_log_integral(const ghmix_gig *gig, double g, double zq,
                                 tail_kind kind, double step, double *u0,
-                                double *c) {
+                                double *c, double *log_sf) {
   tail_job j;
   ghmix_de_integrand in = {tail_term, NULL, NULL, NULL, RISK_VMAX, RISK_VMAX};
   double w = gig->alpha + gig->beta, s0 = w > 1e-4 ? 1.0 / sqrt(w) : 100.0;
@@ -248,6 +308,12 @@ static double tail_log_integral(const ghmix_gig *gig, double g, double zq,
   j.g = g;
   j.zq = zq;
   j.kind = kind;
+  j.joint = log_sf != NULL;
+  j.cdf_sum = j.sf_sum = j.sf_level[0] = j.sf_level[1] = 0.0;
+  j.sf_edge[0] = j.sf_edge[1] = INFINITY;
+  j.v_last = INFINITY;
+  if (log_sf != NULL)
+    *log_sf = NAN;
   if (*c > 0) {
     j.u0 = *u0;
     j.c = *c;
@@ -267,7 +333,10 @@ static double tail_log_integral(const ghmix_gig *gig, double g, double zq,
    * means the search missed the peak (a law beyond the method's reach) */
   if (!(sum <= 1e100))
     return NAN;
-  return j.log_ref - gig->log_j + log(j.c) + log(sum);
+  sum = j.log_ref - gig->log_j + log(j.c) + log(sum);
+  if (log_sf != NULL)
+    *log_sf = tail_joint_log_sf(&j, sum);
+  return sum;
 }
 
 /* A valid GIG within the method's reach. */
@@ -279,7 +348,7 @@ static int risk_gig_ok(const ghmix_gig *gig) {
 static double tail_integral(const ghmix_gig *gig, double g, double zq,
                             tail_kind kind, const double *map) {
   double u0 = map != NULL ? map[0] : 0.0, c = map != NULL ? map[1] : 0.0;
-  return exp(tail_log_integral(gig, g, zq, kind, 0.0, &u0, &c));
+  return exp(tail_log_integral(gig, g, zq, kind, 0.0, &u0, &c, NULL));
 }
 
 void ghmix_gh1_tail_moments(const ghmix_gig *gig, double g, double zq,
@@ -307,6 +376,17 @@ static double newton_step(const ghmix_gh1 *h, double z, double r, double lF,
   return z + (r < 0 ? -1.0 : 1.0) * fmax(1.0, 2.0 * fabs(z));
 }
 
+/* E[(z + dz - Z)^+] = E[(z - Z)^+] + dz F(z) + dz^2 f / 2 + ..., from the
+ * logs lsf and lF of the first two at z, after Newton's step dz on the
+ * residual r = log F - la (dz f = -r F); NaN when dz^2 f / 2 is not
+ * negligible. */
+static double root_shortfall(double dz, double r, double lF, double lsf) {
+  double f_dz2 = fabs(dz * r) * exp(lF);
+  if (!(f_dz2 <= 1e-17 * exp(lsf)))
+    return NAN;
+  return exp(lsf) + dz * exp(lF);
+}
+
 /* Newton's method on log F(z) - la from z (F from the mixture integral,
  * the slope f / F from the density), safeguarded by a bracket, with the
  * rules from `rule` on: a fixed-step rule until its step is below its
@@ -315,30 +395,40 @@ static double newton_step(const ghmix_gh1 *h, double z, double r, double lF,
  * when a fixed-step rule fails (a failed integral, F >= 1 or too many steps) or
  * there is no convergence. The map of an integral is kept while z moves by less
  * than a fraction of its own size (the fixed steps need a map close to the
- * peak). */
+ * peak).  sf (or NULL): E[(root - Z)^+] from the last integral's nodes, NaN
+ * where root_shortfall cannot give it. */
 static double quantile_newton(const ghmix_gig *gig, const ghmix_gh1 *h,
                               double g, double la, double z, int rule,
-                              double map[2]) {
+                              double map[2], double *sf) {
   static const double rule_step[RISK_RULES] = {0.25, 0.125, 0.0};
-  static const double rule_tol[RISK_RULES] = {1e-3, 1e-8, 1e-8};
+  /* a fixed-step rule hands over after a step below its tolerance: the
+   * point after it is within about the square of it (1e-10 after 1e-5,
+   * where the adaptive rule's first step is its last) */
+  static const double rule_tol[RISK_RULES] = {1e-2, 1e-5, 1e-8};
   static const double rule_keep[RISK_RULES] = {0.1, 0.1, 0.5};
   double lo = -INFINITY, hi = INFINITY, u0 = map[0], c = map[1], z_map = z;
   int k, k_rule = 0;
+  if (sf != NULL)
+    *sf = NAN;
   for (k = 0; k < RISK_NEWTON_MAX; k++) {
-    double lF, r, zn;
+    double lF, r, zn, lsf = NAN;
     int last = rule == RISK_RULES - 1, done, tight;
     if (fabs(z - z_map) > rule_keep[rule] * fmax(1.0, fabs(z_map)))
       c = 0.0;
     if (!(c > 0))
       z_map = z;
-    lF = tail_log_integral(gig, g, z, TAIL_CDF, rule_step[rule], &u0, &c);
+    lF = tail_log_integral(gig, g, z, TAIL_CDF, rule_step[rule], &u0, &c,
+                           last && sf != NULL ? &lsf : NULL);
     map[0] = u0;
     map[1] = c;
     if (!(lF <= 1e-12) || (!last && (lF >= 0 || ++k_rule > RISK_RULE_STEPS)))
       return NAN;
     r = lF - la;
-    if (r == 0 && last)
+    if (r == 0 && last) {
+      if (sf != NULL)
+        *sf = exp(lsf);
       return z;
+    }
     if (r < 0)
       lo = z;
     else
@@ -347,8 +437,11 @@ static double quantile_newton(const ghmix_gig *gig, const ghmix_gh1 *h,
     /* (converging quadratically: the error after a step of 1e-8 is
      * O(1e-16)) */
     done = fabs(zn - z) <= rule_tol[rule] * fmax(1.0, fabs(z));
-    if (last && done)
+    if (last && done) {
+      if (sf != NULL)
+        *sf = root_shortfall(zn - z, r, lF, lsf);
       return fabs(r) <= 1e-6 ? zn : NAN;
+    }
     tight = isfinite(lo) && isfinite(hi) && hi - lo <= 1e-15 * fabs(lo);
     if (last && tight)
       return zn;
@@ -368,23 +461,25 @@ static double quantile_newton(const ghmix_gig *gig, const ghmix_gh1 *h,
  * that usually one adaptive integral confirms the root, else by the
  * adaptive rule only. */
 static double quantile_lower(const ghmix_gig *gig, const ghmix_gh1 *h, double g,
-                             double la, double map[2]) {
+                             double la, double map[2], double *sf) {
   double y0 = gig->m, z0 = y0 * g - sqrt(y0) * sqrt(-2.0 * la), z;
   map[0] = map[1] = 0.0;
-  z = quantile_newton(gig, h, g, la, z0, 0, map);
+  z = quantile_newton(gig, h, g, la, z0, 0, map, sf);
   if (!isnan(z))
     return z;
   map[0] = map[1] = 0.0;
-  return quantile_newton(gig, h, g, la, z0, RISK_RULES - 1, map);
+  return quantile_newton(gig, h, g, la, z0, RISK_RULES - 1, map, sf);
 }
 
 double ghmix_gh1_risk_quantile(const ghmix_gig *gig, double g, double alpha,
-                               double map[2]) {
+                               double map[2], double *shortfall) {
   ghmix_gh1 h;
   int upper = alpha > 0.5;
   double unused[2];
   map = map != NULL ? map : unused;
   map[1] = 0.0;
+  if (shortfall != NULL)
+    *shortfall = NAN;
   if (!(alpha > 0 && alpha < 1) || !isfinite(g) || !risk_gig_ok(gig))
     return NAN;
   /* the upper tail of Z is the lower tail of -Z = Y (-g) + sqrt(Y) (-N) */
@@ -393,9 +488,9 @@ double ghmix_gh1_risk_quantile(const ghmix_gig *gig, double g, double alpha,
   if (!ghmix_gh1_init_density(gig->p, gig->a, gig->b, g, &h))
     return NAN;
   if (upper) {
-    double z = -quantile_lower(gig, &h, g, log1p(-alpha), map);
+    double z = -quantile_lower(gig, &h, g, log1p(-alpha), map, NULL);
     map[1] = 0.0; /* (the map of -Z's lower tail, no hint for Z's) */
     return z;
   }
-  return quantile_lower(gig, &h, g, log(alpha), map);
+  return quantile_lower(gig, &h, g, log(alpha), map, shortfall);
 }

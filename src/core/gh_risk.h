@@ -39,9 +39,12 @@ void ghmix_gh1_tail_moments(const ghmix_gig *gig, double g, double zq,
  * of the upper tail beyond 1/2) with the distribution function from the
  * same mixture integral, to about 1e-15 relative.  map (or NULL): the
  * centre and width of the quadrature's map in log Y at the root, which
- * ghmix_gh1_tail_moments takes as a hint (map[1] = 0: none). */
+ * ghmix_gh1_tail_moments takes as a hint (map[1] = 0: none).  shortfall
+ * (or NULL): E[(zq - Z)^+] from the nodes of the last integral of the
+ * root's search (alpha <= 1/2), as accurate as ghmix_gh1_tail_moments'; NaN
+ * where it is not available (then ghmix_gh1_tail_moments gives it). */
 double ghmix_gh1_risk_quantile(const ghmix_gig *gig, double g, double alpha,
-                               double map[2]);
+                               double map[2], double *shortfall);
 
 /* log Phi(z) and log psi(z), psi(z) = phi(z) + z Phi(z) = E[(z - N)^+],
  * accurate relative to themselves for every z. */

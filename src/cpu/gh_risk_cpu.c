@@ -26,14 +26,16 @@ static void risk_one(const risk_job *j, size_t i) {
   size_t k;
   for (k = 0; k < j->nl; k++) {
     size_t o = i + j->n * k;
-    double map[2], sf, ym;
-    double zq = ghmix_gh1_risk_quantile(j->gig, g, j->level[k], map);
+    double map[2], sf, sf2, ym;
+    double zq = ghmix_gh1_risk_quantile(j->gig, g, j->level[k], map,
+                                        j->what == GHMIX_RISK_VAR ? NULL : &sf);
     j->q[o] = j->mu[i] + j->sigma[i] * zq;
     if (j->what == GHMIX_RISK_VAR)
       continue;
-    ghmix_gh1_tail_moments(j->gig, g, zq, map, &sf,
-                           j->what == GHMIX_RISK_Y_MASS ? &ym : NULL);
-    j->shortfall[o] = j->sigma[i] * sf;
+    if (isnan(sf) || j->what == GHMIX_RISK_Y_MASS)
+      ghmix_gh1_tail_moments(j->gig, g, zq, map, &sf2,
+                             j->what == GHMIX_RISK_Y_MASS ? &ym : NULL);
+    j->shortfall[o] = j->sigma[i] * (isnan(sf) ? sf2 : sf);
     if (j->what == GHMIX_RISK_Y_MASS)
       j->y_mass[o] = ym;
   }
