@@ -188,13 +188,14 @@ mix_squarem <- function(pt, p1, p2, ctx, step_max) {
   raw <- -sqrt(sum(r^2) / sum(v^2))
   if (!is.finite(raw)) raw <- -1
   alpha <- max(min(raw, -1), -step_max)
-  if (alpha == -1) {
+  a <- if (is.null(ctx$factors)) alpha else factor_squarem_alpha(alpha, r, v, ctx)
+  if (all(a == -1)) {
     # theta0 - 2 alpha r + alpha^2 v is then p2 itself
     if (raw < -step_max) step_max <- 4 * step_max
     return(list(ok = TRUE, pt = p2, kind = "em", alpha = alpha,
                 step_max = step_max))
   }
-  theta <- pt$theta - 2 * alpha * r + alpha^2 * v
+  theta <- pt$theta - 2 * a * r + a^2 * v
   par <- from_std(
     if (is.null(ctx$factors)) {
       from_theta(theta, ctx$family, ctx$symmetric, ctx$engine$d)

@@ -221,8 +221,13 @@ factor_rotate <- function(par) {
 }
 
 # The factor fit's mix_point(): the parameters normalised (standardised,
-# rotated, in the det gauge), theta (mu, gamma, vec(F), log D and the
-# mixing parameters as theta_pack() has them) and the E-step statistics.
+# in the det gauge), theta (mu, gamma, vec(F), log D and the mixing
+# parameters as theta_pack() has them) and the E-step statistics.  F is
+# not rotated here (factor_result() does it once, at the end): the
+# rotation's sign and order conventions jump where two entries or two
+# eigenvalues cross, which breaks the SQUAREM extrapolation and the
+# parameter rule, while the M-step (factor_fa_step()) is equivariant
+# under F -> F R (R orthogonal), so the unrotated iteration is smooth.
 factor_point <- function(par, ctx) {
   z <- to_std(par, ctx$std)
   ld <- factor_logdet(z)
@@ -230,7 +235,7 @@ factor_point <- function(par, ctx) {
     return(list(par = par, ok = FALSE, st = NULL, loglik = NA_real_,
                 objective = NA_real_))
   }
-  z <- apply_scale(factor_rotate(z), exp(ld / length(z$mu)))
+  z <- apply_scale(z, exp(ld / length(z$mu)))
   par <- from_std(z, ctx$std)
   t0 <- proc.time()[[3]]
   st <- factor_estep(ctx$rows, par, ctx$what, ctx$weights,
@@ -245,6 +250,22 @@ factor_point <- function(par, ctx) {
                        c(z$loadings, log(z$uniquenesses))),
     st = st, ok = ok, loglik = loglik, objective = loglik
   )
+}
+
+# The SQUAREM step lengths of a factor fit (mix_squarem()), one per element
+# of theta: alpha, the global one, except for the loadings, which take
+# their own block's -|r_F| / |v_F| (Varadhan and Roland 2008, S3) where it
+# is longer.  The loadings converge far more slowly than the rest (their
+# block's |r| / |v| is near 100 where the others' are near 1), and one
+# global step long enough for them overshoots in the other blocks and is
+# refused; the guard of mix_squarem() keeps the step monotone.
+factor_squarem_alpha <- function(alpha, r, v, ctx) {
+  d <- length(ctx$std$center)
+  f <- (if (ctx$symmetric) d else 2L * d) + seq_len(d * ctx$factors)
+  raw <- -sqrt(sum(r[f]^2) / sum(v[f]^2))
+  a <- rep(alpha, length(r))
+  if (is.finite(raw)) a[f] <- min(alpha, raw)
+  a
 }
 
 # The parameters (standardised) at theta (factor_point()).
