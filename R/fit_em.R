@@ -188,7 +188,8 @@ mix_squarem <- function(pt, p1, p2, ctx, step_max) {
   raw <- -sqrt(sum(r^2) / sum(v^2))
   if (!is.finite(raw)) raw <- -1
   alpha <- max(min(raw, -1), -step_max)
-  a <- if (is.null(ctx$factors)) alpha else factor_squarem_alpha(alpha, r, v, ctx)
+  a <- alpha
+  if (!is.null(ctx$factors)) a <- factor_squarem_alpha(alpha, r, v, ctx)
   if (all(a == -1)) {
     # theta0 - 2 alpha r + alpha^2 v is then p2 itself
     if (raw < -step_max) step_max <- 4 * step_max
