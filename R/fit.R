@@ -384,10 +384,11 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{\mu}, \eqn{\gamma} and the mixing law are those of the full
 #'   model); the log-likelihood never decreases. A uniqueness is held above
 #'   \eqn{10^{-6}} times the corresponding diagonal of that scatter (where
-#'   the maximum has \eqn{D_j \to 0}, a Heywood case). The SQUAREM
-#'   extrapolation gives the loadings, which converge far more slowly than
-#'   the other parameters, a step length of their own (still guarded, so
-#'   the log-likelihood never decreases). The start: the
+#'   the maximum has \eqn{D_j \to 0}, a Heywood case). Where the SQUAREM
+#'   step is cut short by its bound, the loadings (which can converge far
+#'   more slowly than the other parameters) also try a step length of
+#'   their own, and the better point is taken (still guarded, so the
+#'   log-likelihood never decreases). The start: the
 #'   \eqn{r} leading principal components of the sample covariance of at
 #'   most \eqn{\max(2000, d)}{max(2000, d)} rows evenly spaced through the
 #'   data, by a few subspace iterations (\eqn{O(n d r)} each; the

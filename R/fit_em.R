@@ -188,15 +188,13 @@ mix_squarem <- function(pt, p1, p2, ctx, step_max) {
   raw <- -sqrt(sum(r^2) / sum(v^2))
   if (!is.finite(raw)) raw <- -1
   alpha <- max(min(raw, -1), -step_max)
-  a <- alpha
-  if (!is.null(ctx$factors)) a <- factor_squarem_alpha(alpha, r, v, ctx)
-  if (all(a == -1)) {
+  if (alpha == -1) {
     # theta0 - 2 alpha r + alpha^2 v is then p2 itself
     if (raw < -step_max) step_max <- 4 * step_max
     return(list(ok = TRUE, pt = p2, kind = "em", alpha = alpha,
                 step_max = step_max))
   }
-  theta <- pt$theta - 2 * a * r + a^2 * v
+  theta <- pt$theta - 2 * alpha * r + alpha^2 * v
   par <- from_std(
     if (is.null(ctx$factors)) {
       from_theta(theta, ctx$family, ctx$symmetric, ctx$engine$d)
@@ -206,6 +204,9 @@ mix_squarem <- function(pt, p1, p2, ctx, step_max) {
     ctx$std
   )
   px <- mix_point(par, ctx)
+  if (!is.null(ctx$factors) && raw < alpha) {
+    px <- factor_squarem_block(px, pt, r, v, alpha, ctx)
+  }
   if (px$ok && px$objective >= p2$objective) {
     if (alpha == -step_max) step_max <- 4 * step_max
     return(list(ok = TRUE, pt = px, kind = "squarem", alpha = alpha,

@@ -134,14 +134,16 @@ factor_principal <- function(pc, r) {
 # Matrix Computations, 4th ed., section 8.2.4), each step C V = u'(w u V)
 # / (n - 1) in O(n d k), started deterministically from the columns of C
 # of the k largest variances, then Rayleigh-Ritz on the block.  C is that
-# of at most max(factor_pca_rows, d) rows evenly spaced through x (a
-# start only: the EM goes on from there; the full C cost 5 s of the 60 of
-# a d = 2000, n = 1e4 fit with reference BLAS).
+# of at most max(factor_pca_rows, d) rows of positive weight evenly
+# spaced through x, their weights scaled to the same sum (a start only:
+# the EM goes on from there; the full C cost 5 s of CPU in a d = 2000,
+# n = 1e4 fit with reference BLAS).
 factor_pca <- function(x, w, std, r, iter = 4L) {
   d <- ncol(x)
-  keep <- factor_pca_subset(nrow(x), d)
+  rows <- if (is.null(w)) seq_len(nrow(x)) else which(w > 0)
+  keep <- rows[factor_pca_subset(length(rows), d)]
   x <- x[keep, , drop = FALSE]
-  if (!is.null(w)) w <- w[keep]
+  if (!is.null(w)) w <- w[keep] * (sum(w) / sum(w[keep]))
   tot <- if (is.null(w)) nrow(x) else sum(w)
   u <- x - rep(std$center, each = nrow(x))
   uw <- if (is.null(w)) u else u * w
@@ -267,20 +269,28 @@ factor_point <- function(par, ctx) {
   )
 }
 
-# The SQUAREM step lengths of a factor fit (mix_squarem()), one per element
-# of theta: alpha, the global one, except for the loadings, which take
-# their own block's -|r_F| / |v_F| (Varadhan and Roland 2008, S3) where it
-# is longer.  The loadings converge far more slowly than the rest (their
+# A factor fit's second SQUAREM candidate (mix_squarem()), tried where the
+# global step alpha was cut short by its bound: the loadings extrapolated
+# with their own block's step -|r_F| / |v_F| (Varadhan and Roland 2008,
+# S3), the rest with alpha.  The loadings can converge far more slowly
+# than the rest (in the d = 2000, r = 20 fit of bench/factor.R their
 # block's |r| / |v| is near 100 where the others' are near 1), and one
 # global step long enough for them overshoots in the other blocks and is
-# refused; the guard of mix_squarem() keeps the step monotone.
-factor_squarem_alpha <- function(alpha, r, v, ctx) {
+# refused.  The better of px (the global step's point) and this one;
+# mix_squarem()'s guard still compares it with two EM steps.
+factor_squarem_block <- function(px, pt, r, v, alpha, ctx) {
   d <- length(ctx$std$center)
   f <- (if (ctx$symmetric) d else 2L * d) + seq_len(d * ctx$factors)
   raw <- -sqrt(sum(r[f]^2) / sum(v[f]^2))
+  if (!is.finite(raw) || raw >= alpha) {
+    return(px)
+  }
   a <- rep(alpha, length(r))
-  if (is.finite(raw)) a[f] <- min(alpha, raw)
-  a
+  a[f] <- raw
+  theta <- pt$theta - 2 * a * r + a^2 * v
+  pb <- mix_point(from_std(factor_from_theta(theta, ctx), ctx$std), ctx)
+  better <- pb$ok && (!px$ok || pb$objective > px$objective)
+  if (better) pb else px
 }
 
 # The parameters (standardised) at theta (factor_point()).
