@@ -390,10 +390,16 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{\mu}, \eqn{\gamma} and the mixing law are those of the full
 #'   model); the log-likelihood never decreases. A uniqueness is held above
 #'   \eqn{10^{-6}} times the corresponding diagonal of that scatter (where
-#'   the maximum has \eqn{D_j \to 0}, a Heywood case). The start: the
-#'   \eqn{r} leading principal components of the sample covariance, by a
-#'   few subspace iterations (\eqn{O(n d r)} each; the covariance is not
-#'   formed), with \eqn{D} the remaining variance. The loadings are
+#'   the maximum has \eqn{D_j \to 0}, a Heywood case). Where the SQUAREM
+#'   step is cut short by its bound, the loadings (which can converge far
+#'   more slowly than the other parameters) also try a step length of
+#'   their own, and the better point is taken (still guarded, so the
+#'   log-likelihood never decreases). The start: the
+#'   \eqn{r} leading principal components of the sample covariance of at
+#'   most \eqn{\max(2000, d)}{max(2000, d)} rows evenly spaced through the
+#'   data, by a few subspace iterations (\eqn{O(n d r)} each; the
+#'   covariance is not formed), with \eqn{D} the remaining variance. The
+#'   loadings are rotated only once the EM has ended, and are
 #'   reported in the rotation where \eqn{F' D^{-1} F}{F' D^-1 F} is
 #'   diagonal with decreasing entries, each column's largest entry in
 #'   absolute value positive. The fit keeps the factor form in

@@ -204,6 +204,9 @@ mix_squarem <- function(pt, p1, p2, ctx, step_max) {
     ctx$std
   )
   px <- mix_point(par, ctx)
+  if (!is.null(ctx$factors) && raw < alpha) {
+    px <- factor_squarem_block(px, pt, r, v, alpha, ctx)
+  }
   if (px$ok && px$objective >= p2$objective) {
     if (alpha == -step_max) step_max <- 4 * step_max
     return(list(ok = TRUE, pt = px, kind = "squarem", alpha = alpha,

@@ -133,9 +133,17 @@ factor_principal <- function(pc, r) {
 # of k = min(d, r + 5) vectors by subspace iteration (Golub and Van Loan,
 # Matrix Computations, 4th ed., section 8.2.4), each step C V = u'(w u V)
 # / (n - 1) in O(n d k), started deterministically from the columns of C
-# of the k largest variances, then Rayleigh-Ritz on the block.
+# of the k largest variances, then Rayleigh-Ritz on the block.  C is that
+# of at most max(factor_pca_rows, d) rows of positive weight evenly
+# spaced through x, their weights scaled to the same sum (a start only:
+# the EM goes on from there; the full C cost 5 s of CPU in a d = 2000,
+# n = 1e4 fit with reference BLAS).
 factor_pca <- function(x, w, std, r, iter = 4L) {
   d <- ncol(x)
+  rows <- if (is.null(w)) seq_len(nrow(x)) else which(w > 0)
+  keep <- rows[factor_pca_subset(length(rows), d)]
+  x <- x[keep, , drop = FALSE]
+  if (!is.null(w)) w <- w[keep] * (sum(w) / sum(w[keep]))
   tot <- if (is.null(w)) nrow(x) else sum(w)
   u <- x - rep(std$center, each = nrow(x))
   uw <- if (is.null(w)) u else u * w
@@ -148,6 +156,15 @@ factor_pca <- function(x, w, std, r, iter = 4L) {
   e <- eigen(crossprod(v, cv), symmetric = TRUE)
   list(values = pmax(e$values, 0), vectors = v %*% e$vectors,
        diag = std$scale^2)
+}
+
+factor_pca_rows <- 2000L
+
+# The rows factor_pca() uses: all, or max(factor_pca_rows, d) of them
+# evenly spaced.
+factor_pca_subset <- function(n, d) {
+  m <- max(factor_pca_rows, d)
+  if (n <= m) seq_len(n) else unique(round(seq(1, n, length.out = m)))
 }
 
 # A start given by the user: a factor fit (with as many factors), any other
@@ -221,8 +238,13 @@ factor_rotate <- function(par) {
 }
 
 # The factor fit's mix_point(): the parameters normalised (standardised,
-# rotated, in the det gauge), theta (mu, gamma, vec(F), log D and the
-# mixing parameters as theta_pack() has them) and the E-step statistics.
+# in the det gauge), theta (mu, gamma, vec(F), log D and the mixing
+# parameters as theta_pack() has them) and the E-step statistics.  F is
+# not rotated here (factor_result() does it once, at the end): the
+# rotation's sign and order conventions jump where two entries or two
+# eigenvalues cross, which breaks the SQUAREM extrapolation and the
+# parameter rule, while the M-step (factor_fa_step()) is equivariant
+# under F -> F R (R orthogonal), so the unrotated iteration is smooth.
 factor_point <- function(par, ctx) {
   z <- to_std(par, ctx$std)
   ld <- factor_logdet(z)
@@ -230,7 +252,7 @@ factor_point <- function(par, ctx) {
     return(list(par = par, ok = FALSE, st = NULL, loglik = NA_real_,
                 objective = NA_real_))
   }
-  z <- apply_scale(factor_rotate(z), exp(ld / length(z$mu)))
+  z <- apply_scale(z, exp(ld / length(z$mu)))
   par <- from_std(z, ctx$std)
   t0 <- proc.time()[[3]]
   st <- factor_estep(ctx$rows, par, ctx$what, ctx$weights,
@@ -245,6 +267,30 @@ factor_point <- function(par, ctx) {
                        c(z$loadings, log(z$uniquenesses))),
     st = st, ok = ok, loglik = loglik, objective = loglik
   )
+}
+
+# A factor fit's second SQUAREM candidate (mix_squarem()), tried where the
+# global step alpha was cut short by its bound: the loadings extrapolated
+# with their own block's step -|r_F| / |v_F| (Varadhan and Roland 2008,
+# S3), the rest with alpha.  The loadings can converge far more slowly
+# than the rest (in the d = 2000, r = 20 fit of bench/factor.R their
+# block's |r| / |v| is near 100 where the others' are near 1), and one
+# global step long enough for them overshoots in the other blocks and is
+# refused.  The better of px (the global step's point) and this one;
+# mix_squarem()'s guard still compares it with two EM steps.
+factor_squarem_block <- function(px, pt, r, v, alpha, ctx) {
+  d <- length(ctx$std$center)
+  f <- (if (ctx$symmetric) d else 2L * d) + seq_len(d * ctx$factors)
+  raw <- -sqrt(sum(r[f]^2) / sum(v[f]^2))
+  if (!is.finite(raw) || raw >= alpha) {
+    return(px)
+  }
+  a <- rep(alpha, length(r))
+  a[f] <- raw
+  theta <- pt$theta - 2 * a * r + a^2 * v
+  pb <- mix_point(from_std(factor_from_theta(theta, ctx), ctx$std), ctx)
+  better <- pb$ok && (!px$ok || pb$objective > px$objective)
+  if (better) pb else px
 }
 
 # The parameters (standardised) at theta (factor_point()).

@@ -5,14 +5,18 @@
 #    from a fixed start, median of 3 fits) of the fit with r = 10 factors
 #    against the full-Sigma fit in the same run;
 # 2. n = 1e4, d = 2000, r = 20: a GH fit to convergence (NIG stage
-#    included), its time and peak memory (the process's high-water mark
-#    less its resident size once the data exist).
+#    included), its elapsed and CPU time (user plus system, both threads:
+#    the machine may be shared), its GH iterations, the E-steps of both
+#    stages, and its peak memory (the process's high-water mark less its
+#    resident size once the data exist).
 #
 #   Rscript bench/factor.R
 #
 # GHMIX_BENCH_QUICK=1 runs one fit per case; GHMIX_BENCH_FACTOR_MAX_ITER
 # caps the EM iterations of case 2 (default: the fit's own 1000), for
-# E-steps too slow to converge in the time at hand.  Appends a section to
+# E-steps too slow to converge in the time at hand;
+# GHMIX_BENCH_FACTOR_SAVE=file saves case 2's parameters, log-likelihood
+# and trace there (saveRDS()).  Appends a section to
 # bench/results/factor.md.  The factor fits call factor_estep(): whatever
 # E-step the package has (the plain-R reference, or the compiled one).
 
@@ -67,13 +71,27 @@ max_iter <- as.integer(Sys.getenv("GHMIX_BENCH_FACTOR_MAX_ITER", "1000"))
 x <- factor_panel(1e4, 2000, 20, 2)
 invisible(gc())
 base_kib <- proc_kib("VmRSS")
-t0 <- proc.time()[["elapsed"]]
+esteps <- new.env()
+esteps$n <- 0L
+invisible(suppressMessages(
+  trace("factor_estep", quote(esteps$n <- esteps$n + 1L), print = FALSE,
+        where = asNamespace("ghmix"))
+))
+t0 <- proc.time()
 fit <- suppressWarnings(fit_gh(x, factors = 20L, threads = threads,
                                control = ghmix_control(max_iter = max_iter)))
-secs <- proc.time()[["elapsed"]] - t0
+t1 <- proc.time() - t0
+invisible(suppressMessages(
+  untrace("factor_estep", where = asNamespace("ghmix"))
+))
+save_to <- Sys.getenv("GHMIX_BENCH_FACTOR_SAVE")
+if (nzchar(save_to)) saveRDS(fit[c("parameters", "loglik", "trace")], save_to)
+secs <- t1[["elapsed"]]
 tab2 <- data.frame(
   n = nrow(x), d = ncol(x), factors = 20L, threads = threads,
-  seconds = round(secs, 1), iterations = fit$iterations,
+  seconds = round(secs, 1),
+  cpu_seconds = round(t1[["user.self"]] + t1[["sys.self"]], 1),
+  iterations = fit$iterations, esteps = esteps$n,
   converged = fit$converged,
   ms_per_iteration = round(1000 * (fit$timings[["estep"]] +
                                      fit$timings[["mstep"]]) /
@@ -97,7 +115,8 @@ if (!file.exists(md_file)) {
     paste("Case 1: ms per EM iteration (E-step plus M-step; 5 plain EM",
           "iterations from a fixed start, median of 3 fits), full Sigma",
           "against 10 factors, same run. Case 2: a GH fit with 20 factors",
-          "to convergence (its NIG stage included), wall time and peak",
+          "to convergence (its NIG stage included), wall and CPU time,",
+          "its GH iterations, the E-steps of both stages, and peak",
           "memory beyond the data (VmHWM less VmRSS once the data exist)."),
     ""
   ), md_file)
