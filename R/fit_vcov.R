@@ -109,6 +109,9 @@ vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
   theta <- fit_pack(par, family, symmetric)
   free <- fit_free(object, nm)
   steps <- fit_steps(par, family, symmetric)
+  if (fixed_in_gauge(object$fixed)) {
+    return(vcov_gauge_held(object, engine, par, nm, steps, na_cov))
+  }
   info <- fit_information(engine, par, family, symmetric, steps, free)
   cov_theta <- fit_gauge_inverse(
     info, fit_orbit(par, family, symmetric)[free], steps[free]

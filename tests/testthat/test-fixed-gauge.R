@@ -174,3 +174,46 @@ test_that("bad or over-determined fixed values are classed errors", {
   expect_error(fit_gh(x, fixed = list(gamma = c(1, 0)), symmetric = TRUE),
                "symmetric", class = "ghmix_error_argument")
 })
+
+# minus the log-likelihood (d = 1) at th = (the mixing coordinates of
+# gauge_test_mixing(), mu, gamma unless held, Sigma: a 1 x 1 matrix, the
+# variance, where a number would be the scale)
+gauge_test_nll <- function(x, fixed) {
+  function(th) {
+    mix <- gauge_test_mixing(th, fixed)
+    r <- mix$th
+    gamma <- if (is.null(fixed$gamma)) r[[2L]] else fixed$gamma
+    -sum(dgh(x, mu = r[[1L]], gamma = gamma, sigma = matrix(r[[length(r)]]),
+             p = mix$p, a = mix$a, b = mix$b, log = TRUE))
+  }
+}
+
+test_that("vcov with a or gamma held: optimHess of the dgh() likelihood", {
+  x <- gauge_test_data(1L)
+  fit <- fit_gh(x, fixed = list(a = 2))
+  par <- fit$parameters
+  v <- vcov(fit)
+  dimnames(v) <- rep(list(c("mu", "gamma", "sigma", "p", "a", "b")), 2L)
+  th <- c(par$p, par$mu, par$gamma, par$sigma)
+  ref <- solve(stats::optimHess(th, gauge_test_nll(x, list(a = 2)),
+                                control = list(ndeps = rep(1e-3, 4L))))
+  keep <- c("p", "mu", "gamma", "sigma")
+  expect_equal(unname(v[keep, keep]), unname(ref), tolerance = 1e-4)
+  expect_identical(unname(v["a", ]), rep(0, 6))
+  expect_gt(v["b", "b"], 0) # b moves with p on E[Y] = 1
+  fit <- fit_gh(x, fixed = list(gamma = 0.5))
+  par <- fit$parameters
+  v <- vcov(fit)
+  dimnames(v) <- rep(list(c("mu", "gamma", "sigma", "p", "a", "b")), 2L)
+  th <- c(par$p, log(sqrt(par$a * par$b)), par$mu, par$sigma)
+  ref <- solve(stats::optimHess(th, gauge_test_nll(x, list(gamma = 0.5)),
+                                control = list(ndeps = rep(1e-3, 4L))))
+  keep <- c("p", "mu", "sigma")
+  # (p is weakly determined here, var(p) ~ 2.6: the reference's second
+  # differences are good to a few 1e-4)
+  expect_equal(unname(v[keep, keep]), unname(ref[c(1, 3, 4), c(1, 3, 4)]),
+               tolerance = 1e-3)
+  expect_identical(unname(v["gamma", ]), rep(0, 6))
+  se <- summary(fit)$coefficients[, "Std. Error"]
+  expect_equal(unname(se), sqrt(diag(unname(v))))
+})
