@@ -42,7 +42,11 @@
 #' For a fit with parameters held (`fit_gh(fixed = )`, [fit_hyperbolic()]),
 #' the information is that of the free parameters only (the held ones at
 #' their values): the covariance of the constrained estimates, with rows and
-#' columns of 0 for `mu` or `p` where they are held.
+#' columns of 0 for those held (`mu`, `gamma`, `p`, `a`, `b`). Where `a`,
+#' `b` or a nonzero `gamma` are held (in the gauge \eqn{E[Y] = 1}), the
+#' information is that of the constrained likelihood along the (curved) set
+#' of parameters with \eqn{E[Y] = 1} and the held values, and the mixing
+#' parameter \eqn{E[Y] = 1} determines has a variance of its own.
 #'
 #' Standard errors are meaningful only at a maximum: for a fit that did not
 #' converge, or where the information is not positive definite, `vcov()`
