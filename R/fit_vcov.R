@@ -96,17 +96,7 @@ vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
   nm <- fit_vcov_names(colnames(object$data), family, symmetric)
   na_cov <- matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
   if (family == "gh" && (par$a == 0 || par$b == 0)) {
-    warn_vcov(sprintf(
-      paste(
-        "the GH fit lies on the boundary of the family (%s = 0: the %s",
-        "limit), where the information is not defined; no standard errors",
-        "(fit that limit with %s)"
-      ),
-      if (par$a == 0) "a" else "b",
-      if (par$a == 0) "skew-t" else "variance gamma",
-      if (par$a == 0) "fit_skewt()" else "fit_vg()"
-    ))
-    return(na_cov)
+    return(vcov_gh_boundary(par, na_cov))
   }
   engine <- fit_engine(object, cluster) # the data, or its chunks
   on.exit(engine$free())
@@ -134,6 +124,22 @@ vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
   cov_free <- jac %*% cov_theta %*% t(jac)
   out[free, free] <- (cov_free + t(cov_free)) / 2
   out
+}
+
+# The NA result, with its warning, of a GH fit on the boundary of the
+# family (a or b zero).
+vcov_gh_boundary <- function(par, na_cov) {
+  warn_vcov(sprintf(
+    paste(
+      "the GH fit lies on the boundary of the family (%s = 0: the %s",
+      "limit), where the information is not defined; no standard errors",
+      "(fit that limit with %s)"
+    ),
+    if (par$a == 0) "a" else "b",
+    if (par$a == 0) "skew-t" else "variance gamma",
+    if (par$a == 0) "fit_skewt()" else "fit_vg()"
+  ))
+  na_cov
 }
 
 warn_vcov <- function(message) {
