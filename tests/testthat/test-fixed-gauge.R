@@ -173,6 +173,9 @@ test_that("bad or over-determined fixed values are classed errors", {
                class = "ghmix_error_argument")
   expect_error(fit_gh(x, fixed = list(gamma = c(1, 0)), symmetric = TRUE),
                "symmetric", class = "ghmix_error_argument")
+  online <- ghmix_control(online = ghmix_online(batch_size = 200))
+  expect_error(fit_gh(x, fixed = list(b = 1), control = online),
+               "control\\$online", class = "ghmix_error_argument")
 })
 
 # minus the log-likelihood (d = 1) at th = (the mixing coordinates of
