@@ -90,7 +90,8 @@ fixed_names_ok <- function(nms, known) {
 
 # mu: d numbers; gamma: d, or one 0; p, a, b: one.
 fixed_size <- function(v, nm, d) {
-  if (nm == "mu" || (nm == "gamma" && !identical(as.vector(v), 0))) d else 1L
+  zero <- length(v) == 1L && isTRUE(v == 0)
+  if (nm == "mu" || (nm == "gamma" && !zero)) d else 1L
 }
 
 check_fixed_element <- function(v, nm, d, call) {
