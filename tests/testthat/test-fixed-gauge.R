@@ -115,6 +115,7 @@ gauge_test_check <- function(x, fixed) {
   # the fixed values are those reported, in the gauge E[Y] = 1
   for (nm in names(fixed)) {
     expect_identical(unname(par[[nm]]), fixed[[nm]])
+    expect_identical(unname(coef(fit)[[nm]]), fixed[[nm]])
   }
   expect_equal(gig_mean(par$p, par$a, par$b), 1, tolerance = 1e-10)
   expect_equal(fit$loglik, gauge_test_loglik(x, par), tolerance = 1e-10)
