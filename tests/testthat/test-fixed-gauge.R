@@ -221,3 +221,15 @@ test_that("vcov with a or gamma held: optimHess of the dgh() likelihood", {
   se <- summary(fit)$coefficients[, "Std. Error"]
   expect_equal(unname(se), sqrt(diag(unname(v))))
 })
+
+test_that("anova: a fit with a or gamma held nests only fits that hold them", {
+  x <- gauge_test_data(1L)
+  held <- fit_gh(x, fixed = list(a = 2))
+  both <- fit_gh(x, fixed = list(a = 2, p = 0.3))
+  out <- anova(both, held)
+  expect_equal(out$Df[[2L]] - out$Df[[1L]], 1)
+  expect_error(anova(fit_nig(x), held), class = "ghmix_error_argument")
+  expect_error(anova(fit_gh(x, symmetric = TRUE),
+                     fit_gh(x, fixed = list(gamma = 0.5))),
+               class = "ghmix_error_argument")
+})
