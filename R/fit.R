@@ -248,7 +248,12 @@ print.ghmix_control <- function(x, ...) {
 #'   not positive definite or has a condition number above 1e12 (in the
 #'   standardised units), is dropped with a warning of class
 #'   `ghmix_warning_component` naming it; G decreases and the fit records
-#'   the drop in `dropped` (iteration, component, reason, size).
+#'   the drop in `dropped` (iteration, component, reason, size). Before a
+#'   drop is accepted, the EM runs again from the next best screened
+#'   starts that kept all G components (at most 3, best first; `restarts`
+#'   names those tried): the first run that keeps all G is the fit, and
+#'   the warning is given only when none does (the first run is then the
+#'   fit). A start given as labels or a fit is not restarted.
 #'
 #'   The result has class `c("ghmix_mixture_<family>", "ghmix_mixture")`:
 #'   `proportions`, `components` (a list of parameter lists), `loglik`,
@@ -347,9 +352,10 @@ print.ghmix_control <- function(x, ...) {
 #'   pulls \eqn{\Sigma} toward a target (see [ghmix_shrink()]):
 #'   `ghmix_shrink(target, weight)`, a number (the weight, toward the
 #'   diagonal target), `"diagonal"`, `"identity"` or a target matrix (the
-#'   weight by the Ledoit-Wolf rule). Bad input is an error of class
-#'   `ghmix_error_shrink`, as is `shrink` with `components` other than 1
-#'   (not supported yet). See the Shrinkage section.
+#'   weight by the Ledoit-Wolf rule). With `components`, every component's
+#'   \eqn{\Sigma_k} gets the prior (see the Mixtures section of
+#'   [ghmix_shrink()]). Bad input is an error of class
+#'   `ghmix_error_shrink`. See the Shrinkage section.
 #' @section Shrinkage: With `shrink`, the EM maximises the penalised
 #'   objective \eqn{\ell + P^*(\Sigma)} of [ghmix_shrink()] (the
 #'   log-likelihood plus the gauge-free log prior) and the guard of the
@@ -406,13 +412,15 @@ print.ghmix_control <- function(x, ...) {
 #'   `loadings`, `uniquenesses` and `factors`; its `df` counts
 #'   \eqn{d r - r(r - 1)/2} for the loadings (less their rotations) and
 #'   \eqn{d} for the uniquenesses, so that `AIC()` and `BIC()` choose
-#'   \eqn{r}. `print()`, `summary()` (estimates without standard errors),
-#'   `coef()` (`sigma = TRUE` adds \eqn{\Sigma}), `logLik()`, `predict()`,
-#'   `fitted()`, `simulate()` and `plot()` work as for other fits; `vcov()`
-#'   is not available yet (an error of class `ghmix_error_factor_mode`, as
-#'   are `factors` with `components` other than 1, `backend = "cuda"`,
+#'   \eqn{r}. `print()`, `summary()`, `vcov()` (of \eqn{\mu},
+#'   \eqn{\gamma}, \eqn{F}, \eqn{D} and the mixing parameters, under the
+#'   rotation's constraints: see [vcov.ghmix_fit()]), `coef()` (`sigma =
+#'   TRUE` adds \eqn{\Sigma}), `logLik()`, `predict()`, `fitted()`,
+#'   `simulate()` and `plot()` work as for other fits. Not supported yet
+#'   (an error of class `ghmix_error_factor_mode`): `factors` with
+#'   `components` other than 1, `backend = "cuda"`,
 #'   chunked data or a cluster, `fixed`, and data whose scale needs the
-#'   standardisation of the Units section). [dgh()] and [rgh()] take the
+#'   standardisation of the Units section. [dgh()] and [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
 #'   the fit with a diagonal \eqn{\Sigma}.
 #' @inheritParams ghmix-params
@@ -459,11 +467,11 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
                     nstart = 5L, criterion = c("bic", "icl"),
                     shrink = NULL, factors = NULL) {
   if (!mix_is_single(components)) {
-    shrink_check_single(shrink, sys.call())
     factor_abort_components(factors, sys.call())
     return(mix_fit_components(
       x, "nig", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
+      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights,
+      shrink
     ))
   }
   mix_fit(
@@ -483,7 +491,6 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
                    nstart = 5L, criterion = c("bic", "icl"), fixed = NULL,
                    shrink = NULL, factors = NULL) {
   if (!mix_is_single(components)) {
-    shrink_check_single(shrink, sys.call())
     factor_abort_components(factors, sys.call())
     if (!is.null(fixed)) {
       abort_argument(
@@ -493,7 +500,8 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
     }
     return(mix_fit_components(
       x, "gh", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
+      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights,
+      shrink
     ))
   }
   mix_fit(
@@ -513,11 +521,11 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
                    nstart = 5L, criterion = c("bic", "icl"),
                    shrink = NULL, factors = NULL) {
   if (!mix_is_single(components)) {
-    shrink_check_single(shrink, sys.call())
     factor_abort_components(factors, sys.call())
     return(mix_fit_components(
       x, "vg", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
+      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights,
+      shrink
     ))
   }
   mix_fit(
@@ -537,11 +545,11 @@ fit_skewt <- function(x, symmetric = FALSE, start = NULL,
                     nstart = 5L, criterion = c("bic", "icl"),
                     shrink = NULL, factors = NULL) {
   if (!mix_is_single(components)) {
-    shrink_check_single(shrink, sys.call())
     factor_abort_components(factors, sys.call())
     return(mix_fit_components(
       x, "skewt", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
+      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights,
+      shrink
     ))
   }
   mix_fit(

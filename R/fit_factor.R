@@ -402,44 +402,33 @@ factor_print_sigma <- function(x, digits) {
   print(signif(par$uniquenesses[show], digits))
 }
 
-# The summary's table of a factor fit: the estimates of mu, gamma, the
-# uniquenesses and the mixing parameters; no standard errors yet
-# (factor_check_vcov()).
+# The summary's table of a factor fit: the estimates (as vcov() names
+# them) with standard errors from vcov(), NA where the fit has more
+# parameters than vcov() takes (factor_vcov_max_k).
 factor_summary_coefs <- function(object) {
   par <- object$parameters
-  vars <- names(par$mu)
-  est <- c(par$mu, if (!object$symmetric) par$gamma, par$uniquenesses,
-           unlist(par[mix_family(object$family)$free]))
-  names(est) <- c(
-    sprintf("mu[%s]", vars),
-    if (!object$symmetric) sprintf("gamma[%s]", vars),
-    sprintf("D[%s]", vars), mix_family(object$family)$free
-  )
-  cbind(Estimate = est, `Std. Error` = NA_real_)
+  nm <- factor_vcov_names(names(par$mu), ncol(par$loadings), object$family,
+                          object$symmetric)
+  est <- factor_vcov_pack(par, object$family, object$symmetric)
+  se <- if (length(nm) > factor_vcov_max_k) {
+    NA_real_
+  } else {
+    sqrt(pmax(diag(stats::vcov(object)), 0))
+  }
+  structure(cbind(Estimate = est, `Std. Error` = se),
+            dimnames = list(nm, c("Estimate", "Std. Error")))
 }
 
 factor_summary_header <- function(x) {
   cat(sprintf(
     paste0(
       "\nSigma = F F' + diag(D) with %d factor%s (loadings: coef(), ",
-      "$loadings).\nParameters (gauge %s; no standard errors yet for factor ",
-      "fits):\n"
+      "$loadings).\nParameters (gauge %s; %s):\n"
     ),
-    x$factors, plural(seq_len(x$factors)), fit_gauge_label(x$gauge)
+    x$factors, plural(seq_len(x$factors)), fit_gauge_label(x$gauge),
+    if (all(is.na(x$coefficients[, 2L]))) "no standard errors" else
+      "standard errors from the observed information"
   ))
-}
-
-factor_check_vcov <- function(object, call) {
-  if (!is.null(object$factors)) {
-    factor_abort_mode(
-      paste(
-        "vcov() is not available yet for factor fits (`factors`): the",
-        "observed information of the loadings, uniquenesses and their",
-        "rotation is not implemented."
-      ),
-      call
-    )
-  }
 }
 
 # The rows' log density and posterior moments (fit_rows_compute()).

@@ -48,6 +48,21 @@
 #' of parameters with \eqn{E[Y] = 1} and the held values, and the mixing
 #' parameter \eqn{E[Y] = 1} determines has a variance of its own.
 #'
+#' For a factor-analytic fit (`factors = r`), the parameters are
+#' \eqn{\mu}, \eqn{\gamma}, the loadings \eqn{F} (column by column, in the
+#' reported rotation: \eqn{F' D^{-1} F} diagonal and decreasing, each
+#' column's largest entry positive), the uniquenesses \eqn{D} and the
+#' mixing parameters, named `"F[name,Fk]"` and `"D[name]"` for \eqn{F} and
+#' \eqn{D}. The information is singular along the rotations of \eqn{F} as
+#' well as along the scaling; the covariance is that of the estimates under
+#' the \eqn{r(r-1)/2} constraints of the rotation and the gauge (Silvey's
+#' constrained information, Silvey 1959, \emph{Ann. Math. Statist.} 30,
+#' 389--407), of rank `df`. The score costs \eqn{O(d r)} per row (no
+#' \eqn{d \times d}{d x d} matrix); the information has \eqn{k = 3d + d r
+#' + 3} rows at most, and fits with \eqn{k > 5000} are refused (an error
+#' of class `ghmix_error_factor_mode`; `summary()` then shows no standard
+#' errors).
+#'
 #' Standard errors are meaningful only at a maximum: for a fit that did not
 #' converge, or where the information is not positive definite, `vcov()`
 #' warns (class `ghmix_warning_vcov`); in the second case, and for a GH fit
@@ -71,7 +86,9 @@
 #' sqrt(diag(vcov(fit)))
 vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
   vcov_check_shrink(object, sys.call())
-  factor_check_vcov(object, sys.call())
+  if (!is.null(object$factors)) {
+    return(factor_vcov(object, cluster, sys.call()))
+  }
   sc <- object$scaling
   if (!is.null(sc)) {
     # a standardised fit: in its units, then by the (linear) change of units
@@ -81,23 +98,15 @@ vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
     out[] <- out * exp(outer(lf, lf, "+"))
     return(out)
   }
-  if (!isTRUE(object$converged)) {
-    warn_vcov(sprintf(
-      paste(
-        "the fit did not converge (%s); standard errors at its last",
-        "parameters are not those of a maximum"
-      ),
-      object$message
-    ))
+  nm <- fit_vcov_names(colnames(object$data), object$family,
+                       object$symmetric)
+  na_cov <- matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
+  if (vcov_warn_fit(object)) {
+    return(na_cov)
   }
   par <- object$parameters
   family <- object$family
   symmetric <- object$symmetric
-  nm <- fit_vcov_names(colnames(object$data), family, symmetric)
-  na_cov <- matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
-  if (family == "gh" && (par$a == 0 || par$b == 0)) {
-    return(vcov_gh_boundary(par, na_cov))
-  }
   engine <- fit_engine(object, cluster) # the data, or its chunks
   on.exit(engine$free())
   theta <- fit_pack(par, family, symmetric)
@@ -126,24 +135,38 @@ vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
   out
 }
 
-# The NA result, with its warning, of a GH fit on the boundary of the
-# family (a or b zero).
-vcov_gh_boundary <- function(par, na_cov) {
-  warn_vcov(sprintf(
-    paste(
-      "the GH fit lies on the boundary of the family (%s = 0: the %s",
-      "limit), where the information is not defined; no standard errors",
-      "(fit that limit with %s)"
-    ),
-    if (par$a == 0) "a" else "b",
-    if (par$a == 0) "skew-t" else "variance gamma",
-    if (par$a == 0) "fit_skewt()" else "fit_vg()"
-  ))
-  na_cov
-}
-
 warn_vcov <- function(message) {
   ghmix_warn(message, class = "ghmix_warning_vcov")
+}
+
+# The warnings of vcov() before the information: a fit that did not
+# converge; a GH fit on the boundary of the family (TRUE: no standard
+# errors).
+vcov_warn_fit <- function(object) {
+  par <- object$parameters
+  if (!isTRUE(object$converged)) {
+    warn_vcov(sprintf(
+      paste(
+        "the fit did not converge (%s); standard errors at its last",
+        "parameters are not those of a maximum"
+      ),
+      object$message
+    ))
+  }
+  if (object$family == "gh" && (par$a == 0 || par$b == 0)) {
+    warn_vcov(sprintf(
+      paste(
+        "the GH fit lies on the boundary of the family (%s = 0: the %s",
+        "limit), where the information is not defined; no standard errors",
+        "(fit that limit with %s)"
+      ),
+      if (par$a == 0) "a" else "b",
+      if (par$a == 0) "skew-t" else "variance gamma",
+      if (par$a == 0) "fit_skewt()" else "fit_vg()"
+    ))
+    return(TRUE)
+  }
+  FALSE
 }
 
 # Packing --------------------------------------------------------------------
@@ -219,13 +242,7 @@ fit_orbit <- function(par, family, symmetric) {
 # sqrt(Sigma_jj / m), sqrt(Sigma_jj Sigma_kk) for Sigma_jk, relative steps
 # for a and b, absolute ones for p (relative where its sign is fixed).
 fit_steps <- function(par, family, symmetric, h = 1e-4) {
-  m <- if (par$a > 0 && par$b > 0) {
-    sqrt(par$b / par$a)
-  } else if (par$b == 0) {
-    2 * par$p / par$a
-  } else {
-    par$b / (-2 * par$p)
-  }
+  m <- fit_y_scale(par)
   sd_x <- sqrt(diag(par$sigma))
   scale <- list(
     mu = sqrt(m) * sd_x, gamma = sd_x / sqrt(m),
@@ -233,6 +250,18 @@ fit_steps <- function(par, family, symmetric, h = 1e-4) {
     a = par$a, b = par$b
   )
   h * fit_pack(scale, family, symmetric)
+}
+
+# Y's own scale: sqrt(b / a), or the mean of the gamma or inverse-gamma
+# limit.
+fit_y_scale <- function(par) {
+  if (par$a > 0 && par$b > 0) {
+    sqrt(par$b / par$a)
+  } else if (par$b == 0) {
+    2 * par$p / par$a
+  } else {
+    par$b / (-2 * par$p)
+  }
 }
 
 # Score ----------------------------------------------------------------------

@@ -34,7 +34,7 @@ mixture_chunked_components <- function(x, g_all, family, nstart, criterion,
       fit <- mix_fit(x, family, args$symmetric, NULL, args$control,
                      args$gauge, args$na_rm, args$backend, args$threads,
                      args$device, call, cluster = args$cluster,
-                     weights = weights)
+                     weights = weights, shrink = args$shrink)
       out <- mixture_from_single(fit, src$dropped)
       out$asked <- 1L
       return(out)
@@ -161,14 +161,16 @@ mixture_chunked_fit_g <- function(src, g, family, nstart, start, args,
   ctx <- list(family = family, symmetric = args$symmetric,
               control = args$control, threads = args$threads, call = call,
               estep = mixture_estep_fun(), weights = src$start_w)
+  ctx$shrink <- mixture_shrink_setup(
+    args$shrink, if (is.matrix(src$stored)) src$stored, src$std,
+    src$weights, g, call
+  )
   best <- mixture_best_start(src$z, g, family, nstart, start, src$std, ctx)
   ctx$estep <- mixture_estep_engine(src)
   ctx$weights <- NULL
   ctx$nobs <- src$nobs
-  em <- mixture_em(src$z, best$pars, best$props, ctx, args$control$max_iter,
-                   args$control$trace)
-  em$start <- best$label
-  em$starts <- best$table
+  em <- mixture_em_restarts(src$z, g, best, ctx, args$control)
+  args$prior <- ctx$shrink
   weights <- src$weights
   if (inherits(src$stored, "ghmix_data") && !is.null(src$engine$summary$w)) {
     weights <- em$row_weights

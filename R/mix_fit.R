@@ -25,13 +25,14 @@ mixture_check_online <- function(control, call) {
 mix_fit_components <- function(x, family, components, nstart, criterion,
                                symmetric, start, control, gauge, na_rm,
                                backend, threads, device, cluster, call,
-                               weights = NULL) {
+                               weights = NULL, shrink = NULL) {
   g_all <- mixture_check_components(components, call)
   criterion <- check_choice(criterion, c("bic", "icl"), "criterion", call)
   mixture_check_nstart(nstart, call)
   args <- fit_args(symmetric, control, gauge, na_rm, backend, threads,
                    device, cluster, call)
   mixture_check_online(control, call)
+  args$shrink <- shrink_arg(shrink, call)
   if (!is.null(args$cluster) || inherits(x, "ghmix_data")) {
     return(mixture_chunked_components(x, g_all, family, nstart, criterion,
                                       start, args, weights, call))
@@ -93,7 +94,8 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
   if (g == 1L) {
     fit <- mix_fit(data$x, family, args$symmetric, NULL, args$control,
                    args$gauge, FALSE, args$backend, args$threads,
-                   args$device, call, weights = data$weights)
+                   args$device, call, weights = data$weights,
+                   shrink = args$shrink)
     out <- mixture_from_single(fit, data$dropped)
     out$asked <- 1L
     return(out)
@@ -104,6 +106,8 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
   ctx <- list(family = family, symmetric = args$symmetric,
               control = args$control, threads = args$threads, call = call,
               estep = mixture_estep_fun(), weights = data$weights)
+  ctx$shrink <- mixture_shrink_setup(args$shrink, x, std, data$weights, g,
+                                     call)
   if (args$backend == "cuda") {
     # the standardised rows copied to the GPU once for the whole fit
     handle <- .Call(ffi_cuda_mix_data_create, z, args$device)
@@ -111,10 +115,8 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
     ctx$estep <- mixture_estep_cuda(handle, args$device)
   }
   best <- mixture_best_start(z, g, family, nstart, start, std, ctx)
-  em <- mixture_em(z, best$pars, best$props, ctx, args$control$max_iter,
-                   args$control$trace)
-  em$start <- best$label
-  em$starts <- best$table
+  em <- mixture_em_restarts(z, g, best, ctx, args$control)
+  args$prior <- ctx$shrink
   fit <- mixture_result(em, x, std, family, args, data, call)
   fit$asked <- g
   fit
@@ -146,13 +148,16 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
       mixture_em(z, s$pars, s$props, ctx, iters, FALSE, final = FALSE)
     )
     list(pars = em$pars, props = em$props, label = s$label,
-         loglik = em$loglik, kept = length(em$pars) == g)
+         loglik = em$objective, kept = length(em$pars) == g)
   })
   ll <- vapply(runs, function(r) r$loglik, 0)
   kept <- vapply(runs, function(r) r$kept, NA)
   score <- ifelse(kept & is.finite(ll), ll, -Inf)
   if (all(score == -Inf)) score <- ifelse(is.finite(ll), ll, -Inf)
   best <- runs[[which.max(score)]]
+  # the other starts that kept all G, best first: mixture_em_restarts()
+  others <- setdiff(order(score, decreasing = TRUE), which.max(score))
+  best$others <- runs[others[kept[others] & is.finite(ll[others])]]
   best$table <- data.frame(
     start = vapply(runs, function(r) r$label, ""), loglik = ll,
     components = vapply(runs, function(r) length(r$pars), 0L),
@@ -160,6 +165,44 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
   )
   best
 }
+
+# The EM from the best start; where it drops a component, the EM again
+# from the next best screened starts that kept all G (at most
+# mixture_restarts_max of them), and the first run that keeps all G is
+# the fit.  Runs that drop one are attempts: their warnings are held, and
+# given only when no run keeps all G (the first run is then the fit).
+mixture_em_restarts <- function(z, g, best, ctx, control) {
+  run <- function(s) {
+    held <- list()
+    em <- withCallingHandlers(
+      mixture_em(z, s$pars, s$props, ctx, control$max_iter, control$trace),
+      ghmix_warning_component = function(w) {
+        held[[length(held) + 1L]] <<- w
+        invokeRestart("muffleWarning")
+      }
+    )
+    em$held <- held
+    em$start <- s$label
+    em
+  }
+  first <- run(best)
+  em <- first
+  tried <- character()
+  for (s in utils::head(best$others, mixture_restarts_max)) {
+    if (length(em$pars) == g) break
+    tried <- c(tried, s$label)
+    em <- run(s)
+  }
+  if (length(em$pars) < g) em <- first
+  for (w in em$held) warning(w)
+  em$held <- NULL
+  em$restarts <- tried
+  em$starts <- best$table
+  em
+}
+
+# The most starts tried again after the best one drops a component.
+mixture_restarts_max <- 3L
 
 # EM from (pars, props) for at most max_iter cycles, each a plain EM step
 # or, with control$accelerate, a SQUAREM extrapolation (Varadhan and
@@ -171,7 +214,8 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
   n <- mixture_nobs(z, ctx)
   ctx$z <- z
   cur <- mixture_state(lapply(pars, set_gauge, gauge = "det"), props, ctx)
-  trace <- list(loglik = cur$es$loglik, g = length(pars), step = "start")
+  trace <- list(loglik = cur$es$loglik, objective = cur$objective,
+                g = length(pars), step = "start")
   dropped <- NULL
   status <- list(converged = FALSE,
                  message = "maximum number of iterations reached")
@@ -189,6 +233,7 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
     }
     step_max <- nxt$step_max
     trace$loglik <- c(trace$loglik, nxt$state$es$loglik)
+    trace$objective <- c(trace$objective, nxt$state$objective)
     trace$g <- c(trace$g, length(nxt$state$pars))
     trace$step <- c(trace$step, nxt$kind)
     if (trace_on) {
@@ -196,7 +241,9 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
                       length(nxt$state$pars), nxt$state$es$loglik, nxt$kind))
     }
     done <- nxt$kind != "drop" &&
-      mixture_converged(cur, nxt$state, n, ctx$control)
+      mixture_converged(cur, nxt$state,
+                        n + mixture_shrink_rows(ctx$shrink, length(pars)),
+                        ctx$control)
     cur <- nxt$state
     if (done) {
       status <- list(converged = TRUE, message = "converged")
@@ -229,13 +276,16 @@ mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
   } else {
     cur$es
   }
+  frame <- data.frame(iteration = seq_along(trace$loglik) - 1L,
+                      loglik = trace$loglik, components = trace$g,
+                      step = trace$step, stringsAsFactors = FALSE)
+  if (!is.null(ctx$shrink)) frame$objective <- trace$objective
   list(pars = cur$pars, props = cur$props,
-       loglik = if (cur$ok) es$loglik else -Inf, z = es$rows$tau,
+       loglik = if (cur$ok) es$loglik else -Inf,
+       objective = if (cur$ok) cur$objective else -Inf, z = es$rows$tau,
        row_weights = es$rows$weights,
        iterations = iter, status = status, dropped = dropped,
-       trace = data.frame(iteration = seq_along(trace$loglik) - 1L,
-                          loglik = trace$loglik, components = trace$g,
-                          step = trace$step, stringsAsFactors = FALSE))
+       trace = frame)
 }
 
 # The parameters, their E-step, their vector theta (mixture_theta()) and
@@ -243,15 +293,16 @@ mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
 mixture_state <- function(pars, props, ctx) {
   es <- ctx$estep(ctx$z, pars, props, weights = ctx$weights,
                   what = mix_what(ctx$family), threads = ctx$threads)
-  list(pars = pars, props = props, es = es,
-       ok = !is.null(es) && is.finite(es$loglik) && es$n_bad == 0,
-       theta = mixture_theta(pars, props, ctx))
+  state <- list(pars = pars, props = props, es = es,
+                ok = !is.null(es) && is.finite(es$loglik) && es$n_bad == 0,
+                theta = mixture_theta(pars, props, ctx))
+  mixture_shrink_point(state, ctx)
 }
 
 # One plain EM step from cur: the M-steps, the degenerate components
 # dropped (with their warning), the new state.
 mixture_em_step <- function(cur, ctx, warn = TRUE) {
-  up <- mixture_mstep(cur$es, cur$pars, ctx)
+  up <- mixture_mstep(cur$es, cur$pars, ctx, cur$shrink_tr)
   bad <- mixture_degenerate(up, cur$es, ncol(ctx$z), ctx)
   out <- list(kind = "em", dropped = NULL)
   if (length(bad$which) > 0L) {
@@ -297,7 +348,7 @@ mixture_squarem <- function(cur, s1, s2, ctx, step_max) {
     return(c(s2, list(step_max = step_max)))
   }
   ext <- mixture_from_theta(cur$theta - 2 * alpha * r + alpha^2 * v, cur, ctx)
-  if (!is.null(ext) && ext$ok && ext$es$loglik >= s2$state$es$loglik) {
+  if (!is.null(ext) && ext$ok && ext$objective >= s2$state$objective) {
     if (alpha == -step_max) step_max <- 4 * step_max
     return(list(state = ext, kind = "squarem", dropped = NULL,
                 step_max = step_max))
@@ -342,19 +393,23 @@ mixture_from_theta <- function(theta, cur, ctx) {
 mixture_converged <- function(old, new, n, ctl) {
   ctl$tol > 0 && ctl$param_tol > 0 &&
     length(old$theta) == length(new$theta) &&
-    isTRUE(abs(new$es$loglik - old$es$loglik) / n <= ctl$tol &&
+    isTRUE(abs(new$objective - old$objective) / n <= ctl$tol &&
              theta_change(new$theta, old$theta) <= ctl$param_tol)
 }
 
 # The M-step of every component from its statistics, each put in the det
 # gauge (NULL where the step fails), and the new proportions.
-mixture_mstep <- function(es, pars, ctx) {
+mixture_mstep <- function(es, pars, ctx, shrink_tr = NULL) {
   taus <- vapply(es$components, function(st) st$tau, 0)
   new <- lapply(seq_along(pars), function(k) {
     par <- tryCatch(
       mix_mstep(es$components[[k]], pars[[k]], ctx$family, ctx$symmetric),
       error = function(e) NULL
     )
+    if (!is.null(par) && !is.null(ctx$shrink)) {
+      par$sigma <- mixture_shrink_sigma(par$sigma, ctx$shrink, taus[[k]],
+                                        shrink_tr[[k]])
+    }
     if (is.null(par) || !mixture_par_ok(par)) {
       return(NULL)
     }
@@ -432,10 +487,19 @@ mixture_result <- function(em, x, std, family, args, data, call) {
     z = em$z[, ord, drop = FALSE], iterations = em$iterations,
     converged = em$status$converged, message = em$status$message,
     trace = trace, dropped = em$dropped, start = em$start,
-    starts = em$starts, data = x, na_action = data$dropped,
+    starts = em$starts, restarts = em$restarts, data = x,
+    na_action = data$dropped,
     nrow = nrow(x), weights = w, weighted = !is.null(w),
     control = args$control, threads = args$threads, call = call
   )
+  if (!is.null(args$prior)) {
+    fit$objective <- mixture_shrink_objective(em$objective, args$prior,
+                                              length(pars), std$scale, shift)
+    fit$shrink <- shrink_result(args$prior)
+    fit$trace$objective <- mixture_shrink_objective(
+      trace$objective, args$prior, length(pars), std$scale, shift
+    )
+  }
   if (!fit$converged) {
     ghmix_warn(
       sprintf("%s mixture fit did not converge: %s.",
@@ -511,6 +575,11 @@ mixture_from_single <- function(fit, dropped) {
     call = fit$call, nrow = fit_nrow(fit), weights = fit$weights,
     weighted = isTRUE(fit$weighted)
   )
+  if (!is.null(fit$shrink)) {
+    out$objective <- fit$objective
+    out$shrink <- fit$shrink
+    out$trace$objective <- fit$trace$objective
+  }
   mixture_finish(out)
 }
 

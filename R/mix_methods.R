@@ -110,6 +110,15 @@ mixture_status_line <- function(x) {
 }
 
 mixture_print_extra <- function(x, digits) {
+  if (!is.null(x$shrink)) {
+    cat(shrink_line(x), "\n", sep = "")
+  }
+  if (length(x$restarts) > 0L) {
+    cat(sprintf(
+      "The EM from the best start lost a component; tried again from: %s.\n",
+      paste(x$restarts, collapse = ", ")
+    ))
+  }
   if (!is.null(x$dropped)) {
     cat(sprintf("Dropped %d degenerate component%s (see $dropped).\n",
                 nrow(x$dropped), plural(seq_len(nrow(x$dropped)))))
@@ -125,7 +134,11 @@ mixture_print_extra <- function(x, digits) {
 #' @rdname ghmix_mixture
 #' @export
 summary.ghmix_mixture <- function(object, ...) {
-  se <- sqrt(pmax(diag(stats::vcov(object)), 0))
+  se <- if (is.null(object$shrink)) {
+    sqrt(pmax(diag(stats::vcov(object)), 0))
+  } else {
+    rep(NA_real_, length(mixture_vcov_names(object))) # a posterior mode
+  }
   size <- length(se) %/% object$G - 1L
   tables <- lapply(seq_len(object$G), function(k) {
     est <- fit_pack(object$components[[k]], object$family, object$symmetric)
@@ -145,7 +158,9 @@ summary.ghmix_mixture <- function(object, ...) {
          BIC = object$BIC, ICL = object$ICL,
          sizes = tabulate(object$classification, object$G),
          status = mixture_status_line(object), criteria = object$criteria,
-         criterion = object$criterion, G = object$G),
+         criterion = object$criterion, G = object$G,
+         shrink = object$shrink, objective = object$objective,
+         restarts = object$restarts),
     class = "summary.ghmix_mixture"
   )
 }
@@ -165,7 +180,7 @@ print.summary.ghmix_mixture <- function(x,
     ))
     print(signif(x$coefficients[[k]], digits))
   }
-  if (!x$has_se) {
+  if (!x$has_se && is.null(x$shrink)) {
     cat("(No standard errors: see the warning of vcov().)\n")
   }
   cat(sprintf(

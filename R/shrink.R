@@ -54,6 +54,20 @@
 #' to pull toward: \eqn{P^*} is a constant and the fit is the unpenalised
 #' one.
 #'
+#' @section Mixtures: With `components = G` (G > 1) every component's
+#'   \eqn{\Sigma_k} gets the same prior, with the same \eqn{k} and target,
+#'   and the EM maximises \eqn{\ell + \sum_k P^*(\Sigma_k)}: the M-step of
+#'   \eqn{\Sigma_k} is \eqn{(W_k S_k + kT/c_k^*)/(W_k + k)} with \eqn{W_k}
+#'   the component's membership weight, and the objective never decreases
+#'   (the expected complete-data log-likelihood is a sum over the
+#'   components, so the argument above holds for each). The rule's
+#'   weight is the pooled rows' \eqn{k} divided by G, so that a component
+#'   of average size is shrunk with the rule's intensity; `weight = "cv"`
+#'   is for one distribution only. The target (`"diagonal"`: the pooled
+#'   rows' variances) is common to the components. BIC and ICL (and so
+#'   the choice among several G) use the log-likelihood at the penalised
+#'   estimates; `vcov()` is an error and `summary()` shows no standard
+#'   errors, as for one distribution.
 #' @param target `"diagonal"` (default): the diagonal of the (weighted)
 #'   sample covariance of the rows, so that the correlations are shrunk
 #'   toward 0; `"identity"`: the mean of those variances times the identity
@@ -221,15 +235,6 @@ shrink_arg <- function(shrink, call) {
 
 shrink_target_like <- function(v) {
   is.character(v) || is.matrix(v) || is.data.frame(v)
-}
-
-# Mixtures are fitted by their own EM (R/mix_fit.R), without the prior.
-shrink_check_single <- function(shrink, call) {
-  if (!is.null(shrink)) {
-    abort_shrink(
-      "`shrink` with `components` other than 1 is not supported yet.", call
-    )
-  }
 }
 
 # The prior of a fit, from its spec (shrink_arg()) and source

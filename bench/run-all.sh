@@ -72,7 +72,7 @@ fi
 if [ "${install_peers}" = 1 ]; then
   echo "== installing the R peers into ${PEERS_DIR}/R"
   Rscript -e 'install.packages(c("ghyp", "GeneralizedHyperbolic", "QRM",
-                                 "gsl", "GIGrvg"),
+                                 "gsl", "GIGrvg", "MixGHD"),
                                lib = commandArgs(TRUE)[1],
                                repos = commandArgs(TRUE)[2])' \
     "${PEERS_DIR}/R" "${CRAN}" || echo "(some R peers failed to install)"

@@ -266,9 +266,10 @@ test_that("bad shrink input is a classed error naming shrink", {
                class = "ghmix_error_shrink")
   expect_error(fit_nig(x, shrink = ghmix_shrink(diag(d + 1))), "4 x 4",
                class = "ghmix_error_shrink")
-  expect_error(fit_nig(x, components = 2, shrink = 10), "shrink",
+  cv <- ghmix_shrink(weight = "cv")
+  expect_error(fit_nig(x, components = 2, shrink = cv), "cv",
                class = "ghmix_error_shrink")
-  expect_error(fit_gh(x, components = 2:3, shrink = 10),
+  expect_error(fit_gh(x, components = 2:3, shrink = cv),
                class = "ghmix_error_shrink")
 })
 

@@ -1,0 +1,87 @@
+# Penalised (shrinkage) mixtures: every component's Sigma_k gets the prior
+# of R/shrink.R with the same k pseudo-observations and target T, so the
+# objective is loglik + sum_k P*(Sigma_k).  The expected complete-data
+# log-likelihood of a mixture is a sum over the components, each with its
+# own Sigma_k, so the MAP-EM argument of R/shrink.R holds component by
+# component: the M-step of Sigma_k is (W_k S_k + k T / c*_k) / (W_k + k)
+# with W_k = sum_i tau_ik and c*_k = tr(Sigma_k^-1 T) / d at the current
+# Sigma_k, and the objective never decreases.  The weight rules give the
+# pooled rows' k divided by G (a component of average size is then shrunk
+# with the rule's intensity); weight = "cv" is for one distribution.
+
+# The prior of a mixture fit in the standardised units z of the EM (std:
+# the rows' center, scale and covariance; x: the rows in memory, or NULL).
+mixture_shrink_setup <- function(spec, x, std, weights, g, call) {
+  if (is.null(spec)) {
+    return(NULL)
+  }
+  if (identical(spec$weight, "cv")) {
+    abort_shrink(
+      paste(
+        '`shrink` weight "cv" is for one distribution (`components = 1`);',
+        "give mixtures a weight or the Ledoit-Wolf rule (weight = NULL)."
+      ),
+      call
+    )
+  }
+  d <- length(std$scale)
+  src <- list(
+    engine = list(d = d), std = list(cov = std$cov / tcrossprod(std$scale)),
+    scaling = list(center = std$center, scale = std$scale), stored = x,
+    weights = weights,
+    nobs = if (is.null(weights)) NROW(x) else sum(weights)
+  )
+  prior <- shrink_setup(spec, src, call)
+  if (prior$rule != "given") prior$weight <- prior$weight / g
+  prior
+}
+
+# The state's objective (loglik plus the penalties; without a prior, the
+# log-likelihood itself) and tr(Sigma_k^-1 T) of each component (for the
+# next M-step's c*_k).
+mixture_shrink_point <- function(state, ctx) {
+  prior <- ctx$shrink
+  if (!state$ok) {
+    return(state)
+  }
+  state$objective <- state$es$loglik
+  if (is.null(prior)) {
+    return(state)
+  }
+  parts <- vapply(state$pars, function(par) {
+    chol_l <- t(chol(par$sigma))
+    c(2 * sum(log(diag(chol_l))),
+      sum(forwardsolve(chol_l, prior$chol_target)^2))
+  }, c(0, 0))
+  state$shrink_tr <- parts[2L, ]
+  pen <- shrink_penalty(parts[1L, ], parts[2L, ], prior$d, prior$weight)
+  state$objective <- state$objective + sum(pen)
+  state$ok <- is.finite(state$objective)
+  state
+}
+
+# Component k's M-step Sigma, penalised (d = 1: unchanged); tau: its
+# membership weight, tr: tr(Sigma_k^-1 T) at the current Sigma_k.
+mixture_shrink_sigma <- function(sigma, prior, tau, tr) {
+  if (is.null(prior) || prior$d == 1L) {
+    return(sigma)
+  }
+  out <- shrink_sigma(sigma, prior$target_fit, prior$weight, tau,
+                      tr / prior$d)
+  out <- (out + t(out)) / 2
+  dimnames(out) <- dimnames(sigma)
+  out
+}
+
+# The pseudo-observations that the convergence rule adds to the rows.
+mixture_shrink_rows <- function(prior, g) g * shrink_rows(prior)
+
+# The objective in the data's units: the log-likelihood's shift, and
+# log det Sigma_k's (2 sum(log scale)) in each of the G penalties.
+mixture_shrink_objective <- function(objective, prior, g, scale, shift) {
+  objective - shift - g * shrink_weight(prior) * sum(log(scale))
+}
+
+# vcov() of a penalised mixture: no standard errors (as for one
+# distribution, vcov_check_shrink()).
+mixture_check_shrink <- function(object, call) vcov_check_shrink(object, call)
