@@ -298,16 +298,27 @@ print.ghmix_control <- function(x, ...) {
 #'   `ghmix_warning_normal_limit`) when the likelihood rises away from the
 #'   limit, i.e. when the limit is not a maximum.
 #' @param fixed `fit_gh()` only: `NULL`, or a named list of parameters held
-#'   at the given values during the EM (conditional M-steps): `p` (a single
-#'   number; `p = (d + 1) / 2` is the hyperbolic law, [fit_hyperbolic()]),
-#'   `mu` (`d` numbers, in the data's units) and `gamma = 0` (the same as
-#'   `symmetric = TRUE`). `gamma` other than 0, `a` and `b` change with the
-#'   gauge's scale of \eqn{Y} and cannot be held (an error of class
-#'   `ghmix_error_argument`, as for values that are not finite or of the
-#'   wrong length). The fit's `df` counts only the free parameters and its
-#'   element `fixed` keeps the list; `vcov()` (and so `summary()`) gives
-#'   the covariance from the observed information of the free parameters,
-#'   with rows and columns of 0 for those held.
+#'   at the given values during the EM (conditional M-steps, so the
+#'   log-likelihood still never decreases), in the data's units and in the
+#'   reported gauge: `mu` (`d` numbers), `gamma` (`d` numbers, or `0`: the
+#'   same as `symmetric = TRUE`), `p`, `a` and `b` (single numbers; `a`, `b`
+#'   positive). `p = (d + 1) / 2` is the hyperbolic law ([fit_hyperbolic()]);
+#'   `p = -1/2` with `a` or `b` a NIG with that parameter held. `a`, `b` and a
+#'   `gamma` other than 0 change with the scale of \eqn{Y}, so they are held
+#'   in the gauge \eqn{E[Y] = 1} (`gauge = "mean"`, the default; an error
+#'   with `gauge = "det"`, with `symmetric = TRUE` and a nonzero `gamma`, and
+#'   with online EM): in that gauge two of \eqn{(p, a, b)} determine the
+#'   third, so any combination of `mu`, `gamma` and at most two of `p`, `a`,
+#'   `b` may be held, but not all three. With `a` and `p` held, `p` must be
+#'   below `a / 2`, and with `b` and `p`, above `-1 - b / 2` (no GIG law of
+#'   mean 1 has other values). Values that are not finite, of the wrong
+#'   length or outside their range are errors of class
+#'   `ghmix_error_argument` naming them. The fit's `coef()` reports the held
+#'   values exactly, its `df` counts only the free parameters (each held
+#'   number removes one) and its element `fixed` keeps the list; `vcov()`
+#'   (and so `summary()`) gives the covariance of the constrained estimates
+#'   from the observed information of the free parameters, with rows and
+#'   columns of 0 for those held.
 #' @param control A [ghmix_control()] object.
 #' @param gauge `"mean"` or `"det"`; see the Gauge section.
 #' @param na.rm `FALSE` (default): rows with `NA`, `NaN` or infinite values
@@ -448,6 +459,12 @@ print.ghmix_control <- function(x, ...) {
 #' fit_dax <- fit_nig(r[, "DAX"])
 #' coef(fit_dax, parametrization = "alpha")
 #' AIC(fit_dax, fit_nig(r[, "DAX"], symmetric = TRUE))
+#' # parameters held (fit_gh(fixed = )): a in the gauge E[Y] = 1, and
+#' # gamma with p
+#' held <- fit_gh(r[, "DAX"], fixed = list(a = 2))
+#' coef(held)
+#' held$df
+#' fit_gh(r[, c("DAX", "CAC")], fixed = list(gamma = c(0, 0.001), p = 1))
 fit_nig <- function(x, symmetric = FALSE, start = NULL,
                     control = ghmix_control(), gauge = c("mean", "det"),
                     na.rm = FALSE, backend = c("cpu", "cuda"), # nolint

@@ -425,10 +425,14 @@ fit_nesting <- function(small, big) {
   fit_nesting_mixing(ks, kb)
 }
 
-# gamma and mu: those held in the larger fit are held in the smaller.
+# gamma and mu: those held in the larger fit are held in the smaller (and
+# a, b and a nonzero gamma, held in the gauge E[Y] = 1, at the same values).
 fit_nesting_location <- function(ks, kb) {
   (ks$symmetric || !kb$symmetric) &&
-    (is.null(kb$mu) || identical(kb$mu, ks$mu))
+    (is.null(kb$mu) || identical(kb$mu, ks$mu)) &&
+    all(vapply(names(kb$held), function(nm) {
+      identical(kb$held[[nm]], ks$held[[nm]])
+    }, TRUE))
 }
 
 # The nesting of the mixing laws: the same family (p as free or the same),
@@ -449,6 +453,8 @@ fit_key <- function(f) {
   p <- if (identical(f$family, "nig")) -0.5 else NA_real_
   if (!is.null(f$fixed$p)) p <- as.double(f$fixed$p)
   mu <- f$fixed$mu
+  held <- f$fixed[intersect(c("a", "b", "gamma"), names(f$fixed))]
+  if (fixed_gamma_zero(f$fixed)) held$gamma <- NULL
   list(family = f$family, symmetric = isTRUE(f$symmetric), p = p,
-       mu = if (!is.null(mu)) as.double(mu))
+       mu = if (!is.null(mu)) as.double(mu), held = lapply(held, as.double))
 }

@@ -3,12 +3,12 @@
 # each maximises the expected complete-data log-likelihood over the free
 # parameters, so the likelihood still never falls) and imposed on every
 # point the EM evaluates (mix_point()), SQUAREM extrapolations included.
-# gamma = 0 is symmetric = TRUE.  A value of gamma other than 0, or of a or
-# b, is not held: each changes under the scaling Y -> sY that the gauge
-# fixes, so it would mean a different constraint in each gauge.
+# gamma = 0 is symmetric = TRUE.  a, b and a gamma other than 0 change
+# under the scaling Y -> sY that the gauge fixes: they are held in the
+# reported gauge E[Y] = 1, by the M-step of R/fit_fixed_gauge.R.
 
-# fixed, checked: NULL or list(p = , mu = ) in the data's units; gamma = 0
-# is turned into args$symmetric by the caller.
+# fixed, checked: NULL or a list of mu, gamma, p, a, b in the data's units;
+# gamma = 0 is turned into args$symmetric by the caller.
 check_fixed <- function(fixed, d, call) {
   if (is.null(fixed)) {
     return(NULL)
@@ -22,7 +22,61 @@ check_fixed <- function(fixed, d, call) {
     )
   }
   for (nm in names(fixed)) check_fixed_element(fixed[[nm]], nm, d, call)
+  check_fixed_mixing(fixed, call)
   fixed
+}
+
+# p, a and b together over-determine the mixing law (E[Y] = 1 leaves two
+# of them); a* with p needs p < a* / 2, b* with p needs p > -1 - b* / 2
+# (gauge_p_range()).
+check_fixed_mixing <- function(fixed, call) {
+  if (all(c("p", "a", "b") %in% names(fixed))) {
+    abort_argument(
+      paste(
+        "`fixed` cannot hold all of `p`, `a` and `b`: with E[Y] = 1 two of",
+        "them determine the third."
+      ),
+      call
+    )
+  }
+  if (is.null(fixed$p)) {
+    return(invisible())
+  }
+  range <- gauge_p_range(fixed)
+  if (fixed$p <= range[[1L]] || fixed$p >= range[[2L]]) {
+    abort_argument(
+      sprintf(
+        paste(
+          "`fixed$p` must lie in (%.6g, %.6g) with `fixed$%s` = %.6g: no",
+          "GIG law of mean 1 has those values."
+        ),
+        range[[1L]], range[[2L]], if (is.null(fixed$a)) "b" else "a",
+        if (is.null(fixed$a)) fixed$b else fixed$a
+      ),
+      call
+    )
+  }
+}
+
+# a, b and a gamma other than 0 are held in the gauge E[Y] = 1: not with
+# gauge = "det", symmetric = TRUE or online EM.
+check_fixed_mode <- function(fixed, args, call) {
+  if (!fixed_in_gauge(fixed)) {
+    return(invisible())
+  }
+  why <- if (!identical(args$gauge, "mean")) {
+    'gauge = "mean" (the default)'
+  } else if (!is.null(fixed$gamma) && isTRUE(args$symmetric)) {
+    "symmetric = FALSE (`fixed$gamma` is not 0)"
+  } else if (!is.null(args$control$online)) {
+    "the full EM (not `control$online`)"
+  }
+  if (!is.null(why)) {
+    abort_argument(
+      sprintf("`fixed` with `a`, `b` or a nonzero `gamma` needs %s.", why),
+      call
+    )
+  }
 }
 
 fixed_list_ok <- function(fixed, known) {
@@ -34,9 +88,10 @@ fixed_names_ok <- function(nms, known) {
   !is.null(nms) && all(nms %in% known) && anyDuplicated(nms) == 0L
 }
 
-# mu: d numbers; gamma: d, or one (0); p, a, b: one.
+# mu: d numbers; gamma: d, or one 0; p, a, b: one.
 fixed_size <- function(v, nm, d) {
-  if (nm == "mu" || (nm == "gamma" && length(v) != 1L)) d else 1L
+  zero <- length(v) == 1L && isTRUE(v == 0)
+  if (nm == "mu" || (nm == "gamma" && !zero)) d else 1L
 }
 
 check_fixed_element <- function(v, nm, d, call) {
@@ -54,46 +109,43 @@ check_fixed_element <- function(v, nm, d, call) {
 }
 
 check_fixed_gauge <- function(v, nm, call) {
-  if (nm %in% c("a", "b") || (nm == "gamma" && any(v != 0))) {
-    abort_argument(
-      sprintf(
-        paste(
-          "`fixed$%s` cannot be held: it changes with the scale of Y that",
-          "the gauge fixes; `fixed` holds p, mu and gamma = 0 (symmetric)."
-        ),
-        nm
-      ),
-      call
-    )
+  if (nm %in% c("a", "b") && v <= 0) {
+    abort_argument(sprintf("`fixed$%s` must be positive.", nm), call)
   }
 }
 
 # The fixed values in the units the rows are fitted in (scaling: NULL or
 # that of the fit, R/fit_scaling.R), as the EM imposes them.
 fixed_internal <- function(fixed, scaling) {
-  fixed <- fixed[intersect(names(fixed), c("mu", "p"))]
+  if (fixed_gamma_zero(fixed)) fixed$gamma <- NULL
   if (length(fixed) == 0L) {
     return(NULL)
   }
-  if (!is.null(fixed$mu)) {
-    fixed$mu <- as.double(fixed$mu)
+  fixed <- lapply(fixed, as.double)
+  for (nm in intersect(names(fixed), c("mu", "gamma"))) {
     if (!is.null(scaling)) {
-      fixed$mu <- drop(scaling_apply(matrix(fixed$mu, 1L), scaling))
+      v <- matrix(fixed[[nm]], 1L)
+      fixed[[nm]] <- drop(if (nm == "mu") scaling_apply(v, scaling) else
+        v / scaling$scale)
     }
   }
-  if (!is.null(fixed$p)) fixed$p <- as.double(fixed$p)
+  fixed$law <- gauge_law(fixed)
   fixed
 }
 
 fixed_impose <- function(par, fixed) {
   if (!is.null(fixed$mu)) par$mu[] <- fixed$mu
   if (!is.null(fixed$p)) par$p <- fixed$p
+  if (fixed_in_gauge(fixed)) par <- gauge_impose(par, fixed)
   par
 }
 
 # The ECM M-step with the parameters of ctx$fixed held.
 mix_mstep_fixed <- function(st, par, ctx) {
   fixed <- ctx$fixed
+  if (fixed_in_gauge(fixed)) {
+    return(mix_mstep_gauge(st, par, ctx))
+  }
   out <- if (is.null(fixed$mu)) {
     mix_mstep_normal(st, par, ctx$symmetric)
   } else {
@@ -131,9 +183,17 @@ fixed_result <- function(fit, fixed) {
     return(fit)
   }
   fit$fixed <- fixed
-  # (the EM's standardisation may round mu by an ulp)
-  if (!is.null(fixed$mu)) fit$parameters$mu[] <- as.double(fixed$mu)
-  fit$df <- fit$df - sum(lengths(fixed[intersect(names(fixed),
-                                                 c("mu", "p"))]))
+  # (the EM's standardisation and gauge may round them by an ulp)
+  held <- intersect(names(fixed), c("mu", "gamma", "p", "a", "b"))
+  if (fixed_gamma_zero(fixed)) {
+    held <- setdiff(held, "gamma") # symmetric: mix_df() counts it
+  }
+  for (nm in held) fit$parameters[[nm]][] <- as.double(fixed[[nm]])
+  fit$df <- fit$df - sum(lengths(fixed[held]))
   fit
+}
+
+# TRUE when fixed holds gamma = 0 (the symmetric fit).
+fixed_gamma_zero <- function(fixed) {
+  !is.null(fixed$gamma) && all(fixed$gamma == 0)
 }

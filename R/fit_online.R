@@ -228,7 +228,8 @@ online_warmup <- function(first, family, start, args, fixed, call) {
     )
   }
   args$fixed <- check_fixed(fixed, src$engine$d, call)
-  if (!is.null(args$fixed$gamma)) args$symmetric <- TRUE
+  check_fixed_mode(args$fixed, args, call)
+  if (fixed_gamma_zero(args$fixed)) args$symmetric <- TRUE
   mix_warn_ties(src$ties, family, call, src$nobs)
   args$control$max_iter <- max(1L, args$control$online$warmup)
   args$control$trace <- FALSE

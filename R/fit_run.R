@@ -58,7 +58,8 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
   src <- fit_source(x, args, call)
   on.exit(src$engine$free())
   args$fixed <- check_fixed(args$fixed, src$engine$d, call)
-  if (!is.null(args$fixed$gamma)) args$symmetric <- TRUE
+  check_fixed_mode(args$fixed, args, call)
+  if (fixed_gamma_zero(args$fixed)) args$symmetric <- TRUE
   args$prior <- shrink_setup(args$shrink, src, call,
                              shrink_fold_fitter(src, family, args, call))
   state$scaling <- src$scaling

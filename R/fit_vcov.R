@@ -42,7 +42,11 @@
 #' For a fit with parameters held (`fit_gh(fixed = )`, [fit_hyperbolic()]),
 #' the information is that of the free parameters only (the held ones at
 #' their values): the covariance of the constrained estimates, with rows and
-#' columns of 0 for `mu` or `p` where they are held.
+#' columns of 0 for those held (`mu`, `gamma`, `p`, `a`, `b`). Where `a`,
+#' `b` or a nonzero `gamma` are held (in the gauge \eqn{E[Y] = 1}), the
+#' information is that of the constrained likelihood along the (curved) set
+#' of parameters with \eqn{E[Y] = 1} and the held values, and the mixing
+#' parameter \eqn{E[Y] = 1} determines has a variance of its own.
 #'
 #' For a factor-analytic fit (`factors = r`), the parameters are
 #' \eqn{\mu}, \eqn{\gamma}, the loadings \eqn{F} (column by column, in the
@@ -108,6 +112,9 @@ vcov.ghmix_fit <- function(object, cluster = NULL, ...) {
   theta <- fit_pack(par, family, symmetric)
   free <- fit_free(object, nm)
   steps <- fit_steps(par, family, symmetric)
+  if (fixed_in_gauge(object$fixed)) {
+    return(vcov_gauge_held(object, engine, par, nm, steps, na_cov))
+  }
   info <- fit_information(engine, par, family, symmetric, steps, free)
   cov_theta <- fit_gauge_inverse(
     info, fit_orbit(par, family, symmetric)[free], steps[free]

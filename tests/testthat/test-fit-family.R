@@ -54,8 +54,9 @@ test_that("fixed parameters outside the domain are classed errors naming them", 
   bad <- list(
     list(list(p = NA), "fixed\\$p"), list(list(p = c(1, 2)), "fixed\\$p"),
     list(list(p = "1"), "fixed\\$p"), list(list(p = Inf), "fixed\\$p"),
-    list(list(mu = c(0, 1)), "fixed\\$mu"), list(list(a = 1), "fixed\\$a"),
-    list(list(b = 2), "fixed\\$b"), list(list(gamma = 1), "fixed\\$gamma"),
+    list(list(mu = c(0, 1)), "fixed\\$mu"), list(list(a = -1), "fixed\\$a"),
+    list(list(b = 0), "fixed\\$b"),
+    list(list(gamma = c(1, 2)), "fixed\\$gamma"),
     list(list(q = 1), "`fixed`"), list(1.3, "`fixed`"),
     list(list(p = 1, p = 2), "`fixed`")
   )

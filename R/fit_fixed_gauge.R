@@ -1,0 +1,229 @@
+# Parameters held in the reported gauge E[Y] = 1 (fit_gh(fixed = ), gauge
+# "mean"): a, b and a gamma other than 0, alone or with mu and p.
+#
+# The M-step (ECM: Meng and Rubin 1993, Biometrika 80, 267-278).  Write the
+# mixing law as GIG(p, w / c, w c): w = sqrt(a b) and p are free of the
+# gauge, c = sqrt(b / a) is its scale (Y -> sY takes c to s c).  With
+# R = K_{p+1}(w) / K_p(w) the mean is k = E[Y] = c R (DLMF 10.25; the GIG
+# mean of DESIGN.md section 2), and the parameters reported in the gauge
+# E[Y] = 1 are
+#   a* = a k = w R,  b* = b / k = w / R,  gamma* = k gamma,  Sigma* = k Sigma.
+# So a* and b* constrain (p, w) only, and gamma* = g0 ties gamma = g0 / k to
+# the scale.  From the E-step's means (delta = E 1/Y, eta = E Y,
+# ell = E log Y, and those of u = x - mu), the expected complete-data
+# log-likelihood is Q = Q_N(mu, gamma, Sigma) + Q_G(p, w, c), with
+#   Q_G = (p - 1) ell - w eta / (2 c) - w c delta / 2 - log K_p(w) - p log c
+#   Q_N = -log|Sigma| / 2 - tr(Sigma^-1 M) / 2,
+#   M = E[(u - m - Y gamma)(u - m - Y gamma)' / Y], m the move of mu.
+# Each M-step maximises Q over the free parameters, the scale c included:
+# - gamma free: mu, gamma, Sigma by the closed forms of the plain M-step;
+#   dQ_G/dc = 0 is w delta c^2 + 2 p c - w eta = 0 (its positive root);
+#   w is w(p), the root of w R = a* (or w / R = b*), or fixed with p where
+#   two of p, a*, b* are held; the free p by a 1-D maximisation.
+# - gamma* = g0: given k, m = (E[u / Y] - gamma) / delta (0 with mu held)
+#   and Sigma = M, so Q_N = -log|M(g0 / k)| / 2 - d / 2; Q is maximised over
+#   log k and the free ones of p and log w, with c = k / R.
+# The search starts at the current parameters, and its answer is kept only
+# where Q does not fall below theirs: each step is a generalised M-step, so
+# the likelihood never decreases.
+
+# TRUE when fixed (internal or the user's) holds a, b or a gamma other than 0.
+fixed_in_gauge <- function(fixed) {
+  !is.null(fixed$a) || !is.null(fixed$b) ||
+    (!is.null(fixed$gamma) && any(fixed$gamma != 0))
+}
+
+# log K_nu(x), on the CPU.
+gauge_log_k <- function(x, nu) {
+  .Call(ffi_log_besselK, as.double(x), as.double(nu), FALSE, 1L, NULL)
+}
+
+gauge_log_ratio <- function(p, w) gauge_log_k(w, p + 1) - gauge_log_k(w, p)
+
+# The range of p where a* (p < a* / 2) or b* (p > -1 - b* / 2) can be held:
+# w R = 2 p + w K_{p-1} / K_p > 2 p, and w / R = w R_{-p-1} > -2 p - 2
+# (DLMF 10.29.1, K_{-nu} = K_nu).
+gauge_p_range <- function(fixed) {
+  c(if (is.null(fixed$b)) -Inf else -1 - fixed$b / 2,
+    if (is.null(fixed$a)) Inf else fixed$a / 2)
+}
+
+gauge_p_inside <- function(p, fixed) {
+  range <- gauge_p_range(fixed)
+  is.finite(p) && p > range[[1L]] && p < range[[2L]]
+}
+
+# w at p (fixed$law, the root of w R = a* or w / R = b*, or NA outside
+# gauge_p_range()); NULL when w is free.
+gauge_w <- function(p, fixed) {
+  if (!is.null(fixed$law)) {
+    return(fixed$law[[2L]])
+  }
+  if (is.null(fixed$a) && is.null(fixed$b)) {
+    return(NULL)
+  }
+  if (!gauge_p_inside(p, fixed)) {
+    return(NA_real_)
+  }
+  # log(w R) - log a*, or log(w / R) - log b*: increasing in log w
+  side <- if (is.null(fixed$a)) -1 else 1
+  target <- log(if (is.null(fixed$a)) fixed$b else fixed$a)
+  f <- function(lw) lw + side * gauge_log_ratio(p, exp(lw)) - target
+  root <- stats::uniroot(f, target + c(-1, 1), extendInt = "upX",
+                         tol = 1e-14, maxiter = 2000L)
+  exp(root$root)
+}
+
+# The law (p, w) where two of p, a*, b* are held: w = sqrt(a* b*) and
+# R_p(w) = sqrt(a* / b*) (R increases with p from 0 to Inf), or w(p).
+gauge_law <- function(fixed) {
+  if (!is.null(fixed$a) && !is.null(fixed$b)) {
+    w <- sqrt(fixed$a * fixed$b)
+    target <- log(fixed$a / fixed$b) / 2
+    p <- stats::uniroot(function(p) gauge_log_ratio(p, w) - target,
+                        c(-1, 1), extendInt = "upX", tol = 1e-14,
+                        maxiter = 2000L)$root
+    return(c(p, w))
+  }
+  if (!is.null(fixed$p) && (!is.null(fixed$a) || !is.null(fixed$b))) {
+    return(c(fixed$p, gauge_w(fixed$p, fixed)))
+  }
+  NULL
+}
+
+# The scale c maximising Q_G at (p, w): the positive root of
+# w delta c^2 + 2 p c - w eta, in the form without cancellation.
+gauge_best_c <- function(p, w, m) {
+  s <- sqrt(p^2 + w^2 * m$eta * m$delta)
+  if (p >= 0) w * m$eta / (p + s) else (s - p) / (w * m$delta)
+}
+
+gauge_q_mixing <- function(p, w, c, m) {
+  (p - 1) * m$ell - w * m$eta / (2 * c) - w * c * m$delta / 2 -
+    gauge_log_k(w, p) - p * log(c)
+}
+
+# The E-step's means (about the current mu).
+gauge_means <- function(st) {
+  n <- st$tau
+  list(delta = st$s_inv / n, eta = st$s_y / n, ell = st$s_log / n,
+       xbar = st$sx / n, xw = st$sxw / n, sxx = st$sxx / n)
+}
+
+# Q_N's maximiser over mu (unless held) and Sigma at gamma.
+gauge_normal_at <- function(gamma, m, mu_held) {
+  mu_u <- if (mu_held) 0 * gamma else (m$xw - gamma) / m$delta
+  r <- m$xbar - mu_u
+  sigma <- m$sxx - tcrossprod(m$xw, mu_u) - tcrossprod(mu_u, m$xw) +
+    m$delta * tcrossprod(mu_u) - tcrossprod(r, gamma) - tcrossprod(gamma, r) +
+    m$eta * tcrossprod(gamma)
+  list(mu_u = mu_u, sigma = (sigma + t(sigma)) / 2)
+}
+
+gauge_q_normal <- function(sigma) {
+  ch <- .Call(ffi_chol_lower, sigma)
+  if (is.null(ch)) -Inf else -sum(log(diag(ch)))
+}
+
+# The search variables of the M-step: p (free, not fixed by the law),
+# log w (free: no a*, b*), log k (gamma held) or none of k (then c is
+# gauge_best_c()).
+gauge_unpack <- function(v, fixed, gamma_held) {
+  i <- 0L
+  take <- function() {
+    i <<- i + 1L
+    v[[i]]
+  }
+  p <- if (!is.null(fixed$law)) fixed$law[[1L]] else if (!is.null(fixed$p))
+    fixed$p else take()
+  w <- gauge_w(p, fixed)
+  if (is.null(w)) w <- exp(take())
+  list(p = p, w = w, k = if (gamma_held) exp(take()) else NULL)
+}
+
+gauge_pack <- function(par, fixed, gamma_held) {
+  w <- sqrt(par$a * par$b)
+  c(if (is.null(fixed$law) && is.null(fixed$p)) par$p,
+    if (is.null(gauge_w(par$p, fixed))) log(w),
+    if (gamma_held) log(sqrt(par$b / par$a) * exp(gauge_log_ratio(par$p, w))))
+}
+
+# Q at the search variables v, with the parameters it is at.
+gauge_q <- function(v, fixed, m) {
+  gamma_held <- !is.null(fixed$gamma)
+  u <- gauge_unpack(v, fixed, gamma_held)
+  if (!is.finite(u$w) || u$w <= 0) {
+    return(list(q = -Inf))
+  }
+  if (gamma_held) {
+    c <- u$k / exp(gauge_log_ratio(u$p, u$w))
+    nrm <- gauge_normal_at(fixed$gamma / u$k, m, !is.null(fixed$mu))
+    q <- gauge_q_normal(nrm$sigma) + gauge_q_mixing(u$p, u$w, c, m)
+  } else {
+    c <- gauge_best_c(u$p, u$w, m)
+    nrm <- NULL
+    q <- gauge_q_mixing(u$p, u$w, c, m)
+  }
+  list(q = if (is.finite(q)) q else -Inf, p = u$p, w = u$w, c = c,
+       k = u$k, normal = nrm)
+}
+
+# The ECM M-step with a*, b* or gamma* held (and mu, p where fixed holds
+# them).
+mix_mstep_gauge <- function(st, par, ctx) {
+  fixed <- ctx$fixed
+  m <- gauge_means(st)
+  gamma_held <- !is.null(fixed$gamma)
+  v0 <- gauge_pack(par, fixed, gamma_held)
+  best <- gauge_q(v0, fixed, m)
+  if (length(v0) > 0L) {
+    range <- gauge_p_range(fixed)
+    free_p <- is.null(fixed$law) && is.null(fixed$p)
+    lower <- c(if (free_p) range[[1L]], rep(-Inf, length(v0) - free_p))
+    upper <- c(if (free_p) range[[2L]], rep(Inf, length(v0) - free_p))
+    opt <- stats::nlminb(
+      v0, function(v) {
+        q <- gauge_q(v, fixed, m)$q
+        if (is.finite(q)) -q else Inf
+      },
+      lower = lower, upper = upper,
+      control = list(rel.tol = 1e-15, x.tol = 1e-12, eval.max = 400L,
+                     iter.max = 300L)
+    )
+    cand <- gauge_q(opt$par, fixed, m)
+    if (cand$q >= best$q) best <- cand
+  }
+  out <- if (gamma_held) {
+    list(mu = par$mu + best$normal$mu_u, gamma = fixed$gamma / best$k,
+         sigma = best$normal$sigma)
+  } else if (is.null(fixed$mu)) {
+    mix_mstep_normal(st, par, ctx$symmetric)
+  } else {
+    mix_mstep_mu_held(st, par, ctx$symmetric)
+  }
+  dimnames(out$sigma) <- dimnames(par$sigma)
+  names(out$gamma) <- names(par$gamma)
+  c(out[c("mu", "gamma", "sigma")],
+    list(p = best$p, a = best$w / best$c, b = best$w * best$c))
+}
+
+# par moved onto the constraints (any gauge; its scale c is kept): p and w
+# from the law, or w = w(p); gamma = g0 / E[Y].  Outside the range of p an
+# invalid p (the point is then refused).
+gauge_impose <- function(par, fixed) {
+  p <- if (is.null(fixed$law)) par$p else fixed$law[[1L]]
+  w <- gauge_w(p, fixed)
+  if (is.null(w)) w <- sqrt(par$a * par$b)
+  c <- sqrt(par$b / par$a)
+  if (is.na(w) || !is.finite(c) || c <= 0) {
+    par$p <- NaN
+    return(par)
+  }
+  par$p <- p
+  par$a <- w / c
+  par$b <- w * c
+  if (!is.null(fixed$gamma)) {
+    par$gamma[] <- fixed$gamma / (c * exp(gauge_log_ratio(p, w)))
+  }
+  par
+}
