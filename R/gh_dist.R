@@ -579,7 +579,7 @@ dgh_multi <- function(x, mu, gamma, sigma, sigma_missing, p, a, b, log,
                    k$consts[["logdet"]], log, threads)
       # Q overflowed, or the heavy side far out (B - omega cancels; C
       # marks those rows): the E-step's rows, which have the exact forms
-      # (src/core/mixture.h)
+      # of src/core/mixture.h
       heavy <- seq_along(q) %in% attr(out, "heavy")
       attr(out, "heavy") <- NULL
       far <- (is.infinite(q) | heavy) & rowSums(!is.finite(x)) == 0

@@ -1,8 +1,8 @@
 # Issue 17: multivariate rows far out on the heavy side of a skewed law,
 # where B + log K_q(omega) cancels (src/core/mixture.h, ghmix_mix_row_z).
-# Reference: tools/make_heavy_row_fixtures.py (fixtures/heavy_row_ref.csv),
-# the closed form of the density in mpmath at up to 380 digits from the
-# exact doubles.  Asked for: log f to 1e-10 relative to max(1, |reference|),
+# The reference values are those that tools/make_heavy_row_fixtures.py
+# writes to the fixture heavy_row_ref.csv: the closed form of the density
+# in mpmath at up to 380 digits from the exact doubles.  Asked for: log f to 1e-10 relative to max(1, |reference|),
 # plus `sens`, what moving x by 4 ulps per coordinate changes (far rows
 # along gamma are ill-conditioned: a rounding of x moves the part of
 # x - mu orthogonal to gamma by eps |x|, and log f by about |g| (eps |z|)^2
