@@ -2,17 +2,17 @@
 # where B + log K_q(omega) cancels (src/core/mixture.h, ghmix_mix_row_z).
 # The reference values are those that tools/make_heavy_row_fixtures.py
 # writes to the fixture heavy_row_ref.csv: the closed form of the density
-# in mpmath at up to 380 digits from the exact doubles.  Asked for: log f to 1e-10 relative to max(1, |reference|),
-# plus `sens`, what moving x by 4 ulps per coordinate changes (far rows
-# along gamma are ill-conditioned: a rounding of x moves the part of
-# x - mu orthogonal to gamma by eps |x|, and log f by about |g| (eps |z|)^2
-# / (2 |z|); no double algorithm does better there).
+# in mpmath at up to 380 digits from the exact doubles.  Asked for: log f
+# to 1e-10 relative to max(1, |reference|), plus `sens`, what moving x by
+# 4 ulps per coordinate changes (far rows along gamma are ill-conditioned:
+# a rounding of x moves the part of x - mu orthogonal to gamma by eps |x|,
+# and log f by about |g| (eps |z|)^2 / (2 |z|); no double algorithm does
+# better there).
 
 heavy_fixture <- function() {
   ref <- utils::read.csv(testthat::test_path("fixtures", "heavy_row_ref.csv"),
                          stringsAsFactors = FALSE,
                          colClasses = c(D = "character"))
-  hex <- function(v) as.numeric(strsplit(v, ";", fixed = TRUE)[[1L]])
   for (v in c("p", "a", "b")) {
     ref[[v]] <- as.numeric(ref[[paste0(v, "_hex")]])
   }
