@@ -20,8 +20,9 @@
 # far row pulls it.
 
 # The largest d of a direct maximisation of an NIG fit (d >= 2 is NIG
-# only: GH and skew-t fits there reach no confirmed maximum from these
-# starts, and a GH one can run to its unbounded VG limit): it is over mu,
+# only: tried on one row at 1e13 robust spreads in d = 2, skew-t fits
+# reached no confirmed maximum above the EM's from these starts, and a GH
+# fit at 1e100 ended at a log-likelihood of +6e178): it is over mu,
 # gamma, the Cholesky factor of Sigma and (log a, log b), d (d + 5) / 2 + 1
 # coordinates (21 for d = 5), by finite differences in nlminb().
 extreme_max_d <- 5L
