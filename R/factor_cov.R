@@ -114,9 +114,20 @@ dgh_factor_rows <- function(x, par, log, threads) {
   }
   wb <- factor_woodbury(par)
   qb <- factor_quad(x - rep(par$mu, each = nrow(x)), par, wb)
-  .Call(ffi_dgh_rows, as.double(qb$q), as.double(qb$b), ncol(x),
-        as.double(par$p), as.double(par$a), as.double(par$b), wb$gsg,
-        wb$logdet, log, threads)
+  out <- .Call(ffi_dgh_rows, as.double(qb$q), as.double(qb$b), ncol(x),
+               as.double(par$p), as.double(par$a), as.double(par$b), wb$gsg,
+               wb$logdet, log, threads)
+  # far out on the heavy side (B - omega cancels; C marks those rows): the
+  # factor E-step's rows, which have the exact form (src/core/factor.c)
+  heavy <- seq_along(out) %in% attr(out, "heavy")
+  attr(out, "heavy") <- NULL
+  if (any(heavy)) {
+    rows <- factor_estep(x[heavy, , drop = FALSE], par, mix_what_rows(),
+                         rows = TRUE, threads = threads)$rows
+    lf <- rows[, estep_row_columns()[["loglik"]]]
+    out[heavy] <- if (log) lf else exp(lf)
+  }
+  out
 }
 
 # dgh() with sigma a factor_cov().

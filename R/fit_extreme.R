@@ -13,9 +13,27 @@
 # IQR / 1.349) and the det gauge, with log a, log b (ab ~ 1e-604 at
 # D = 1e300 is no double, its logs are), evaluated in the balanced gauge
 # a = b = sqrt(ab) (Y -> sqrt(a / b) Y), where every parameter is a
-# double while sqrt(ab) ~ n / D is: D up to the largest doubles.  The VG
-# is left to the EM: its likelihood is unbounded for p < d / 2 (the
-# density ~ |x - mu|^(2p - 1) at mu), where a far row pulls it.
+# double while sqrt(ab) ~ n / D is: D up to the largest doubles.  In
+# d = 2 to extreme_max_d, NIG fits the same way, the far rows within
+# extreme_mv_max_dist.  The VG is left to the EM: its likelihood is
+# unbounded for p < d / 2 (the density ~ |x - mu|^(2p - d) at mu), where a
+# far row pulls it.
+
+# The largest d of a direct maximisation of an NIG fit (d >= 2 is NIG
+# only: tried on one row at 1e13 robust spreads in d = 2, skew-t fits
+# reached no confirmed maximum above the EM's from these starts, and a GH
+# fit at 1e100 ended at a log-likelihood of +6e178): it is over mu,
+# gamma, the Cholesky factor of Sigma and (log a, log b), d (d + 5) / 2 + 1
+# coordinates (21 for d = 5), by finite differences in nlminb().
+extreme_max_d <- 5L
+
+# The farthest row (in robust spreads) of such a multivariate fit: the
+# maximum puts x - mu nearly along gamma, where a rounding of x moves the
+# part of z = L^-1 (x - mu) orthogonal to g by eps |z|, and log f by about
+# |g| (eps |z|)^2 / (2 |z|) (src/core/mixture.h): below the fit's
+# tolerance up to |z| ~ 2^64, beyond it the maximum is not resolved in
+# doubles, and the EM's result stands with its warning.
+extreme_mv_max_dist <- 2^64
 
 # Rows beyond this many robust spreads bring the direct maximisation in
 # after an EM that did not converge (the EM already fails for skew-t fits
@@ -42,16 +60,16 @@ extreme_em <- function(par0, ctx, src) {
   out
 }
 
-# em as mix_em() returns it (from par0), or, for a univariate fit on
-# in-memory rows (src$stored) some of which are far (extreme_far()), the
-# direct maximum when it is higher.
+# em as mix_em() returns it (from par0), or, for a fit on in-memory rows
+# (src$stored) some of which are far (extreme_far()), the direct maximum
+# when it is higher.
 fit_extreme <- function(em, ctx, src, par0) {
   far <- extreme_far(em, ctx, src)
   if (is.null(far)) {
     return(em)
   }
   ctx <- extreme_context(ctx, src)
-  k <- extreme_gauge_index(ctx, 1L)
+  k <- extreme_gauge_index(ctx, ctx$engine$d)
   log_dist <- log(max(far$distance))
   best <- extreme_best(extreme_starts(em, ctx, src, par0, far$rows, k,
                                       log_dist), ctx, k, log_dist)
@@ -74,25 +92,30 @@ extreme_best <- function(starts, ctx, k, log_dist) {
 }
 
 # NULL, or the far rows (far_rows()) that call for the direct maximisation
-# of a univariate fit: beyond extreme_rows_limit after an EM that did not
-# converge, beyond far_rows_limit after one that did (its steps there are
-# rounded: it may have stopped short).  Multivariate fits keep the EM's
-# result: their log density's exponent sqrt((a + G)(b + Q)) - gamma'
-# Sigma^-1 (x - mu) cancels for far rows (the univariate one is
-# cancellation-free), beyond the tolerance of extreme_confirmed() from
-# D ~ 1e11.  The VG too (above).
+# of a univariate fit or an NIG fit of d <= extreme_max_d: beyond
+# extreme_rows_limit after an EM that did not converge, beyond
+# far_rows_limit after one that did (its steps there are rounded: it may
+# have stopped short).  (The multivariate density's exponent is
+# cancellation-free at far rows on the heavy side: src/core/mixture.h.)
+# The VG keeps the EM (above).
 extreme_far <- function(em, ctx, src) {
   if (!extreme_applies(ctx, src)) {
     return(NULL)
   }
   limit <- if (em$status$converged) far_rows_limit else extreme_rows_limit
   far <- far_rows(src$stored, limit)
-  if (length(far$rows) == 0L) NULL else far
+  if (length(far$rows) == 0L ||
+        (ctx$engine$d > 1L && max(far$distance) > extreme_mv_max_dist)) {
+    return(NULL)
+  }
+  far
 }
 
 extreme_applies <- function(ctx, src) {
   extreme_plain_model(ctx) && !ctx$ties$unbounded &&
-    is.matrix(src$stored) && ctx$engine$d == 1L && ctx$family != "vg"
+    is.matrix(src$stored) && ctx$family != "vg" &&
+    (ctx$engine$d == 1L ||
+       (ctx$family == "nig" && ctx$engine$d <= extreme_max_d))
 }
 
 # No fixed parameters, prior or factor form (those fits stay with the EM).

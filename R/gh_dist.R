@@ -573,10 +573,16 @@ dgh_multi <- function(x, mu, gamma, sigma, sigma_missing, p, a, b, log,
       # Q and B from one triangular solve of all rows: u = R'^-1 (x - mu)
       u <- backsolve(par$chol, t(x) - par$mu, transpose = TRUE)
       q <- colSums(u * u)
-      out <- .Call(ffi_dgh_rows, as.double(q), as.double(crossprod(k$g, u)),
-                   d, as.double(p), as.double(a), as.double(b),
-                   k$consts[["gsg"]], k$consts[["logdet"]], log, threads)
-      far <- is.infinite(q) & rowSums(!is.finite(x)) == 0
+      bz <- as.double(crossprod(k$g, u))
+      out <- .Call(ffi_dgh_rows, as.double(q), bz, d, as.double(p),
+                   as.double(a), as.double(b), k$consts[["gsg"]],
+                   k$consts[["logdet"]], log, threads)
+      # Q overflowed, or the heavy side far out (B - omega cancels; C
+      # marks those rows): the E-step's rows, which have the exact forms
+      # of src/core/mixture.h
+      heavy <- seq_along(q) %in% attr(out, "heavy")
+      attr(out, "heavy") <- NULL
+      far <- (is.infinite(q) | heavy) & rowSums(!is.finite(x)) == 0
       if (any(far)) {
         out[far] <- dgh_far_rows(x[far, , drop = FALSE], par, chol_l, p, a,
                                  b, log, threads)
@@ -603,7 +609,8 @@ dgh_nonfinite_rows <- function(out, x, log) {
 }
 
 # The density at rows whose Q overflows (|x - mu| beyond ~1e154 in units
-# of Sigma): the E-step's rows, which take |L^-1 (x - mu)| with a scale.
+# of Sigma), or far out on the heavy side: the E-step's rows, which take
+# |L^-1 (x - mu)| with a scale and B - omega without the cancellation.
 dgh_far_rows <- function(x, par, chol_l, p, a, b, log, threads) {
   fit_par <- list(mu = par$mu, gamma = par$gamma, p = p, a = a, b = b)
   rows <- mix_estep(mix_engine_cpu(x, threads), fit_par, mix_what_rows(),

@@ -1,6 +1,7 @@
 /* .Call glue for dgh(), pgh(), qgh() (the univariate functions; the
  * density also on a CUDA device) and the multivariate density from the
  * quadratic forms R computes. */
+#include "core/mixture.h"
 #include "cpu/gh_dist_cpu.h"
 #include "cuda/ghmix_cuda.h"
 #include "r_ffi.h"
@@ -65,6 +66,26 @@ SEXP ffi_qgh(SEXP prob, SEXP mu, SEXP gamma, SEXP sigma, SEXP p, SEXP a, SEXP b,
                  ghmix_r_flag(log_p, "log.p"), threads, R_NilValue);
 }
 
+/* The rows (1-based) of d >= 2 far out on the heavy side (mixture.h:
+ * ghmix_mix_row_is_heavy), which need z and are left to the E-step: as the
+ * attribute "heavy" of out, if there are any. */
+static void dgh_rows_heavy(SEXP out, const double *B, R_xlen_t n, int d) {
+  R_xlen_t i, k = 0;
+  SEXP heavy;
+  if (d < 2)
+    return;
+  for (i = 0; i < n; i++)
+    k += B[i] > GHMIX_MIX_B_EXACT;
+  if (k == 0)
+    return;
+  heavy = PROTECT(Rf_allocVector(REALSXP, k));
+  for (i = 0, k = 0; i < n; i++)
+    if (B[i] > GHMIX_MIX_B_EXACT)
+      REAL(heavy)[k++] = (double)i + 1.0;
+  Rf_setAttrib(out, Rf_install("heavy"), heavy);
+  UNPROTECT(1);
+}
+
 SEXP ffi_dgh_rows(SEXP Q, SEXP B, SEXP d, SEXP p, SEXP a, SEXP b, SEXP gSg,
                   SEXP logdet, SEXP give_log, SEXP threads) {
   R_xlen_t n;
@@ -84,6 +105,7 @@ SEXP ffi_dgh_rows(SEXP Q, SEXP B, SEXP d, SEXP p, SEXP a, SEXP b, SEXP gSg,
                              REAL(out), nthreads, &err);
   if (st != GHMIX_OK)
     ghmix_r_stop(&err);
+  dgh_rows_heavy(out, REAL(B), n, dim);
   UNPROTECT(1);
   return out;
 }

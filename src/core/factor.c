@@ -61,17 +61,64 @@ GHMIX_LOCAL double factor_far_r(const ghmix_factor_model *fm, const double *u,
   return sqrt(q > 0 ? q : 0) * c;
 }
 
+/* |(v / c)' C|^2 for v = bu - t beta gamma (r vectors). */
+GHMIX_LOCAL double factor_m_norm2_shift(const ghmix_factor_model *fm,
+                                        const double *bu, double t, double c) {
+  const int r = fm->r;
+  double q = 0;
+  int k, l;
+  for (k = 0; k < r; k++) {
+    const double *ck = fm->chol + (size_t)k * r;
+    double s = 0;
+    for (l = k; l < r; l++)
+      s += ck[l] * ((bu[l] - t * fm->beta_gamma[l]) / c);
+    q += s * s;
+  }
+  return q;
+}
+
+/* |z_perp| of the row u with B = b and beta u = bu (mixture.h): the
+ * Sigma^-1 norm of v = u - t gamma, t = B / G, by the Woodbury form of Q
+ * from v / c, c = max_j |v_j| / sqrt(D_j) (beta v = bu - t beta gamma). */
+GHMIX_LOCAL double factor_perp(const ghmix_factor_model *fm, const double *u,
+                               size_t stride, double b, const double *bu) {
+  const double t = (b / fm->c.g_norm) / fm->c.g_norm;
+  double c = 0, q = 0;
+  int j;
+  for (j = 0; j < fm->d; j++) {
+    double v = fabs(u[(size_t)j * stride] - t * fm->gamma[j]);
+    v *= sqrt(fm->dinv[j]);
+    c = v > c ? v : c;
+  }
+  if (!(c > 0) || isinf(c))
+    return c == 0 ? 0.0 : NAN;
+  for (j = 0; j < fm->d; j++) {
+    double v = (u[(size_t)j * stride] - t * fm->gamma[j]) / c;
+    q += v * v * fm->dinv[j];
+  }
+  q -= factor_m_norm2_shift(fm, bu, t, c);
+  return sqrt(q > 0 ? q : 0) * c;
+}
+
 GHMIX_HD int ghmix_factor_row_finish(const ghmix_factor_model *fm,
                                      const double *u, size_t stride, double qd,
                                      double b, double *bu,
                                      ghmix_mix_row_result *res,
                                      ghmix_mix_terms *t) {
-  double q = qd - factor_m_norm2(fm->chol, fm->r, bu);
-  if (isnan(qd) || (isfinite(q) && isfinite(qd))) {
-    if (q < 0) /* rounding (see factor.h) */
-      q = 0;
-    return ghmix_mix_row_step(&fm->c, q, b, NULL, NULL, res, t);
+  double q = qd - factor_m_norm2(fm->chol, fm->r, bu), r = NAN;
+  int near = isnan(qd) || (isfinite(q) && isfinite(qd));
+  if (near && q < 0) /* rounding (see factor.h) */
+    q = 0;
+  if (ghmix_mix_row_is_heavy(&fm->c, b) && !isnan(qd)) {
+    if (!near) {
+      q = INFINITY;
+      r = factor_far_r(fm, u, stride, bu);
+    }
+    ghmix_mix_row_perp(&fm->c, q, r, b, factor_perp(fm, u, stride, b, bu), res);
+    return ghmix_mix_row_terms(&fm->c, res, t);
   }
+  if (near)
+    return ghmix_mix_row_step(&fm->c, q, b, NULL, NULL, res, t);
   return ghmix_mix_row_step_r(&fm->c, factor_far_r(fm, u, stride, bu), b, res,
                               t);
 }
@@ -88,7 +135,7 @@ GHMIX_HD int ghmix_factor_row_step(const ghmix_factor_model *fm,
 #ifndef GHMIX_CUDA_UNITY /* host only: the model's set-up */
 
 size_t ghmix_factor_buffer_size(int d, int r) {
-  return (size_t)d * (2 + (size_t)r) + (size_t)r * (1 + (size_t)r);
+  return (size_t)d * (3 + (size_t)r) + (size_t)r * (2 + (size_t)r);
 }
 
 /* In place: the lower Cholesky factor of the r x r matrix a (its lower
@@ -214,7 +261,8 @@ int ghmix_factor_model_init(int d, int r, const double *center,
                             const double *gamma, double p, double a, double b,
                             int what, double *buf, ghmix_factor_model *fm) {
   double *dinv = buf, *proj_t = dinv + d, *chol = proj_t + (size_t)d * r;
-  double *s = chol + (size_t)r * r, *tg = s + d, g_norm, ld = 0;
+  double *s = chol + (size_t)r * r, *tg = s + d, *gam = tg + r;
+  double *bg = gam + d, g_norm, ld = 0, gq, gb;
   int j, k;
   if (d < 1 || r < 0 || r >= d || !factor_all_finite((size_t)d, center) ||
       !factor_all_finite((size_t)d * r, loadings) ||
@@ -242,6 +290,11 @@ int ghmix_factor_model_init(int d, int r, const double *center,
   fm->logdet = ld;
   factor_proj(d, r, loadings, fm, proj_t);
   factor_gamma(d, r, loadings, gamma, s, tg, fm, &g_norm);
+  for (j = 0; j < d; j++)
+    gam[j] = gamma[j];
+  ghmix_factor_row_forms(fm, gam, 1, bg, &gq, &gb); /* bg = beta gamma */
+  fm->gamma = gam;
+  fm->beta_gamma = bg;
   return ghmix_mix_const_init_g(d, p, a, b, fm->gsg, g_norm, ld, what, &fm->c);
 }
 

@@ -36,15 +36,17 @@ extern "C" {
 /* The row-independent part (ghmix_factor_model_init); read-only after. */
 typedef struct {
   int d, r;
-  const double *center; /* m (d), the centre the statistics are taken at */
-  const double *dinv;   /* 1 / D_j (d) */
-  const double *proj_t; /* beta' (d x r, row-major: beta_kj at j r + k),
-                           i.e. beta as an r x d column-major matrix */
-  const double *chol;   /* C (r x r, column-major, lower), M = C C' */
-  const double *s;      /* Sigma^-1 gamma (d) */
-  double gsg, logdet;   /* gamma' Sigma^-1 gamma (+Inf when it overflows)
-                           and log det Sigma */
-  ghmix_mix_const c;    /* the posterior's constants (mixture.h) */
+  const double *center;     /* m (d), the centre the statistics are taken at */
+  const double *dinv;       /* 1 / D_j (d) */
+  const double *proj_t;     /* beta' (d x r, row-major: beta_kj at j r + k),
+                               i.e. beta as an r x d column-major matrix */
+  const double *chol;       /* C (r x r, column-major, lower), M = C C' */
+  const double *s;          /* Sigma^-1 gamma (d) */
+  const double *gamma;      /* gamma (d) and beta gamma (r): the heavy rows' */
+  const double *beta_gamma; /* |z_perp| (mixture.h, factor.c) */
+  double gsg, logdet;       /* gamma' Sigma^-1 gamma (+Inf when it overflows)
+                               and log det Sigma */
+  ghmix_mix_const c;        /* the posterior's constants (mixture.h) */
 } ghmix_factor_model;
 
 /* u' D^-1 u (*qd), B = u' s (*b) and beta u (bu, r doubles) of the row
@@ -72,7 +74,7 @@ GHMIX_HD int ghmix_factor_row_step(const ghmix_factor_model *fm,
 /* Host only (not compiled for the device). */
 
 /* Doubles of the buffer ghmix_factor_model_init fills: d (1 / D), d r
- * (beta'), r r (C), d (s) and r (scratch). */
+ * (beta'), r r (C), d (s), r (scratch), d (gamma) and r (beta gamma). */
 size_t ghmix_factor_buffer_size(int d, int r);
 
 /* Fills fm from the centre m, F (d x r, column-major), D (d), gamma (d),

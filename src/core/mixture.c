@@ -30,18 +30,31 @@ GHMIX_HD double ghmix_mix_dev_scale(double a, double b) {
   return sqrt(b) / sqrt(a);
 }
 
+/* One term |v| of a norm kept as scale * sqrt(ssq) (LAPACK's dnrm2). */
+GHMIX_INLINE void mix_norm_add(double v, double *scale, double *ssq) {
+  v = fabs(v);
+  if (v > *scale) {
+    *ssq = 1 + *ssq * (*scale / v) * (*scale / v);
+    *scale = v;
+  } else if (v > 0) {
+    *ssq += (v / *scale) * (v / *scale);
+  }
+}
+
 GHMIX_HD double ghmix_mix_norm(int d, const double *z, size_t stride) {
   double scale = 0, ssq = 1;
   int j;
-  for (j = 0; j < d; j++) {
-    double v = fabs(z[(size_t)j * stride]);
-    if (v > scale) {
-      ssq = 1 + ssq * (scale / v) * (scale / v);
-      scale = v;
-    } else if (v > 0) {
-      ssq += (v / scale) * (v / scale);
-    }
-  }
+  for (j = 0; j < d; j++)
+    mix_norm_add(z[(size_t)j * stride], &scale, &ssq);
+  return scale * sqrt(ssq);
+}
+
+GHMIX_HD double ghmix_mix_perp(int d, const double *z, size_t stride,
+                               const double *g, double g_norm, double B) {
+  double t = (B / g_norm) / g_norm, scale = 0, ssq = 1;
+  int j;
+  for (j = 0; j < d; j++)
+    mix_norm_add(z[(size_t)j * stride] - t * g[j], &scale, &ssq);
   return scale * sqrt(ssq);
 }
 
@@ -189,16 +202,29 @@ GHMIX_HD int ghmix_mix_row_arg(const ghmix_mix_const *c, double Q,
   return 1;
 }
 
-/* log f of a d = 1 row far out on the heavy side of a skewed law (B >
+/* B - omega without the cancellation, u = 1 / (B + omega), sb = sqrt(b +
+ * Q), perp = |z_perp| (ghmix_mix_perp; 0 for d = 1):
+ *   omega^2 - B^2 = a (b + Q) + G b + (G Q - B^2),
+ *   G Q - B^2 = |g|^2 |z_perp|^2
+ * (Lagrange's identity in the whitened coordinates; 0 for d = 1). */
+GHMIX_INLINE double mix_b_less_omega(const ghmix_mix_const *c, double sb,
+                                     double perp, double u) {
+  double s = c->a * sb * (sb * u) + c->g_norm * (c->g_norm * (c->b * u));
+  if (perp > 0) {
+    double gp = c->g_norm * perp;
+    s += gp * (gp * u);
+  }
+  return -s;
+}
+
+/* log f of a row far out on the heavy side of a skewed law (B >
  * GHMIX_MIX_B_EXACT), where B + log K_q(omega) ~ B - omega would cancel:
- * with the scaled log K (bessel.h), B - omega = -(a (b + Q) + G b) / (B +
- * omega) exactly (B^2 = G Q for d = 1). */
+ * with the scaled log K (bessel.h) and B - omega from mix_b_less_omega. */
 GHMIX_LOCAL double mix_row_heavy_side(const ghmix_mix_const *c, double B,
+                                      double perp,
                                       const ghmix_mix_row_arg_t *arg) {
   ghmix_bessel_scaled_result k;
-  double u = 1.0 / (B + arg->x);
-  double bmo =
-      -(c->a * arg->sb * (arg->sb * u) + c->g_norm * (c->g_norm * (c->b * u)));
+  double bmo = mix_b_less_omega(c, arg->sb, perp, 1.0 / (B + arg->x));
   ghmix_bessel_eval_scaled(arg->x, c->q, 0, &k);
   return c->log_const + c->q * arg->ls + MIX_LN2 + k.lks + bmo;
 }
@@ -222,7 +248,7 @@ GHMIX_HD int ghmix_mix_row_finish_heavy(const ghmix_mix_const *c, double B,
                                         const ghmix_mix_row_arg_t *arg,
                                         const ghmix_bessel_result *r,
                                         ghmix_mix_row_result *out) {
-  out->loglik = mix_row_heavy_side(c, B, arg);
+  out->loglik = mix_row_heavy_side(c, B, 0.0, arg);
   mix_row_moments(c, arg, r, out);
   return isfinite(out->loglik);
 }
@@ -279,21 +305,20 @@ GHMIX_INLINE double mix_omega_less_w(const ghmix_mix_const *c, double Q,
 
 /* The scaled form (w >= GHMIX_MIX_W_SCALED): log f = form_const + B +
  * (q/2) log((b + Q) / b) + lks_q(omega) - (omega - w), lks = log K + x
- * (bessel.h).  For d = 1 and B > 0 the exponent B - (omega - w) is taken
- * as (B - omega) + w where that has the smaller rounding, B - omega =
- * -(a (b + Q) + G b) / (B + omega) (B^2 = G Q: exact for d = 1; the heavy
- * side of a skewed law far out). */
+ * (bessel.h).  Where perp = |z_perp| is known (perp >= 0: every d = 1
+ * row, the heavy rows of d >= 2) and B > 0, the exponent B - (omega - w)
+ * is taken as (B - omega) + w where that has the smaller rounding
+ * (mix_b_less_omega: the heavy side of a skewed law far out). */
 GHMIX_LOCAL int mix_row_scaled(const ghmix_mix_const *c, double Q, double r,
-                               double B, ghmix_mix_row_result *out) {
+                               double B, double perp,
+                               ghmix_mix_row_result *out) {
   ghmix_bessel_scaled_result k;
   mix_geom g = mix_row_geom(c, Q, r);
   double omega = c->sqrt_a * g.sb;
   double om_w = mix_omega_less_w(c, Q, r, g.sb, 1.0 / (omega + c->w));
   double e = B - om_w, rel, s;
-  if (c->d == 1 && B > 0) {
-    double u = 1.0 / (B + omega);
-    double bmo =
-        -(c->a * g.sb * (g.sb * u) + c->g_norm * (c->g_norm * (c->b * u)));
+  if (perp >= 0 && B > 0) {
+    double bmo = mix_b_less_omega(c, g.sb, perp, 1.0 / (B + omega));
     double e1 = bmo + c->w;
     if (isfinite(e1) && fmax(fabs(bmo), c->w) < fmax(B, om_w))
       e = e1;
@@ -321,18 +346,27 @@ GHMIX_LOCAL int mix_row_scaled(const ghmix_mix_const *c, double Q, double r,
  *   D = H1 - H0 = (omega^2 - w^2 - h (2p - h)) / (H1 + H0):
  * each term O(1) or O(log p) where F itself is O(p log p). */
 GHMIX_LOCAL int mix_row_order(const ghmix_mix_const *c, double Q, double r,
-                              double B, ghmix_mix_row_result *out) {
+                              double B, double perp,
+                              ghmix_mix_row_result *out) {
   ghmix_bessel_result k;
   mix_geom g = mix_row_geom(c, Q, r);
   const double p = c->p, q = c->q, h = 0.5 * c->d;
-  double omega = c->sqrt_a * g.sb, h1, rest, dz2, dd, s;
+  double omega = c->sqrt_a * g.sb, h1, rest, dz2, dd, s, lead;
   rest = ghmix_bessel_log_rest(omega, q, &h1);
   dz2 = mix_omega_less_w(c, Q, r, g.sb, 1.0);
   dd = (dz2 - h * (2.0 * p - h)) / (h1 + c->p_hyp);
-  out->loglik =
-      c->form_const + B +
-      (q * log1p((dd - h) / (p + c->p_hyp)) - h * log(p + c->p_hyp) - dd) +
-      rest;
+  lead = q * log1p((dd - h) / (p + c->p_hyp)) - h * log(p + c->p_hyp);
+  if (perp >= 0 && B > GHMIX_MIX_B_EXACT) {
+    /* the heavy side: B - D = (B - H1) + H0, B - H1 = (B^2 - q^2 -
+     * omega^2) / (B + H1) */
+    double u = 1.0 / (B + h1);
+    out->loglik = c->form_const +
+                  (lead + ((mix_b_less_omega(c, g.sb, perp, u) - q * (q * u)) +
+                           c->p_hyp)) +
+                  rest;
+  } else {
+    out->loglik = c->form_const + B + (lead - dd) + rest;
+  }
   ghmix_bessel_eval(omega, q, ghmix_mix_row_bessel_what(c), &k);
   s = g.sb / c->sqrt_a;
   out->e_y = s * k.ratio_up;
@@ -344,18 +378,24 @@ GHMIX_LOCAL int mix_row_order(const ghmix_mix_const *c, double Q, double r,
 }
 
 /* The row in the form of c: Q (+Inf with r = sqrt(Q) where Q overflowed)
- * and B, neither NaN. */
+ * and B, neither NaN; perp = |z_perp| where known, else -1. */
 GHMIX_LOCAL int mix_row_form(const ghmix_mix_const *c, double Q, double r,
-                             double B, ghmix_mix_row_result *out) {
+                             double B, double perp, ghmix_mix_row_result *out) {
   mix_geom g;
   if (c->form == GHMIX_MIX_FORM_SCALED)
-    return mix_row_scaled(c, Q, r, B, out);
+    return mix_row_scaled(c, Q, r, B, perp, out);
   if (c->form == GHMIX_MIX_FORM_ORDER)
-    return mix_row_order(c, Q, r, B, out);
+    return mix_row_order(c, Q, r, B, perp, out);
   g = mix_row_geom(c, Q, r);
   if (!isfinite(Q))
     return mix_row_limit_far(c, g.sb, g.lbq, B, out);
   return mix_row_limit(c, c->b + Q, g.lbq, B, out);
+}
+
+/* perp where the caller gives none: 0 for d = 1 (B^2 = G Q), else
+ * unknown (-1). */
+GHMIX_INLINE double mix_perp_known(const ghmix_mix_const *c) {
+  return c->d == 1 ? 0.0 : -1.0;
 }
 
 /* A row with NaN in Q (or r) or B: NaN results. */
@@ -372,7 +412,7 @@ GHMIX_HD int ghmix_mix_row(const ghmix_mix_const *c, double Q, double B,
   if (isnan(Q) || isnan(B))
     return mix_row_nan(out);
   if (c->form != GHMIX_MIX_FORM_PLAIN)
-    return mix_row_form(c, Q, NAN, B, out);
+    return mix_row_form(c, Q, NAN, B, mix_perp_known(c), out);
   if (!ghmix_mix_row_arg(c, Q, &arg))
     return mix_row_limit(c, c->b + Q, NAN, B, out);
   ghmix_bessel_eval(arg.x, c->q, ghmix_mix_row_bessel_what(c), &r);
@@ -381,17 +421,21 @@ GHMIX_HD int ghmix_mix_row(const ghmix_mix_const *c, double Q, double B,
 
 /* A plain-form row whose omega = sqrt(A) sb overflows (sb finite): log K
  * by Hankel's leading term (DLMF 10.40.2; the next terms are O(q^2 /
- * omega), below 1e-300) and B - omega in units of sb, for d = 1 and B > 0
- * cancellation-free as -sb (a + G b / sb^2) / (B / sb + sqrt(A)) (B^2 = G
- * Q). */
+ * omega), below 1e-300) and B - omega in units of sb, where perp is known
+ * and B > 0 cancellation-free as -sb (a + (G b + |g|^2 perp^2) / sb^2) /
+ * (B / sb + sqrt(A)) (mix_b_less_omega). */
 #define MIX_HALF_LOG_HALF_PI 0.22579135264472743 /* log(pi / 2) / 2 */
 GHMIX_LOCAL int mix_row_huge(const ghmix_mix_const *c, double sb, double B,
-                             ghmix_mix_row_result *out) {
+                             double perp, ghmix_mix_row_result *out) {
   double lsb = log(sb), bs = B / sb, e, s = sb / c->sqrt_a;
-  if (c->d == 1 && B > 0)
-    e = -sb * ((c->a + c->g_norm * (c->g_norm * ((c->b / sb) / sb))) /
-               (bs + c->sqrt_a));
-  else
+  if (perp >= 0 && B > 0) {
+    double num = c->a + c->g_norm * (c->g_norm * ((c->b / sb) / sb));
+    if (perp > 0) {
+      double gp = c->g_norm * (perp / sb);
+      num += gp * gp;
+    }
+    e = -sb * (num / (bs + c->sqrt_a));
+  } else
     e = sb * (bs - c->sqrt_a);
   out->loglik = c->log_const + c->q * (lsb - c->log_sqrt_a) + MIX_LN2 +
                 MIX_HALF_LOG_HALF_PI - 0.5 * (c->log_sqrt_a + lsb) + e;
@@ -409,15 +453,43 @@ GHMIX_HD int ghmix_mix_row_r(const ghmix_mix_const *c, double r, double B,
   if (isnan(r) || isnan(B))
     return mix_row_nan(out);
   if (c->form != GHMIX_MIX_FORM_PLAIN || c->a_post == 0)
-    return mix_row_form(c, INFINITY, r, B, out);
+    return mix_row_form(c, INFINITY, r, B, mix_perp_known(c), out);
   /* the Bessel path of the plain form with b + Q = (hypot(sqrt b, r))^2 */
   arg.sb = hypot(sqrt(c->b), r);
   arg.x = c->sqrt_a * arg.sb;
   if (isinf(arg.x) && isfinite(arg.sb))
-    return mix_row_huge(c, arg.sb, B, out);
+    return mix_row_huge(c, arg.sb, B, mix_perp_known(c), out);
   arg.ls = log(arg.sb) - c->log_sqrt_a;
   ghmix_bessel_eval(arg.x, c->q, ghmix_mix_row_bessel_what(c), &k);
   return ghmix_mix_row_done(c, B, &arg, &k, out);
+}
+
+GHMIX_HD int ghmix_mix_row_perp(const ghmix_mix_const *c, double Q, double r,
+                                double B, double perp,
+                                ghmix_mix_row_result *out) {
+  ghmix_mix_row_arg_t arg;
+  ghmix_bessel_result k;
+  if (isnan(Q) || isnan(B) || isnan(perp))
+    return mix_row_nan(out);
+  if (c->form != GHMIX_MIX_FORM_PLAIN || c->a_post == 0)
+    return mix_row_form(c, Q, r, B, perp, out);
+  arg.sb = isfinite(Q) ? sqrt(c->b + Q) : hypot(sqrt(c->b), r);
+  arg.x = c->sqrt_a * arg.sb;
+  if (isinf(arg.x) && isfinite(arg.sb))
+    return mix_row_huge(c, arg.sb, B, perp, out);
+  arg.ls = log(arg.sb) - c->log_sqrt_a;
+  ghmix_bessel_eval(arg.x, c->q, ghmix_mix_row_bessel_what(c), &k);
+  out->loglik = mix_row_heavy_side(c, B, perp, &arg);
+  mix_row_moments(c, &arg, &k, out);
+  return isfinite(out->loglik);
+}
+
+GHMIX_HD int ghmix_mix_row_z(const ghmix_mix_const *c, double Q, double B,
+                             const double *z, size_t stride, const double *g,
+                             ghmix_mix_row_result *out) {
+  double r = isinf(Q) ? ghmix_mix_norm(c->d, z, stride) : NAN;
+  return ghmix_mix_row_perp(
+      c, Q, r, B, ghmix_mix_perp(c->d, z, stride, g, c->g_norm, B), out);
 }
 
 #ifndef GHMIX_CUDA_UNITY /* host only: the model's set-up */

@@ -163,6 +163,30 @@ GHMIX_INLINE int ghmix_mix_row_done(const ghmix_mix_const *c, double B,
   return ghmix_mix_row_finish(c, B, arg, r, out);
 }
 
+/* Rows of d >= 2 far out on the heavy side of a skewed law (B >
+ * GHMIX_MIX_B_EXACT), where B - omega cancels as for d = 1 but B^2 < G Q:
+ * the drivers, which hold z = L^-1 (x - m) (z_j at z[j * stride]) and g =
+ * L^-1 gamma, give such rows (ghmix_mix_row_is_heavy) to ghmix_mix_row_z,
+ * which takes B - omega = -(omega^2 - B^2) / (B + omega) with omega^2 -
+ * B^2 = a (b + Q) + G b + |g|^2 |z_perp|^2, z_perp = z - (g'z / |g|^2) g
+ * (Lagrange's identity: G Q - B^2 = |g|^2 |z_perp|^2, formed from z_perp
+ * rather than as a difference).  Q may be +Inf (overflowed; |z| is then
+ * taken from z).  ghmix_mix_perp is |z_perp|, g_norm = |g|. */
+GHMIX_HD double ghmix_mix_perp(int d, const double *z, size_t stride,
+                               const double *g, double g_norm, double B);
+GHMIX_HD int ghmix_mix_row_z(const ghmix_mix_const *c, double Q, double B,
+                             const double *z, size_t stride, const double *g,
+                             ghmix_mix_row_result *out);
+/* The same from perp = |z_perp| (Sigma^-1 norm of the part of x - m
+ * orthogonal to gamma in that metric) and, where Q = +Inf, r = sqrt(Q):
+ * for drivers without z (src/core/factor.c). */
+GHMIX_HD int ghmix_mix_row_perp(const ghmix_mix_const *c, double Q, double r,
+                                double B, double perp,
+                                ghmix_mix_row_result *out);
+GHMIX_INLINE int ghmix_mix_row_is_heavy(const ghmix_mix_const *c, double B) {
+  return c->d > 1 && B > GHMIX_MIX_B_EXACT;
+}
+
 /* ------------------------------------------------------------------------
  * One row of an E-step, for every driver (src/cpu, src/cuda). */
 
@@ -277,6 +301,16 @@ GHMIX_INLINE int ghmix_mix_row_step_r(const ghmix_mix_const *c, double r,
                                       double B, ghmix_mix_row_result *res,
                                       ghmix_mix_terms *t) {
   ghmix_mix_row_r(c, r, B, res);
+  return ghmix_mix_row_terms(c, res, t);
+}
+
+/* The same for a heavy row of d >= 2 (ghmix_mix_row_z). */
+GHMIX_INLINE int ghmix_mix_row_step_z(const ghmix_mix_const *c, double Q,
+                                      double B, const double *z, size_t stride,
+                                      const double *g,
+                                      ghmix_mix_row_result *res,
+                                      ghmix_mix_terms *t) {
+  ghmix_mix_row_z(c, Q, B, z, stride, g, res);
   return ghmix_mix_row_terms(c, res, t);
 }
 

@@ -195,7 +195,10 @@ static void mix_block_row(const mix_job *job, size_t lo, int i, int m,
   ghmix_mix_terms t;
   const ghmix_bessel_result *k = NULL;
   int j, ok;
-  if (isinf(w->q[i])) {
+  if (ghmix_mix_row_is_heavy(c, w->b[i])) {
+    ok = ghmix_mix_row_step_z(c, w->q[i], w->b[i], w->z + i, (size_t)m,
+                              job->comp->g, &r, &t);
+  } else if (isinf(w->q[i])) {
     /* Q overflowed: the row from |L^-1 (x - m)| (scaled) */
     ok = ghmix_mix_row_step_r(c, ghmix_mix_norm(job->d, w->z + i, (size_t)m),
                               w->b[i], &r, &t);
@@ -544,6 +547,11 @@ static void mixg_row_result(const mixg_job *job, int k, int i, int m,
   const ghmix_bessel_table *tab = job->tab[k];
   ghmix_mix_row_arg_t arg;
   ghmix_bessel_result kq;
+  if (ghmix_mix_row_is_heavy(c, w->b[i])) {
+    ghmix_mix_row_z(c, w->q[i], w->b[i], w->z + i, (size_t)m, job->comps[k].g,
+                    r);
+    return;
+  }
   if (isinf(w->q[i])) {
     ghmix_mix_row_r(c, ghmix_mix_norm(job->base.d, w->z + i, (size_t)m),
                     w->b[i], r);

@@ -73,6 +73,11 @@ GHMIX_INLINE void ghmix_mix_par_pack(const ghmix_mix_component *comp, int d,
     par[(size_t)d + j] = comp->chol[j];
 }
 
+/* g = L^-1 gamma in the parameter array. */
+GHMIX_INLINE const double *ghmix_mix_par_g(const double *par, int d) {
+  return par + d + (size_t)d * d;
+}
+
 /* (j, k), j >= k, of entry q of the lower triangle packed by columns. */
 GHMIX_INLINE void ghmix_mix_pair(size_t q, int d, int *j, int *k) {
   int c = 0;
@@ -157,10 +162,14 @@ GHMIX_INLINE void ghmix_mix_tile_row(int t, int T, size_t i, size_t n, int d,
     ghmix_mix_row_result r;
     double q, bz;
     ghmix_mix_solve_row(d, par, x + i, n, ucol + t, (size_t)S, &q, &bz);
-    ok = isinf(q)
-             ? ghmix_mix_row_step_r(c, ghmix_mix_norm(d, ucol + t, (size_t)S),
-                                    bz, &r, &terms)
-             : ghmix_mix_row_step(c, q, bz, NULL, NULL, &r, &terms);
+    if (ghmix_mix_row_is_heavy(c, bz))
+      ok = ghmix_mix_row_step_z(c, q, bz, ucol + t, (size_t)S,
+                                ghmix_mix_par_g(par, d), &r, &terms);
+    else if (isinf(q))
+      ok = ghmix_mix_row_step_r(c, ghmix_mix_norm(d, ucol + t, (size_t)S), bz,
+                                &r, &terms);
+    else
+      ok = ghmix_mix_row_step(c, q, bz, NULL, NULL, &r, &terms);
     if (weights != NULL)
       ok = ghmix_mix_terms_weight(&terms, weights[i]);
     if (rows != NULL)
@@ -284,7 +293,10 @@ GHMIX_INLINE void ghmix_mix_rows_one(size_t i, size_t n, int d, double *x,
   ghmix_mix_terms terms; /* not summed here */
   double q, bz;
   ghmix_mix_solve_row(d, par, x + i, n, x + i, n, &q, &bz);
-  if (isinf(q)) /* Q overflowed: the row from |z| (scaled) */
+  if (ghmix_mix_row_is_heavy(c, bz))
+    ghmix_mix_row_step_z(c, q, bz, x + i, n, ghmix_mix_par_g(par, d), &r,
+                         &terms);
+  else if (isinf(q)) /* Q overflowed: the row from |z| (scaled) */
     ghmix_mix_row_step_r(c, ghmix_mix_norm(d, x + i, n), bz, &r, &terms);
   else
     ghmix_mix_row_step(c, q, bz, NULL, NULL, &r, &terms);

@@ -79,7 +79,10 @@ GHMIX_INLINE void ghmix_mixg_tile_row(int t, int T, size_t i, size_t n, int d,
       double q, bz;
       ghmix_mix_solve_row(d, par + (size_t)k * plen, x + i, n, tile + t,
                           (size_t)S, &q, &bz);
-      if (isinf(q))
+      if (ghmix_mix_row_is_heavy(&c[k], bz))
+        ghmix_mix_row_z(&c[k], q, bz, tile + t, (size_t)S,
+                        ghmix_mix_par_g(par + (size_t)k * plen, d), &res[k]);
+      else if (isinf(q))
         ghmix_mix_row_r(&c[k], ghmix_mix_norm(d, tile + t, (size_t)S), bz,
                         &res[k]);
       else
