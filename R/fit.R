@@ -441,18 +441,10 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
                     cluster = NULL, weights = NULL, components = 1L,
                     nstart = 5L, criterion = c("bic", "icl"),
                     shrink = NULL, factors = NULL) {
-  if (!mix_is_single(components)) {
-    shrink_check_single(shrink, sys.call())
-    factor_abort_components(factors, sys.call())
-    return(mix_fit_components(
-      x, "nig", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
-    ))
-  }
-  mix_fit(
-    x, "nig", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, shrink = shrink,
-    factors = factors
+  fit_dispatch(
+    "nig", x, symmetric, start, control, gauge, na.rm, backend, threads,
+    device, cluster, weights, components, nstart, criterion, shrink, factors,
+    sys.call()
   )
 }
 
@@ -465,24 +457,10 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
                    cluster = NULL, weights = NULL, components = 1L,
                    nstart = 5L, criterion = c("bic", "icl"), fixed = NULL,
                    shrink = NULL, factors = NULL) {
-  if (!mix_is_single(components)) {
-    shrink_check_single(shrink, sys.call())
-    factor_abort_components(factors, sys.call())
-    if (!is.null(fixed)) {
-      abort_argument(
-        "`fixed` with `components` other than 1 is not supported yet.",
-        sys.call()
-      )
-    }
-    return(mix_fit_components(
-      x, "gh", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
-    ))
-  }
-  mix_fit(
-    x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, fixed = fixed, shrink = shrink,
-    factors = factors
+  fit_dispatch(
+    "gh", x, symmetric, start, control, gauge, na.rm, backend, threads,
+    device, cluster, weights, components, nstart, criterion, shrink, factors,
+    sys.call(), fixed = fixed
   )
 }
 
@@ -495,18 +473,10 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
                    cluster = NULL, weights = NULL, components = 1L,
                    nstart = 5L, criterion = c("bic", "icl"),
                    shrink = NULL, factors = NULL) {
-  if (!mix_is_single(components)) {
-    shrink_check_single(shrink, sys.call())
-    factor_abort_components(factors, sys.call())
-    return(mix_fit_components(
-      x, "vg", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
-    ))
-  }
-  mix_fit(
-    x, "vg", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, shrink = shrink,
-    factors = factors
+  fit_dispatch(
+    "vg", x, symmetric, start, control, gauge, na.rm, backend, threads,
+    device, cluster, weights, components, nstart, criterion, shrink, factors,
+    sys.call()
   )
 }
 
@@ -519,17 +489,9 @@ fit_skewt <- function(x, symmetric = FALSE, start = NULL,
                     cluster = NULL, weights = NULL, components = 1L,
                     nstart = 5L, criterion = c("bic", "icl"),
                     shrink = NULL, factors = NULL) {
-  if (!mix_is_single(components)) {
-    shrink_check_single(shrink, sys.call())
-    factor_abort_components(factors, sys.call())
-    return(mix_fit_components(
-      x, "skewt", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights
-    ))
-  }
-  mix_fit(
-    x, "skewt", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, shrink = shrink,
-    factors = factors
+  fit_dispatch(
+    "skewt", x, symmetric, start, control, gauge, na.rm, backend, threads,
+    device, cluster, weights, components, nstart, criterion, shrink, factors,
+    sys.call()
   )
 }
