@@ -482,18 +482,10 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
                     cluster = NULL, weights = NULL, components = 1L,
                     nstart = 5L, criterion = c("bic", "icl"),
                     shrink = NULL, factors = NULL) {
-  if (!mix_is_single(components)) {
-    factor_abort_components(factors, sys.call())
-    return(mix_fit_components(
-      x, "nig", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights,
-      shrink
-    ))
-  }
-  mix_fit(
-    x, "nig", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, shrink = shrink,
-    factors = factors
+  fit_dispatch(
+    "nig", x, symmetric, start, control, gauge, na.rm, backend, threads,
+    device, cluster, weights, components, nstart, criterion, shrink, factors,
+    sys.call()
   )
 }
 
@@ -506,24 +498,10 @@ fit_gh <- function(x, symmetric = FALSE, start = NULL,
                    cluster = NULL, weights = NULL, components = 1L,
                    nstart = 5L, criterion = c("bic", "icl"), fixed = NULL,
                    shrink = NULL, factors = NULL) {
-  if (!mix_is_single(components)) {
-    factor_abort_components(factors, sys.call())
-    if (!is.null(fixed)) {
-      abort_argument(
-        "`fixed` with `components` other than 1 is not supported yet.",
-        sys.call()
-      )
-    }
-    return(mix_fit_components(
-      x, "gh", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights,
-      shrink
-    ))
-  }
-  mix_fit(
-    x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, fixed = fixed, shrink = shrink,
-    factors = factors
+  fit_dispatch(
+    "gh", x, symmetric, start, control, gauge, na.rm, backend, threads,
+    device, cluster, weights, components, nstart, criterion, shrink, factors,
+    sys.call(), fixed = fixed
   )
 }
 
@@ -536,18 +514,10 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
                    cluster = NULL, weights = NULL, components = 1L,
                    nstart = 5L, criterion = c("bic", "icl"),
                    shrink = NULL, factors = NULL) {
-  if (!mix_is_single(components)) {
-    factor_abort_components(factors, sys.call())
-    return(mix_fit_components(
-      x, "vg", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights,
-      shrink
-    ))
-  }
-  mix_fit(
-    x, "vg", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, shrink = shrink,
-    factors = factors
+  fit_dispatch(
+    "vg", x, symmetric, start, control, gauge, na.rm, backend, threads,
+    device, cluster, weights, components, nstart, criterion, shrink, factors,
+    sys.call()
   )
 }
 
@@ -560,17 +530,9 @@ fit_skewt <- function(x, symmetric = FALSE, start = NULL,
                     cluster = NULL, weights = NULL, components = 1L,
                     nstart = 5L, criterion = c("bic", "icl"),
                     shrink = NULL, factors = NULL) {
-  if (!mix_is_single(components)) {
-    factor_abort_components(factors, sys.call())
-    return(mix_fit_components(
-      x, "skewt", components, nstart, criterion, symmetric, start, control,
-      gauge, na.rm, backend, threads, device, cluster, sys.call(), weights,
-      shrink
-    ))
-  }
-  mix_fit(
-    x, "skewt", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, shrink = shrink,
-    factors = factors
+  fit_dispatch(
+    "skewt", x, symmetric, start, control, gauge, na.rm, backend, threads,
+    device, cluster, weights, components, nstart, criterion, shrink, factors,
+    sys.call()
   )
 }

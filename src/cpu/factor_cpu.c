@@ -3,12 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "../core/batch.h"
-#include "threads.h"
+#include "slots.h"
 
 /* Rows per block, the fixed number of slots (as in mixture_cpu.c), rows of
  * each slot per round (the interrupt is polled between rounds), and the
@@ -48,8 +45,9 @@ enum { FAC_SX = 0, FAC_SXW, FAC_DIAG, FAC_PROJ };
 
 typedef struct {
   const double *x, *weights;
-  size_t n, ldx, per_slot, nacc;
-  int d, r, nslots;
+  size_t n, ldx, nacc;
+  int d, r;
+  ghmix_slots sl;
   const ghmix_factor_model *fm;
   double *slot_acc, *slot_terms, *rows;
   fac_work *work;
@@ -233,27 +231,11 @@ static void fac_block(const fac_job *job, int slot, size_t lo, int m,
   fac_block_sums(job, m, w, acc);
 }
 
-/* One round: rows [r0, r1) of every slot, each thread with its own
- * buffers. */
-static void fac_round(const fac_job *job, size_t r0, size_t r1, int threads) {
-  int slot;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-#endif
-  for (slot = 0; slot < job->nslots; slot++) {
-#ifdef _OPENMP
-    fac_work *w = &job->work[omp_get_thread_num()];
-#else
-    fac_work *w = &job->work[0];
-#endif
-    size_t lo = (size_t)slot * job->per_slot, hi = lo + job->per_slot, k, b;
-    if (hi > job->n)
-      hi = job->n;
-    b = lo + r1 < hi ? lo + r1 : hi;
-    for (k = lo + r0; k < b; k += FAC_BLOCK)
-      fac_block(job, slot, k, (int)(k + FAC_BLOCK < b ? FAC_BLOCK : b - k), w);
-  }
-  (void)threads;
+/* fac_block as a ghmix_slot_block_fn. */
+static void fac_slot_block(const void *job, int slot, size_t lo, size_t hi,
+                           int thread) {
+  const fac_job *fj = job;
+  fac_block(fj, slot, lo, (int)(hi - lo), &fj->work[thread]);
 }
 
 static void fac_job_free(fac_job *job, int threads) {
@@ -279,18 +261,13 @@ static int fac_job_init(fac_job *job, const double *x, size_t n, size_t ldx,
   job->d = fm->d;
   job->r = fm->r;
   job->nacc = (size_t)fm->d * (FAC_PROJ + (size_t)fm->r);
-  job->nslots = n < (size_t)FAC_SLOTS * FAC_BLOCK
-                    ? (int)((n + FAC_BLOCK - 1) / FAC_BLOCK)
-                    : FAC_SLOTS;
-  job->per_slot = (n + (size_t)job->nslots - 1) / (size_t)job->nslots;
-  *threads = ghmix_clamp_threads(*threads);
-  if (*threads > job->nslots)
-    *threads = job->nslots;
+  job->sl = ghmix_slots_make(n, FAC_BLOCK, FAC_SLOTS);
+  *threads = ghmix_slots_threads(&job->sl, *threads);
   if ((double)n * fm->d * (fm->r + 1) < FAC_PARALLEL_MIN)
     *threads = 1;
-  job->slot_acc = calloc((size_t)job->nslots * job->nacc, sizeof(double));
+  job->slot_acc = calloc((size_t)job->sl.nslots * job->nacc, sizeof(double));
   job->slot_terms =
-      calloc((size_t)job->nslots * GHMIX_TERM_COUNT, sizeof(double));
+      calloc((size_t)job->sl.nslots * GHMIX_TERM_COUNT, sizeof(double));
   job->work = calloc((size_t)*threads, sizeof(fac_work));
   if (job->slot_acc == NULL || job->slot_terms == NULL || job->work == NULL) {
     fac_job_free(job, 0);
@@ -324,7 +301,7 @@ static void fac_reduce(const fac_job *job, const ghmix_estep_shape *shape,
   const size_t pr = ghmix_estep_stat(shape, 0, GHMIX_STAT_INV_Y_UU_PROJ).offset;
   size_t j, k;
   int slot, id;
-  for (slot = 0; slot < job->nslots; slot++) {
+  for (slot = 0; slot < job->sl.nslots; slot++) {
     const double *acc = job->slot_acc + (size_t)slot * job->nacc;
     const double *t = job->slot_terms + (size_t)slot * GHMIX_TERM_COUNT;
     for (id = 0; id < GHMIX_STAT_NSCALAR; id++)
@@ -348,7 +325,7 @@ ghmix_status ghmix_factor_estep_cpu(const double *x, size_t n, size_t ldx,
                                     ghmix_error *err) {
   const ghmix_estep_shape shape = ghmix_factor_shape(fm, weights != NULL);
   fac_job job = {0};
-  size_t r0;
+  size_t done;
   ghmix_error_clear(err);
   memset(stats, 0, sizeof(double) * ghmix_estep_nstats(&shape));
   if (n == 0)
@@ -358,12 +335,10 @@ ghmix_status ghmix_factor_estep_cpu(const double *x, size_t n, size_t ldx,
                            "cannot allocate the E-step work buffers");
   job.weights = weights;
   job.rows = rows;
-  for (r0 = 0; r0 < job.per_slot; r0 += FAC_ROUND) {
-    fac_round(&job, r0, r0 + FAC_ROUND, threads);
-    if (r0 + FAC_ROUND < job.per_slot && ghmix_check_interrupt()) {
-      fac_job_free(&job, threads);
-      return ghmix_interrupted(err, (r0 + FAC_ROUND) * (size_t)job.nslots, n);
-    }
+  if (ghmix_slots_run(&job.sl, FAC_ROUND, fac_slot_block, &job, threads,
+                      &done)) {
+    fac_job_free(&job, threads);
+    return ghmix_interrupted(err, done * (size_t)job.sl.nslots, n);
   }
   fac_reduce(&job, &shape, stats);
   fac_job_free(&job, threads);

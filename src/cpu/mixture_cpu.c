@@ -3,16 +3,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "../core/batch.h"
 #include "../core/mixture_g.h"
 #include "bessel_table.h"
 #include "blas.h"
 #include "blas_threads.h"
-#include "threads.h"
+#include "slots.h"
 
 /* Rows per block (per BLAS call for large d, where short blocks would leave
  * the level-3 calls dominated by packing the d x d operands), and the
@@ -150,8 +147,9 @@ static void mix_offsets_init(const ghmix_estep_shape *shape, mix_offsets *o) {
  * thread; weights: the rows' weights, or NULL. */
 typedef struct {
   const double *x, *weights;
-  size_t n, ldx, nstats, per_slot, block;
-  int d, nslots;
+  size_t n, ldx, nstats;
+  int d;
+  ghmix_slots sl;
   const ghmix_mix_component *comp;
   const ghmix_bessel_table *tab;
   mix_offsets at;
@@ -276,7 +274,7 @@ static void mix_block_range(const mix_job *job, size_t lo, size_t hi, int slot,
 /* The buffers of `threads` threads; 0 when an allocation fails (what was
  * allocated is freed by mix_job_free). */
 static int mix_work_alloc(mix_job *job, int threads) {
-  const size_t rows = job->block, per = rows * (2 * (size_t)job->d + 5);
+  const size_t rows = job->sl.block, per = rows * (2 * (size_t)job->d + 5);
   int t;
   job->work = calloc((size_t)threads, sizeof(mix_work));
   if (job->work == NULL)
@@ -309,51 +307,26 @@ static void mix_job_free(mix_job *job, int threads) {
   job->slot_stats = job->slot_terms = job->qmin = job->qmax = NULL;
 }
 
-/* One round: rows [slot_lo + r0, min(slot_lo + r1, slot_hi)) of every slot,
- * into the sums or (range) into the Q ranges, each thread with its own
- * buffers. */
-static void mix_round(const mix_job *job, size_t r0, size_t r1, int range,
-                      int threads) {
-  int slot;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-#endif
-  for (slot = 0; slot < job->nslots; slot++) {
-#ifdef _OPENMP
-    mix_work *w = &job->work[omp_get_thread_num()];
-#else
-    mix_work *w = &job->work[0];
-#endif
-    size_t lo = (size_t)slot * job->per_slot, hi = lo + job->per_slot;
-    size_t a, b, k, block = job->block;
-    if (hi > job->n)
-      hi = job->n;
-    a = lo + r0;
-    b = lo + r1 < hi ? lo + r1 : hi;
-    for (k = a; k < b; k += block) {
-      size_t e = k + block < b ? k + block : b;
-      if (range)
-        mix_block_range(job, k, e, slot, w);
-      else
-        mix_block(job, slot, k, e, w);
-    }
-  }
-  (void)threads;
+/* mix_block and mix_block_range as ghmix_slot_block_fn. */
+static void mix_slot_block(const void *job, int slot, size_t lo, size_t hi,
+                           int thread) {
+  const mix_job *mj = job;
+  mix_block(mj, slot, lo, hi, &mj->work[thread]);
 }
 
-/* All rounds; 0, or 1 when the user interrupted (*done: rows per slot
- * completed). */
+static void mix_slot_range(const void *job, int slot, size_t lo, size_t hi,
+                           int thread) {
+  const mix_job *mj = job;
+  mix_block_range(mj, lo, hi, slot, &mj->work[thread]);
+}
+
+/* All rounds, into the sums or (range) into the Q ranges; 0, or 1 when
+ * the user interrupted (*done: rows per slot completed). */
 static int mix_rounds(const mix_job *job, int range, int threads,
                       size_t *done) {
-  size_t r0;
-  *done = 0;
-  for (r0 = 0; r0 < job->per_slot; r0 += MIX_ROUND) {
-    mix_round(job, r0, r0 + MIX_ROUND, range, threads);
-    *done = r0 + MIX_ROUND;
-    if (r0 + MIX_ROUND < job->per_slot && ghmix_check_interrupt())
-      return 1;
-  }
-  return 0;
+  return ghmix_slots_run(&job->sl, MIX_ROUND,
+                         range ? mix_slot_range : mix_slot_block, job, threads,
+                         done);
 }
 
 /* Copies the lower triangle of the d x d block to the upper one. */
@@ -383,13 +356,13 @@ static int mix_table_prepare(const mix_job *job, int threads, size_t *done,
   const ghmix_mix_const *c = &job->comp->c;
   double qmin = INFINITY, qmax = -INFINITY;
   int slot;
-  for (slot = 0; slot < job->nslots; slot++) {
+  for (slot = 0; slot < job->sl.nslots; slot++) {
     job->qmin[slot] = INFINITY;
     job->qmax[slot] = -INFINITY;
   }
   if (mix_rounds(job, 1, threads, done))
     return -1;
-  for (slot = 0; slot < job->nslots; slot++) {
+  for (slot = 0; slot < job->sl.nslots; slot++) {
     qmin = job->qmin[slot] < qmin ? job->qmin[slot] : qmin;
     qmax = job->qmax[slot] > qmax ? job->qmax[slot] : qmax;
   }
@@ -403,9 +376,7 @@ static int mix_table_prepare(const mix_job *job, int threads, size_t *done,
 /* The threads for n rows of d: at most one per slot, one for small jobs
  * (a row costs O(d^2) flops once the BLAS path is taken). */
 static int mix_threads(const mix_job *job, int threads) {
-  threads = ghmix_clamp_threads(threads);
-  if (threads > job->nslots)
-    threads = job->nslots;
+  threads = ghmix_slots_threads(&job->sl, threads);
   if (job->n * (size_t)(job->d > MIX_SMALL_D ? job->d : 1) < MIX_PARALLEL_MIN)
     threads = 1;
   return threads;
@@ -426,24 +397,21 @@ static int mix_job_init(mix_job *job, const double *x, size_t n, size_t ldx,
   job->rows = rows;
   job->nstats = ghmix_estep_nstats(&model->shape);
   mix_offsets_init(&model->shape, &job->at);
-  job->block = mix_block_rows(job->d, n);
-  job->nslots = n < (size_t)MIX_SLOTS * job->block
-                    ? (int)((n + job->block - 1) / job->block)
-                    : MIX_SLOTS;
-  job->per_slot = (n + (size_t)job->nslots - 1) / (size_t)job->nslots;
+  job->sl = ghmix_slots_make(n, mix_block_rows(job->d, n), MIX_SLOTS);
   *threads = mix_threads(job, *threads);
-  job->slot_stats = calloc((size_t)job->nslots * job->nstats, sizeof(double));
+  job->slot_stats =
+      calloc((size_t)job->sl.nslots * job->nstats, sizeof(double));
   job->slot_terms =
-      calloc((size_t)job->nslots * GHMIX_TERM_COUNT, sizeof(double));
+      calloc((size_t)job->sl.nslots * GHMIX_TERM_COUNT, sizeof(double));
   if (want_table)
-    job->qmin = malloc(sizeof(double) * 2 * (size_t)job->nslots);
+    job->qmin = malloc(sizeof(double) * 2 * (size_t)job->sl.nslots);
   if (job->slot_stats == NULL || job->slot_terms == NULL ||
       (want_table && job->qmin == NULL) || !mix_work_alloc(job, *threads)) {
     mix_job_free(job, *threads);
     return 0;
   }
   if (want_table)
-    job->qmax = job->qmin + job->nslots;
+    job->qmax = job->qmin + job->sl.nslots;
   return 1;
 }
 
@@ -490,9 +458,9 @@ ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx, int d,
                            "cannot allocate the E-step work buffers");
   if (mix_run(&job, threads, want_table, &done)) {
     mix_job_free(&job, threads);
-    return ghmix_interrupted(err, done * (size_t)job.nslots, n);
+    return ghmix_interrupted(err, done * (size_t)job.sl.nslots, n);
   }
-  for (slot = 0; slot < job.nslots; slot++) {
+  for (slot = 0; slot < job.sl.nslots; slot++) {
     double *s = job.slot_stats + (size_t)slot * job.nstats;
     const double *t = job.slot_terms + (size_t)slot * GHMIX_TERM_COUNT;
     int id;
@@ -646,29 +614,11 @@ static void mixg_block(const mixg_job *job, int slot, size_t lo, size_t hi,
     mixg_block_sums(job, k, s, lo, m, w, g);
 }
 
-/* One round of every slot (as mix_round). */
-static void mixg_round(const mixg_job *job, size_t r0, size_t r1, int threads) {
-  int slot;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-#endif
-  for (slot = 0; slot < job->base.nslots; slot++) {
-#ifdef _OPENMP
-    int t = omp_get_thread_num();
-#else
-    int t = 0;
-#endif
-    size_t lo = (size_t)slot * job->base.per_slot, hi = lo + job->base.per_slot;
-    size_t a, b, k, block = job->base.block;
-    if (hi > job->base.n)
-      hi = job->base.n;
-    a = lo + r0;
-    b = lo + r1 < hi ? lo + r1 : hi;
-    for (k = a; k < b; k += block)
-      mixg_block(job, slot, k, k + block < b ? k + block : b,
-                 &job->base.work[t], &job->gw[t]);
-  }
-  (void)threads;
+/* mixg_block as a ghmix_slot_block_fn. */
+static void mixg_slot_block(const void *job, int slot, size_t lo, size_t hi,
+                            int thread) {
+  const mixg_job *gj = job;
+  mixg_block(gj, slot, lo, hi, &gj->base.work[thread], &gj->gw[thread]);
 }
 
 /* The tables of K_q of the components where they pay (tabs[k] filled and
@@ -692,18 +642,13 @@ static int mixg_tables(mixg_job *job, int threads, ghmix_bessel_table *tabs,
 /* The tables and all rounds; 0, or 1 when interrupted. */
 static int mixg_run(mixg_job *job, int threads, ghmix_bessel_table *tabs,
                     size_t *done) {
-  size_t r0;
   int blas_threads = threads > 1 && job->base.d > MIX_SMALL_D
                          ? ghmix_blas_threads_single()
                          : 0;
   int stopped = mixg_tables(job, threads, tabs, done);
   if (!stopped)
-    *done = 0;
-  for (r0 = 0; !stopped && r0 < job->base.per_slot; r0 += MIX_ROUND) {
-    mixg_round(job, r0, r0 + MIX_ROUND, threads);
-    *done = r0 + MIX_ROUND;
-    stopped = r0 + MIX_ROUND < job->base.per_slot && ghmix_check_interrupt();
-  }
+    stopped = ghmix_slots_run(&job->base.sl, MIX_ROUND, mixg_slot_block, job,
+                              threads, done);
   ghmix_blas_threads_restore(blas_threads);
   return stopped;
 }
@@ -725,14 +670,14 @@ static void mixg_job_free(mixg_job *job, int threads) {
  * allocation fails. */
 static int mixg_job_alloc(mixg_job *job, const ghmix_mix_model *model,
                           int threads) {
-  const size_t G = (size_t)job->G, m = job->base.block;
+  const size_t G = (size_t)job->G, m = job->base.sl.block;
   double *lp = malloc(sizeof(double) * G);
   int k, t;
   job->log_prop = lp;
   job->tab = calloc(G, sizeof(ghmix_bessel_table *));
   job->at = malloc(sizeof(mix_offsets) * G);
   job->slot_terms =
-      calloc((size_t)job->base.nslots * job->nterms, sizeof(double));
+      calloc((size_t)job->base.sl.nslots * job->nterms, sizeof(double));
   job->gw = calloc((size_t)threads, sizeof(mixg_work));
   if (lp == NULL || job->tab == NULL || job->at == NULL ||
       job->slot_terms == NULL || job->gw == NULL)
@@ -790,7 +735,7 @@ static int mixg_job_init(mixg_job *job, const double *x, size_t n, size_t ldx,
 static void mixg_reduce(const mixg_job *job, double *stats) {
   int slot, k, id;
   size_t j;
-  for (slot = 0; slot < job->base.nslots; slot++) {
+  for (slot = 0; slot < job->base.sl.nslots; slot++) {
     double *s = job->base.slot_stats + (size_t)slot * job->base.nstats;
     const double *t = job->slot_terms + (size_t)slot * job->nterms;
     ghmix_mixg_global g;
@@ -834,6 +779,6 @@ ghmix_status ghmix_mix_estep_mixture_cpu(const double *x, size_t n, size_t ldx,
     if (job.tab[k] != NULL)
       ghmix_bessel_table_free(&tabs[k]);
   mixg_job_free(&job, threads);
-  return stopped ? ghmix_interrupted(err, done * (size_t)job.base.nslots, n)
+  return stopped ? ghmix_interrupted(err, done * (size_t)job.base.sl.nslots, n)
                  : GHMIX_OK;
 }

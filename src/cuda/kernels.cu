@@ -312,12 +312,12 @@ __global__ void __launch_bounds__(128)
   }
 }
 
-__global__ void __launch_bounds__(GHMIX_MIX_REDUCE_THREADS)
-    mix_reduce_kernel(int d, int nblocks, const double *__restrict__ partial,
-                      double *__restrict__ stats) {
+/* The sum of row[0, nblocks) in a fixed order (each thread's strided sum,
+ * then a tree over the threads), in every thread of a block of
+ * GHMIX_MIX_REDUCE_THREADS. */
+static __device__ double block_row_sum(const double *__restrict__ row,
+                                       int nblocks) {
   __shared__ double acc[GHMIX_MIX_REDUCE_THREADS];
-  const size_t s = blockIdx.x;
-  const double *row = partial + s * (size_t)nblocks;
   double sum = 0;
   int b, h;
   for (b = (int)threadIdx.x; b < nblocks; b += GHMIX_MIX_REDUCE_THREADS)
@@ -329,11 +329,19 @@ __global__ void __launch_bounds__(GHMIX_MIX_REDUCE_THREADS)
       acc[threadIdx.x] += acc[threadIdx.x + h];
     __syncthreads();
   }
+  return acc[0];
+}
+
+__global__ void __launch_bounds__(GHMIX_MIX_REDUCE_THREADS)
+    mix_reduce_kernel(int d, int nblocks, const double *__restrict__ partial,
+                      double *__restrict__ stats) {
+  const size_t s = blockIdx.x;
+  const double sum = block_row_sum(partial + s * (size_t)nblocks, nblocks);
   if (threadIdx.x == 0) {
     size_t slot[2];
     int k, m = ghmix_mix_stat_slots(s, d, slot);
     for (k = 0; k < m; k++)
-      stats[slot[k]] = acc[0];
+      stats[slot[k]] = sum;
   }
 }
 
@@ -383,25 +391,13 @@ __global__ void __launch_bounds__(GHMIX_MIX_REDUCE_THREADS)
     mixg_reduce_kernel(int d, int G, int nblocks,
                        const double *__restrict__ partial,
                        double *__restrict__ stats) {
-  __shared__ double acc[GHMIX_MIX_REDUCE_THREADS];
   const size_t s = blockIdx.x;
-  const double *row = partial + s * (size_t)nblocks;
-  double sum = 0;
-  int b, h;
-  for (b = (int)threadIdx.x; b < nblocks; b += GHMIX_MIX_REDUCE_THREADS)
-    sum += row[b];
-  acc[threadIdx.x] = sum;
-  __syncthreads();
-  for (h = GHMIX_MIX_REDUCE_THREADS / 2; h > 0; h /= 2) {
-    if ((int)threadIdx.x < h)
-      acc[threadIdx.x] += acc[threadIdx.x + h];
-    __syncthreads();
-  }
+  const double sum = block_row_sum(partial + s * (size_t)nblocks, nblocks);
   if (threadIdx.x == 0) {
     size_t slot[2];
     int k, m = ghmix_mixg_stat_slots(s, d, G, slot);
     for (k = 0; k < m; k++)
-      stats[slot[k]] = acc[0];
+      stats[slot[k]] = sum;
   }
 }
 
