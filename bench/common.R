@@ -163,3 +163,20 @@ simulate_mixture <- function(n, d, p, a, b, seed) {
   z <- matrix(stats::rnorm(n * d), n, d) %*% chol(sigma)
   sweep(outer(y, gamma) + sqrt(y) * z, 2L, mu, "+")
 }
+
+# The G = 3 NIG mixture of bench/mixture.R and bench/mixghd.R: n = 5000
+# rows in d = 5 (seeded), three well separated clusters with their own skew.
+mixture_bench_rows <- function(n = 5000L, d = 5L) {
+  set.seed(1)
+  centres <- rbind(rep(-4, d), rep(0, d), rep(4, d))
+  centres[2L, 1L] <- 6
+  labels <- sample(3L, n, replace = TRUE)
+  x <- matrix(0, n, d, dimnames = list(NULL, paste0("x", seq_len(d))))
+  for (k in 1:3) {
+    i <- which(labels == k)
+    x[i, ] <- ghmix::rgh(length(i), mu = centres[k, ],
+                         gamma = rep(0.5, d) * (k - 2), sigma = diag(d),
+                         p = -0.5, a = 1, b = 1)
+  }
+  x
+}

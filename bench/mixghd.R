@@ -35,23 +35,6 @@ mixghd_loglik <- function(m, x) {
   sum(log(dens))
 }
 
-simulated <- function() {
-  set.seed(1)
-  n <- 5000L
-  d <- 5L
-  centres <- rbind(rep(-4, d), rep(0, d), rep(4, d))
-  centres[2L, 1L] <- 6
-  labels <- sample(3L, n, replace = TRUE)
-  x <- matrix(0, n, d, dimnames = list(NULL, paste0("x", seq_len(d))))
-  for (k in 1:3) {
-    i <- which(labels == k)
-    x[i, ] <- rgh(length(i), mu = centres[k, ],
-                  gamma = rep(0.5, d) * (k - 2), sigma = diag(d), p = -0.5,
-                  a = 1, b = 1)
-  }
-  x
-}
-
 peer_data <- function(name) {
   env <- new.env()
   utils::data(list = name, package = "MixGHD", envir = env)
@@ -63,7 +46,7 @@ cases <- list(
   list(name = "faithful", x = as.matrix(faithful), g = 3L),
   list(name = "bankruptcy (MixGHD)", x = peer_data("bankruptcy"), g = 2L),
   list(name = "banknote (MixGHD)", x = peer_data("banknote"), g = 2L),
-  list(name = "simulated NIG, G = 3", x = simulated(), g = 3L)
+  list(name = "simulated NIG, G = 3", x = mixture_bench_rows(), g = 3L)
 )
 
 rows <- lapply(cases, function(cs) {

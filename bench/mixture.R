@@ -10,18 +10,7 @@
 
 source(file.path("bench", "common.R"))
 
-set.seed(1)
-n <- 5000L
-d <- 5L
-centres <- rbind(rep(-4, d), rep(0, d), rep(4, d))
-centres[2L, 1L] <- 6
-labels <- sample(3L, n, replace = TRUE)
-x <- matrix(0, n, d, dimnames = list(NULL, paste0("x", seq_len(d))))
-for (k in 1:3) {
-  i <- which(labels == k)
-  x[i, ] <- rgh(length(i), mu = centres[k, ], gamma = rep(0.5, d) * (k - 2),
-                sigma = diag(d), p = -0.5, a = 1, b = 1)
-}
+x <- mixture_bench_rows()
 
 paths <- c("r", if (exists("mixture_estep", asNamespace("ghmix"))) "c")
 cases <- expand.grid(path = paths, threads = 1:2, stringsAsFactors = FALSE)

@@ -998,7 +998,7 @@ for (s in list(1e-170, 1e160, 1e-300, 1e300)) {
 # maximum in doubles, the direct maximisation after it does
 # (R/fit_extreme.R; test-far-rows.R has the references): a converged fit,
 # with no warning, whose log-likelihood is that of the parameters it
-# returns (dnig())
+# returns, by dnig()
 far_x <- c(x1, 1e300)
 bad_case(paste("fit_nig(c(x, 1e300)): converged, the log-likelihood of its",
                "parameters"),

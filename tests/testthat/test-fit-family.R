@@ -49,7 +49,7 @@ test_that("fixed mu is held exactly, with or without gamma", {
   expect_equal(unname(big$parameters$mu), c(0, 1e100), tolerance = 1e-15)
 })
 
-test_that("fixed parameters outside the domain are classed errors naming them", {
+test_that("fixed parameters out of the domain: classed errors naming them", {
   x <- rgh(200, p = 1, a = 1, b = 1)
   bad <- list(
     list(list(p = NA), "fixed\\$p"), list(list(p = c(1, 2)), "fixed\\$p"),
