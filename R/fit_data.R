@@ -90,8 +90,35 @@ mix_check_shape <- function(x, call, collinear = TRUE) {
   check_rows(nrow(x), ncol(x), call)
   rng <- apply(x, 2L, range)
   check_columns(rng[1L, ], rng[2L, ], colnames(x),
-                if (collinear) function() mix_cor(x), call)
+                if (collinear) function() mix_cor_bulk(x), call)
   invisible(x)
+}
+
+# mix_cor(x), or where that is singular, the correlation of the bulk of the
+# rows: those within 2^10 robust spreads of the column medians in every
+# column.  One row far off the axes (x = (D, -D/3), D = 1e13) dominates
+# the sample correlation (-1 to the doubles) though the columns are not
+# collinear; truly collinear rows stay collinear in any subset.
+mix_cor_bulk <- function(x) {
+  cm <- mix_cor(x)
+  if (!all(is.finite(cm)) || !cor_singular(cm)) {
+    return(cm)
+  }
+  center <- column_medians(x)
+  far <- Reduce(`|`, lapply(seq_len(ncol(x)), function(j) {
+    abs(x[, j] - center[[j]]) > 2^10 * robust_spread(x[, j], center[[j]])
+  }))
+  if (!any(far) || sum(!far) <= ncol(x) + 1L) {
+    return(cm)
+  }
+  mix_cor(x[!far, , drop = FALSE])
+}
+
+# TRUE when the correlation matrix cm is singular to the rule of
+# check_columns().
+cor_singular <- function(cm) {
+  ev <- eigen(cm, symmetric = TRUE, only.values = TRUE)$values
+  min(ev) <= 1e-10 * max(ev)
 }
 
 # cor(x); where the columns' squares under- or overflow, that of the
@@ -142,8 +169,7 @@ check_columns <- function(lo, hi, names, cor, call) {
   cm <- if (length(lo) > 1L && !is.null(cor)) cor()
   if (!is.null(cm) && all(is.finite(cm))) {
     # (not finite: chunks whose scale chunk_check_scale() rejects)
-    ev <- eigen(cm, symmetric = TRUE, only.values = TRUE)$values
-    if (min(ev) <= 1e-10 * max(ev)) {
+    if (cor_singular(cm)) {
       abort_argument(
         paste(
           "The columns of `x` are collinear (their correlation matrix is",

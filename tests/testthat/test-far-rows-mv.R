@@ -88,3 +88,22 @@ test_that("d = 2 rows beyond 2^64 robust spreads keep the EM's warning", {
   expect_true("ghmix_warning_range" %in% r$warned)
   expect_false(r$fit$converged)
 })
+
+test_that("a far row off the axes is not taken for collinear columns", {
+  # the row (D, -D/3) makes the sample correlation -1 in doubles; the
+  # columns of the bulk are not collinear, so the fit goes on (and reaches
+  # the base-R likelihood at its parameters)
+  set.seed(1)
+  bulk <- matrix(stats::rnorm(400), 200, 2) %*% matrix(c(1, 0.3, 0, 1), 2)
+  x <- rbind(bulk, c(1e13, -1e13 / 3))
+  expect_lt(stats::cor(x)[1, 2], -1 + 1e-12)
+  r <- mv_far_fit(x)
+  expect_true(r$fit$converged)
+  expect_equal(r$fit$loglik, mv_far_loglik(mv_far_theta(r$fit$parameters), x),
+               tolerance = 1e-10)
+  # truly collinear columns are still an error, with or without a far row
+  y <- cbind(bulk, bulk[, 1] - bulk[, 2])
+  expect_error(fit_nig(y), "collinear", class = "ghmix_error_argument")
+  expect_error(fit_nig(rbind(y, c(1e13, 0, 1e13))), "collinear",
+               class = "ghmix_error_argument")
+})
