@@ -18,23 +18,7 @@
 #include "../../src/core/mixture.h"
 #include "../../src/cpu/factor_cpu.h"
 #include "../../src/cpu/mixture_cpu.h"
-
-static int passed = 0, failed = 0;
-
-static void check(int ok, const char *fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  if (!ok) {
-    printf("FAIL ");
-    vprintf(fmt, args);
-    printf("\n");
-  }
-  va_end(args);
-  if (ok)
-    passed++;
-  else
-    failed++;
-}
+#include "check.h"
 
 static unsigned long long rng_state = 88172645463325252ULL;
 

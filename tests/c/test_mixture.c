@@ -18,24 +18,8 @@
 #include "../../src/core/mixture.h"
 #include "../../src/core/mstep.h"
 #include "../../src/cpu/mixture_cpu.h"
+#include "check.h"
 #include "mix_setup.h"
-
-static int passed = 0, failed = 0;
-
-static void check(int ok, const char *fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  if (!ok) {
-    printf("FAIL ");
-    vprintf(fmt, args);
-    printf("\n");
-  }
-  va_end(args);
-  if (ok)
-    passed++;
-  else
-    failed++;
-}
 
 static double rel(double got, double want) {
   return fabs(got - want) / fmax(fabs(want), DBL_MIN);

@@ -16,24 +16,8 @@
 
 #include "../../src/core/mixture_g.h"
 #include "../../src/cpu/mixture_cpu.h"
+#include "check.h"
 #include "mix_setup.h"
-
-static int passed = 0, failed = 0;
-
-static void check(int ok, const char *fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  if (!ok) {
-    printf("FAIL ");
-    vprintf(fmt, args);
-    printf("\n");
-  }
-  va_end(args);
-  if (ok)
-    passed++;
-  else
-    failed++;
-}
 
 static double unif(double lo, double hi) {
   return lo + (hi - lo) * ((double)rand() + 0.5) / ((double)RAND_MAX + 1.0);
