@@ -81,7 +81,3 @@ mixture_shrink_rows <- function(prior, g) g * shrink_rows(prior)
 mixture_shrink_objective <- function(objective, prior, g, scale, shift) {
   objective - shift - g * shrink_weight(prior) * sum(log(scale))
 }
-
-# vcov() of a penalised mixture: no standard errors (as for one
-# distribution, vcov_check_shrink()).
-mixture_check_shrink <- function(object, call) vcov_check_shrink(object, call)

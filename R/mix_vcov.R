@@ -15,7 +15,7 @@
 #' @rdname ghmix_mixture
 #' @export
 vcov.ghmix_mixture <- function(object, cluster = NULL, ...) {
-  mixture_check_shrink(object, sys.call())
+  vcov_check_shrink(object, sys.call()) # a posterior mode: no SEs
   nm <- mixture_vcov_names(object)
   na_cov <- matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
   if (!isTRUE(object$converged)) {
