@@ -9,14 +9,9 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
                     weights = NULL, fixed = NULL, shrink = NULL,
                     factors = NULL) {
   if (inherits(control, "ghmix_control") && !is.null(control$online)) {
-    if (!is.null(shrink) || !is.null(factors)) {
-      abort_argument(
-        "Online EM (`control$online`) does not take `shrink` or `factors` yet.",
-        call
-      )
-    }
     return(online_fit(x, family, symmetric, start, control, gauge, na.rm,
-                      backend, threads, device, call, cluster, weights, fixed))
+                      backend, threads, device, call, cluster, weights, fixed,
+                      list(shrink = shrink, factors = factors)))
   }
   t_start <- proc.time()[[3]]
   factors <- check_factors(factors, call)

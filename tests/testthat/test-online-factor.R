@@ -1,0 +1,138 @@
+# Online EM with `factors = r` (R/fit_online_factor.R): one pass against
+# the batch factor fit of the same rows, the fixed point of the batch fit,
+# update() as the continuation of the stream, bounded memory, bad input.
+
+# Factor-GH rows from the definition: X = mu + gamma Y + sqrt(Y) (F z + e),
+# z ~ N(0, I_r), e ~ N(0, diag(D)), Y ~ GIG(p, a, b).
+online_factor_sim <- function(n, d, r, seed = 7L, p = -0.5, a = 1, b = 1) {
+  set.seed(seed)
+  f <- matrix(stats::rnorm(d * r), d, r)
+  dd <- stats::runif(d, 0.5, 1.5)
+  y <- rgig(n, p, a, b)
+  z <- matrix(stats::rnorm(n * r), n, r) %*% t(f) +
+    matrix(stats::rnorm(n * d), n, d) * rep(sqrt(dd), each = n)
+  x <- rep(seq_len(d) / 10, each = n) +
+    outer(y, rep(c(0.3, -0.2), length.out = d)) + sqrt(y) * z
+  colnames(x) <- paste0("v", seq_len(d))
+  x
+}
+
+online_factor_ctl <- function(...) ghmix_control(online = ghmix_online(...))
+
+online_factor_mean_ll <- function(fit, x) {
+  mean(predict(fit, x, type = "log_density"))
+}
+
+test_that("one pass in batches of 1e4 is within 1e-3 per row of batch EM", {
+  skip_on_cran()
+  x <- online_factor_sim(2e5, 20L, 2L)
+  online <- fit_gh(x, factors = 2L, control = online_factor_ctl())
+  batch <- fit_gh(x, factors = 2L)
+  expect_s3_class(online, c("ghmix_fit_gh", "ghmix_fit_online", "ghmix_fit"))
+  expect_identical(online$factors, 2L)
+  expect_identical(dim(online$loadings), c(20L, 2L))
+  expect_identical(online$iterations, 20L)
+  expect_identical(online$df, batch$df)
+  gap <- online_factor_mean_ll(batch, x) - online_factor_mean_ll(online, x)
+  expect_lt(abs(gap), 1e-3)
+  # the density of the online factor fit is that of its full Sigma
+  par <- online$parameters
+  full <- par[c("mu", "gamma", "p", "a", "b")]
+  full$sigma <- tcrossprod(par$loadings) + diag(par$uniquenesses)
+  rows <- x[1:50, ]
+  expect_equal(
+    predict(online, rows, type = "log_density"),
+    do.call(dgh, c(list(rows), full, list(log = TRUE))),
+    tolerance = 1e-10
+  )
+  expect_equal(online$loglik, sum(online$trace$loglik))
+  # NIG, symmetric and r = 1 take the same path
+  nig <- fit_nig(x[1:5e4, 1:6], factors = 1L, symmetric = TRUE,
+                 control = online_factor_ctl())
+  expect_true(all(nig$parameters$gamma == 0))
+  expect_identical(nig$iterations, 5L)
+})
+
+test_that("a step at the batch fit with g = 1 stays at the batch fit", {
+  # at a fixed point of the batch EM, the M-step from the complete-data
+  # statistics of the factor model is the batch factor M-step
+  x <- online_factor_sim(2e4, 8L, 2L, seed = 3L)
+  batch <- fit_nig(x, factors = 2L, control = ghmix_control(tol = 1e-12))
+  step <- update(batch, x, online = ghmix_online(
+    batch_size = 2e4, step = "forget", rate = 1
+  ))
+  sig <- function(fit) {
+    tcrossprod(fit$parameters$loadings) + diag(fit$parameters$uniquenesses)
+  }
+  expect_equal(sig(step), sig(batch), tolerance = 1e-6)
+  expect_equal(step$parameters$mu, batch$parameters$mu, tolerance = 1e-6)
+  expect_equal(step$parameters$gamma, batch$parameters$gamma,
+               tolerance = 1e-6)
+  # and its batch's log-likelihood (before the step) is the batch fit's
+  expect_equal(step$trace$loglik[[2L]], batch$loglik, tolerance = 1e-10)
+})
+
+test_that("update() of a factor fit on the second half equals the whole pass", {
+  x <- online_factor_sim(4e4, 10L, 2L, seed = 11L)
+  ctl <- online_factor_ctl(batch_size = 5000)
+  whole <- fit_gh(x, factors = 2L, control = ctl)
+  half <- fit_gh(x[1:2e4, ], factors = 2L, control = ctl)
+  cont <- update(half, x[20001:40000, ])
+  expect_identical(cont$parameters, whole$parameters)
+  expect_identical(cont$loglik, whole$loglik)
+  expect_identical(cont$online$s, whole$online$s)
+  expect_identical(cont$trace, whole$trace)
+  # a batch factor fit continues from its final statistics
+  fit <- fit_nig(x[1:1e4, ], factors = 2L)
+  more <- update(fit, x[10001:40000, ],
+                 online = ghmix_online(batch_size = 5000))
+  expect_identical(more$factors, 2L)
+  expect_identical(more$iterations, 7L)
+  expect_equal(more$trace$gain[[2L]], 3^-0.6)
+  expect_equal(more$loglik, fit$loglik + sum(more$trace$loglik[-1L]))
+  ref <- fit_nig(x, factors = 2L)
+  expect_lt(abs(online_factor_mean_ll(ref, x) -
+                  online_factor_mean_ll(more, x)), 1e-3)
+})
+
+test_that("memory of a factor stream does not grow with the batches", {
+  make_stream <- function(batches, rows = 500L) {
+    k <- 0L
+    function() {
+      k <<- k + 1L
+      if (k > batches) NULL else online_factor_sim(rows, 6L, 1L, seed = k)
+    }
+  }
+  ctl <- online_factor_ctl(warmup = 5L)
+  few <- fit_nig(make_stream(20L), factors = 1L, control = ctl)
+  gc()
+  before <- sum(gc()[, 2L])
+  many <- fit_nig(make_stream(200L), factors = 1L, control = ctl)
+  after <- sum(gc()[, 2L])
+  expect_identical(many$nobs, 1e5)
+  # one batch (500 x 6) kept, and one trace row (6 numbers) per batch
+  size_few <- as.numeric(utils::object.size(few))
+  size_many <- as.numeric(utils::object.size(many))
+  expect_lt(size_many - size_few, 180 * 6 * 8 * 2 + 2048)
+  expect_lt(size_many, 1e5) # the stream's 1e5 x 6 rows are 4.8 MB
+  expect_lt(after - before, 2) # MB
+})
+
+test_that("online factor fits give classed errors for what they do not take", {
+  x <- online_factor_sim(3000, 5L, 1L)
+  ctl <- online_factor_ctl(batch_size = 1000)
+  expect_error(fit_nig(x, factors = 5L, control = ctl), "less than d",
+               class = "ghmix_error_argument")
+  expect_error(fit_nig(x, factors = 1.5, control = ctl), "`factors`",
+               class = "ghmix_error_argument")
+  expect_error(fit_nig(x, factors = 1L, shrink = 10, control = ctl),
+               "`shrink` with `factors`", class = "ghmix_error_argument")
+  expect_error(fit_gh(x, factors = 1L, fixed = list(p = -0.5), control = ctl),
+               "`fixed`", class = "ghmix_error_factor_mode")
+  # (without CUDA in the build, the backend's own error comes first)
+  expect_error(fit_nig(x, factors = 1L, backend = "cuda", control = ctl),
+               class = "ghmix_error")
+  fit <- fit_nig(x, factors = 1L, control = ctl)
+  expect_error(update(fit, x, backend = "cuda"),
+               class = "ghmix_error_factor_mode")
+})
