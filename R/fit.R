@@ -432,7 +432,10 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{\gamma}, \eqn{F}, \eqn{D} and the mixing parameters, under the
 #'   rotation's constraints: see [vcov.ghmix_fit()]), `coef()` (`sigma =
 #'   TRUE` adds \eqn{\Sigma}), `logLik()`, `predict()`, `fitted()`,
-#'   `simulate()` and `plot()` work as for other fits. Not supported yet
+#'   `simulate()` and `plot()` work as for other fits. Online EM
+#'   (`control = ghmix_control(online = )`) and [update.ghmix_fit()] take
+#'   `factors` (see the section Factors, shrinkage and units of
+#'   [ghmix_online()]). Not supported yet
 #'   (an error of class `ghmix_error_factor_mode`): `factors` with
 #'   `components` other than 1, `backend = "cuda"`,
 #'   chunked data or a cluster, `fixed`, and data whose scale needs the
