@@ -274,13 +274,7 @@ online_warmup_stage <- function(src, family, start, args, call, state) {
     return(fit_stage(src, family, start, args, call, state, "warm-up"))
   }
   ctx <- mix_context(src, family, args, call)
-  par0 <- if (is.null(args$factors)) {
-    mix_start(src$stored, start, family, args$symmetric, call, src$std,
-              src$scaling)
-  } else {
-    factor_start(src, start, family, args, call)
-  }
-  pt <- mix_point(par0, ctx)
+  pt <- mix_point(stage_start(src, start, family, args, call), ctx)
   if (!pt$ok) {
     ghmix_abort(
       "The starting values give a non-finite log-likelihood; supply `start`.",

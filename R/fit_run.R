@@ -145,12 +145,7 @@ mix_moments <- function(x, w = NULL) {
 # One EM run from start (NULL: the default start of the family).
 fit_stage <- function(src, family, start, args, call, state, stage) {
   ctx <- mix_context(src, family, args, call)
-  par0 <- if (is.null(args$factors)) {
-    mix_start(src$stored, start, family, args$symmetric, call, src$std,
-              src$scaling)
-  } else {
-    factor_start(src, start, family, args, call)
-  }
+  par0 <- stage_start(src, start, family, args, call)
   state$stage <- stage
   state$iter <- 0L
   state$par <- par0
@@ -162,6 +157,15 @@ fit_stage <- function(src, family, start, args, call, state, stage) {
     }
   )
   list(em = em, ctx = ctx)
+}
+
+# The starting parameters of a stage, in the units the rows are fitted in.
+stage_start <- function(src, start, family, args, call) {
+  if (is.null(args$factors)) {
+    return(mix_start(src$stored, start, family, args$symmetric, call,
+                     src$std, src$scaling))
+  }
+  factor_start(src, start, family, args, call)
 }
 
 # The trace line of an in-memory fit (the progress hook of its source).

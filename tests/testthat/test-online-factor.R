@@ -133,6 +133,11 @@ test_that("online factor fits give classed errors for what they do not take", {
   expect_error(fit_nig(x, factors = 1L, backend = "cuda", control = ctl),
                class = "ghmix_error")
   fit <- fit_nig(x, factors = 1L, control = ctl)
+  # (no warm-up: the first batch's statistics at the principal-factor start)
+  cold <- fit_nig(x, factors = 1L,
+                  control = online_factor_ctl(batch_size = 1000, warmup = 0L))
+  expect_identical(cold$iterations, 3L)
+  expect_lt(abs(cold$loglik / 3000 - fit$loglik / 3000), 0.5)
   expect_error(update(fit, x, backend = "cuda"),
                class = "ghmix_error_factor_mode")
 })
