@@ -17,9 +17,11 @@
 #   a_uf = sum v E[(1/Y) u f']  = sxx_proj - sx (beta gamma)',
 #   b_if = sum v E[(1/Y) f]     = beta (sxw - tau gamma),
 #   b_f  = sum v E[f]           = beta (sx - s_y gamma),
-#   b_ff = sum v E[(1/Y) f f']  = tau (I - beta F) + beta sxx_proj beta'...
-#          (with the gamma terms: beta sum v E[(1/Y)(u - gamma Y)(u -
-#          gamma Y)'] beta'),
+#   b_ff = sum v E[(1/Y) f f']  = tau (I - beta F) + beta sxx_proj
+#          - (beta sx)(beta gamma)' - (beta gamma)(beta sx)'
+#          + s_y (beta gamma)(beta gamma)'
+#   (the last three terms: beta sum v E[(1/Y)(u - gamma Y)(u - gamma Y)']
+#   beta', with sxx_proj = S beta'),
 # and diag S (sxx_diag), O(d r) numbers in all.  Their running averages
 # are kept with the others (per unit weight); the M-step is the complete-
 # data one given the new mu and gamma (ECM, as the batch fit): with
@@ -27,8 +29,9 @@
 #   C = sum v E[(1/Y) r f'] = a_uf - mu_u b_if' - gamma b_f',
 #   F_new = C b_ff^-1,  D_new = diag(sum v E[(1/Y) r r']) - rowSums(F_new * C)
 # (over tau).  At a fixed point (mu_u = 0, gamma unchanged) C = tau S beta'
-# and b_ff = tau (I - beta F + beta S beta'): the batch factor M-step, so
-# the stationary points are those of the batch fit.  When mu moves by c,
+# and b_ff = tau (I - beta F + beta S beta') with S the effective scatter
+# of mix_mstep_normal(): the batch factor M-step (factor_fa_step()), so
+# the fixed points are those of the batch fit.  When mu moves by c,
 # a_uf -> a_uf - c b_if' and diag S as online_move() moves S; when Y ->
 # k Y (the gauge), F -> F / sqrt(k) and so f -> sqrt(k) f: a_uf and b_if
 # are divided by sqrt(k), b_f multiplied, b_ff unchanged.  F is not
