@@ -120,26 +120,12 @@ test_that("factor streams from chunks and with weights", {
 })
 
 test_that("memory of a factor stream does not grow with the batches", {
-  make_stream <- function(batches, rows = 500L) {
-    k <- 0L
-    function() {
-      k <<- k + 1L
-      if (k > batches) NULL else online_factor_sim(rows, 6L, 1L, seed = k)
-    }
-  }
   ctl <- online_factor_ctl(warmup = 5L)
-  few <- fit_nig(make_stream(20L), factors = 1L, control = ctl)
-  gc()
-  before <- sum(gc()[, 2L])
-  many <- fit_nig(make_stream(200L), factors = 1L, control = ctl)
-  after <- sum(gc()[, 2L])
-  expect_identical(many$nobs, 1e5)
-  # one batch (500 x 6) kept, and one trace row (6 numbers) per batch
-  size_few <- as.numeric(utils::object.size(few))
-  size_many <- as.numeric(utils::object.size(many))
-  expect_lt(size_many - size_few, 180 * 6 * 8 * 2 + 2048)
-  expect_lt(size_many, 1e5) # the stream's 1e5 x 6 rows are 4.8 MB
-  expect_lt(after - before, 2) # MB
+  # (the stream's 1e5 x 6 rows are 4.8 MB)
+  expect_stream_memory(
+    function(m, seed) online_factor_sim(m, 6L, 1L, seed = seed),
+    function(stream) fit_nig(stream, factors = 1L, control = ctl), 1e5
+  )
 })
 
 test_that("online factor fits give classed errors for what they do not take", {
