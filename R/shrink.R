@@ -242,23 +242,16 @@ shrink_target_like <- function(v) {
 # the units the rows are fitted in), weight k, rule ("given" or
 # "ledoit-wolf" or "cv"), intensity (rho of the rule, else NA), d, and for
 # "cv" the table cv.  fold_fit(rows, k, target): the fit of some rows of
-# src with another prior (shrink_fold_fitter()).
-shrink_setup <- function(spec, src, call, fold_fit = NULL) {
+# src with another prior (shrink_fold_fitter()).  factors: NULL, or the r
+# of a factor fit (its target: factor_shrink_target()).
+shrink_setup <- function(spec, src, call, fold_fit = NULL, factors = NULL) {
   if (is.null(spec)) {
     return(NULL)
   }
-  d <- src$engine$d
-  sc <- if (is.null(src$scaling)) rep(1, d) else src$scaling$scale
-  tt <- shrink_target(spec$target, src$std$cov, sc, call)
-  out <- list(
-    type = if (is.character(spec$target)) spec$target else "matrix",
-    target = tt$user, target_fit = tt$fit,
-    chol_target = .Call(ffi_chol_lower, tt$fit), weight = spec$weight,
-    rule = "given", intensity = NA_real_, d = d
-  )
-  if (is.null(out$chol_target)) {
-    abort_shrink("The target of `shrink` is not positive definite here.",
-                 call)
+  out <- if (is.null(factors)) {
+    shrink_full_target(spec, src, call)
+  } else {
+    factor_shrink_target(spec, src, call)
   }
   if (identical(spec$weight, "cv")) {
     cv <- shrink_cv(spec$target, src, fold_fit, call)
@@ -273,6 +266,27 @@ shrink_setup <- function(spec, src, call, fold_fit = NULL) {
     out$weight <- src$nobs * out$intensity / (1 - out$intensity)
   }
   out
+}
+
+# The target part of the prior of a full-Sigma fit (shrink_setup()).
+shrink_full_target <- function(spec, src, call) {
+  d <- src$engine$d
+  sc <- if (is.null(src$scaling)) rep(1, d) else src$scaling$scale
+  tt <- shrink_target(spec$target, src$std$cov, sc, call)
+  out <- list(
+    type = if (is.character(spec$target)) spec$target else "matrix",
+    target = tt$user, target_fit = tt$fit,
+    chol_target = .Call(ffi_chol_lower, tt$fit), weight = spec$weight,
+    rule = "given", intensity = NA_real_, d = d
+  )
+  if (is.null(out$chol_target)) {
+    shrink_abort_target(call)
+  }
+  out
+}
+
+shrink_abort_target <- function(call) {
+  abort_shrink("The target of `shrink` is not positive definite here.", call)
 }
 
 # The target in the data's units and in those of the fitted rows (cov: the
@@ -320,10 +334,13 @@ shrink_rule_intensity <- function(prior, src, call) {
   if (prior$type == "diagonal" && !is.null(src$scaling)) {
     x <- scaling_apply(x, src$scaling) # the same rho, in safer units
   }
-  rho <- shrink_intensity(
-    x, weights_in_sums(src$weights),
-    if (prior$type == "diagonal") NULL else prior$target
-  )
+  w <- weights_in_sums(src$weights)
+  rho <- if (isTRUE(prior$factor)) {
+    factor_shrink_intensity(x, w, prior)
+  } else {
+    shrink_intensity(x, w, if (prior$type == "diagonal") NULL else
+      prior$target)
+  }
   if (!is.finite(rho)) {
     abort_shrink(
       "The weight rule of `shrink` failed on these data; give a weight.", call
@@ -386,7 +403,7 @@ shrink_fold_fitter <- function(src, family, args, call) {
     mix_fit(src$stored[rows, , drop = FALSE], family, args$symmetric, NULL,
             args$control, args$gauge, FALSE, args$backend, args$threads,
             args$device, call, NULL, w, fixed = args$fixed,
-            shrink = ghmix_shrink(target, k))
+            shrink = ghmix_shrink(target, k), factors = args$factors)
   }
 }
 
