@@ -130,11 +130,14 @@ factor_shrink_intensity <- function(x, w, prior) {
 }
 
 # ||x' diag(w) x||^2 (Frobenius) by blocks of columns of that matrix, at
-# most `cells` entries at a time.
+# most `cells` entries at a time (one block: crossprod(), half the work).
 factor_frob2 <- function(x, w, cells = factor_block_cells) {
   y <- x * sqrt(w)
   d <- ncol(y)
   b <- max(1L, floor(cells / d))
+  if (b >= d) {
+    return(sum(crossprod(y)^2))
+  }
   total <- 0
   for (j in seq(1L, d, by = b)) {
     cols <- j:min(d, j + b - 1L)
