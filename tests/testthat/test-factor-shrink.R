@@ -182,26 +182,6 @@ test_that("d close to n: the penalised factor fit is well conditioned", {
   expect_gte(min(diff(pen$trace$objective)), -1e-12 * abs(pen$objective))
 })
 
-# The Ledoit-Wolf (2004) quantities written out row by row (as in
-# test-shrink.R).
-fshrink_lw_direct <- function(x, target = c("identity", "diagonal")) {
-  target <- match.arg(target)
-  n <- nrow(x)
-  x <- sweep(x, 2L, colMeans(x))
-  if (target == "diagonal") x <- sweep(x, 2L, sqrt(colMeans(x^2)), "/")
-  s <- crossprod(x) / n
-  keep <- if (target == "diagonal") row(s) != col(s) else TRUE
-  tgt <- if (target == "diagonal") diag(diag(s)) else
-    diag(sum(diag(s)) / ncol(x), ncol(x))
-  b2bar <- 0
-  for (k in seq_len(n)) {
-    b2bar <- b2bar + sum(((tcrossprod(x[k, ]) - s)[keep])^2)
-  }
-  b2bar <- b2bar / n^2
-  d2 <- sum(((s - tgt)[keep])^2)
-  min(b2bar, d2) / d2
-}
-
 test_that("the Ledoit-Wolf rule of a factor fit, without the d x d S", {
   x <- fshrink_data(200, 7, 2, seed = 5)
   n <- nrow(x)
@@ -211,7 +191,7 @@ test_that("the Ledoit-Wolf rule of a factor fit, without the d x d S", {
   }
   for (tgt in c("identity", "diagonal")) {
     sh <- rule(shrink = ghmix_shrink(tgt))
-    rho <- fshrink_lw_direct(x, tgt)
+    rho <- lw_direct(x, tgt)
     expect_equal(sh$intensity, rho, tolerance = 1e-10)
     expect_equal(sh$weight, n * rho / (1 - rho), tolerance = 1e-10)
     expect_identical(sh$rule, "ledoit-wolf")
@@ -231,7 +211,7 @@ test_that("the Ledoit-Wolf rule of a factor fit, without the d x d S", {
   set.seed(3)
   w <- sample(0:3, n, replace = TRUE)
   sw <- rule(weights = w, shrink = ghmix_shrink())
-  rho_rep <- fshrink_lw_direct(x[rep(seq_len(n), w), ], "diagonal")
+  rho_rep <- lw_direct(x[rep(seq_len(n), w), ], "diagonal")
   expect_equal(sw$intensity, rho_rep, tolerance = 1e-10)
   expect_equal(sw$weight, sum(w) * rho_rep / (1 - rho_rep),
                tolerance = 1e-10)
