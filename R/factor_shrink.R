@@ -102,11 +102,15 @@ factor_shrink_scatter <- function(sc, st, prior, shrink_tr) {
 # w, NULL: all 1) toward the prior's target, without the d x d sample
 # covariance S: ||S||^2 from column blocks (factor_frob2()), tr(S) and
 # <S, T> from the rows, so that ||S - c T||^2 = ||S||^2 - <S, T>^2 /
-# ||T||^2 (c = <S, T> / ||T||^2).  O(n d^2) time, O(n d) memory.
+# ||T||^2 (c = <S, T> / ||T||^2).  O(n d^2) time, O(n d) memory.  d = 1:
+# S has the target's shape, rho = 0 (not left to rounding).
 factor_shrink_intensity <- function(x, w, prior) {
+  d <- ncol(x)
+  if (d == 1L) {
+    return(0)
+  }
   if (is.null(w)) w <- rep(1, nrow(x))
   tot <- sum(w)
-  d <- ncol(x)
   x <- x - rep(colSums(x * w) / tot, each = nrow(x))
   if (prior$type == "diagonal") {
     x <- x / rep(sqrt(colSums(x^2 * w) / tot), each = nrow(x))

@@ -246,6 +246,21 @@ test_that("weight = \"cv\" with factors: fold fits of the factor model", {
   expect_output(print(fit), "cross-validated")
 })
 
+test_that("d = 1 (r = 0): P* is a constant, the fit the unpenalised one", {
+  x <- fshrink_data(200, 2, 1, seed = 10)[, 1L]
+  plain <- fit_nig(x, factors = 0)
+  given <- fit_nig(x, factors = 0, shrink = 40)
+  expect_identical(given$parameters, plain$parameters)
+  expect_identical(given$iterations, plain$iterations)
+  # P* = -(k / 2) (log T + 1) with T the sample variance
+  expect_equal(given$objective - given$loglik,
+               -20 * (log(stats::var(x)) + 1), tolerance = 1e-12)
+  rule <- fit_nig(x, factors = 0, shrink = ghmix_shrink())
+  expect_identical(rule$shrink$intensity, 0)
+  expect_identical(rule$shrink$weight, 0)
+  expect_identical(rule$parameters, plain$parameters)
+})
+
 test_that("print, summary and vcov of a penalised factor fit", {
   fit <- fit_nig(fshrink_data(300, 6, 2, seed = 8), factors = 2,
                  shrink = ghmix_shrink())
