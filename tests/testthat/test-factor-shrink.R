@@ -246,6 +246,22 @@ test_that("weight = \"cv\" with factors: fold fits of the factor model", {
   expect_output(print(fit), "cross-validated")
 })
 
+test_that("weights: a penalised factor fit of replicated rows", {
+  x <- fshrink_data(150, 5, 1, seed = 12)
+  set.seed(13)
+  w <- sample(1:3, nrow(x), replace = TRUE)
+  rep_x <- x[rep(seq_len(nrow(x)), w), ]
+  for (sh in list(20, ghmix_shrink())) {
+    fw <- fit_nig(x, factors = 1, weights = w, shrink = sh)
+    fr <- suppressWarnings(fit_nig(rep_x, factors = 1, shrink = sh))
+    expect_equal(fw$shrink$weight, fr$shrink$weight, tolerance = 1e-12)
+    expect_equal(fw$shrink$target, fr$shrink$target, tolerance = 1e-12)
+    expect_equal(fw$objective, fr$objective, tolerance = 1e-9)
+    expect_equal(fshrink_sigma(fw), fshrink_sigma(fr), tolerance = 1e-6)
+    expect_equal(fw$parameters$mu, fr$parameters$mu, tolerance = 1e-6)
+  }
+})
+
 test_that("d = 1 (r = 0): P* is a constant, the fit the unpenalised one", {
   x <- fshrink_data(200, 2, 1, seed = 10)[, 1L]
   plain <- fit_nig(x, factors = 0)
