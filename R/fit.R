@@ -377,7 +377,8 @@ print.ghmix_control <- function(x, ...) {
 #'   estimate, which `logLik()`, `AIC()` and `BIC()` use: information
 #'   criteria of the penalised estimate, with the unpenalised df), and adds
 #'   `objective` (the penalised objective), `shrink` (`type`, `target` in
-#'   the data's units, `weight` \eqn{k}, `rule`: `"given"`,
+#'   the data's units, for a factor fit with a built-in target the vector
+#'   of its diagonal, `weight` \eqn{k}, `rule`: `"given"`,
 #'   `"ledoit-wolf"` or `"cv"`, its `intensity`, and for `"cv"` the table
 #'   `cv`) and a column `objective` in
 #'   `trace`. `print()` and `summary()` report them; `vcov()` of a
@@ -441,7 +442,10 @@ print.ghmix_control <- function(x, ...) {
 #'   chunked data or a cluster, `fixed`, and data whose scale needs the
 #'   standardisation of the Units section. [dgh()] and [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
-#'   the fit with a diagonal \eqn{\Sigma}.
+#'   the fit with a diagonal \eqn{\Sigma}. With `shrink`, the penalised
+#'   factor fit of the Factor models section of [ghmix_shrink()] (no
+#'   \eqn{d \times d}{d x d} matrix for the built-in targets; every weight
+#'   rule).
 #' @inheritParams ghmix-params
 #' @return An object of class `c("ghmix_fit_<family>", "ghmix_fit")`: a list
 #'   with `parameters` (`mu`, `gamma`, `sigma`, `p`, `a`, `b`), `loglik`,

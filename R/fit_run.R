@@ -22,9 +22,6 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
   args$fixed <- fixed
   args$shrink <- shrink_arg(shrink, call) # set up with the rows (fit_run())
   args$factors <- factors
-  if (!is.null(factors) && !is.null(args$shrink)) {
-    abort_argument("`shrink` with `factors` is not supported yet.", call)
-  }
   # where the fit is, for the errors of chunked engines (chunk_abort())
   state <- new.env(parent = emptyenv())
   state$stage <- "setup"
@@ -56,7 +53,8 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
   check_fixed_mode(args$fixed, args, call)
   if (fixed_gamma_zero(args$fixed)) args$symmetric <- TRUE
   args$prior <- shrink_setup(args$shrink, src, call,
-                             shrink_fold_fitter(src, family, args, call))
+                             shrink_fold_fitter(src, family, args, call),
+                             args$factors)
   state$scaling <- src$scaling
   mix_warn_ties(src$ties, family, call, src$nobs)
   if (is.null(start) && family == "gh") {
