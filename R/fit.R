@@ -242,10 +242,10 @@ print.ghmix_control <- function(x, ...) {
 #'   covariances, \eqn{\gamma = 0} and the family's mixing law with mean 1
 #'   (a NIG law for GH). Five EM cycles run from each, and the start with
 #'   the highest log-likelihood (table `starts`) is continued. On more
-#'   than 2000 rows in memory on the CPU without `shrink`, Ward's
-#'   clustering and the five cycles run on 1000 rows taken evenly through
-#'   the data (the `starts` table's log-likelihoods are then those of these
-#'   rows), a start whose partition is that of an earlier one on 99% of the
+#'   than 2000 rows in memory on the CPU without `shrink`, the five cycles
+#'   run on 1000 rows taken evenly through the data (the `starts` table's
+#'   log-likelihoods are then those of these rows) and Ward's clustering on
+#'   every other one of them, a start whose partition is that of an earlier one on 99% of the
 #'   rows is not screened, and a start's cycles stop once its log-likelihood, extended
 #'   by its last gain for each cycle left, stays below the best an earlier
 #'   start reached; the EM from the chosen start then runs on every row.

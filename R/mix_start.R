@@ -13,7 +13,8 @@ mixture_starts <- function(z, g, family, nstart, start, std, call,
   }
   idx <- if (screen) mixture_screen_sample(nrow(z))
   labels <- c(
-    list(kmeans = mixture_kmeans(z, g), hclust = mixture_hclust(z, g, idx)),
+    list(kmeans = mixture_kmeans(z, g),
+         hclust = mixture_hclust(z, g, mixture_screen_ward(idx))),
     stats::setNames(lapply(seq_len(nstart), function(i) {
       mixture_nearest(z, z[sample.int(nrow(z), g), , drop = FALSE])
     }), paste0("random ", seq_len(nstart), recycle0 = TRUE))
