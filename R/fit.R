@@ -244,11 +244,13 @@ print.ghmix_control <- function(x, ...) {
 #'   the highest log-likelihood (table `starts`) is continued. On more
 #'   than 2000 rows in memory on the CPU without `shrink`, the five cycles
 #'   run on 1000 rows taken evenly through the data (the `starts` table's
-#'   log-likelihoods are then those of these rows) and Ward's clustering on
-#'   every other one of them, a start whose partition is that of an earlier one on 99% of the
-#'   rows is not screened, and a start's cycles stop once its log-likelihood, extended
-#'   by its last gain for each cycle left, stays below the best an earlier
-#'   start reached; the EM from the chosen start then runs on every row.
+#'   log-likelihoods are then those of these rows; a component's size
+#'   there is counted on all the rows) and Ward's clustering on every other
+#'   one of them; a start whose partition is that of an earlier one on 99%
+#'   of the rows is not screened, and a start's cycles stop once its
+#'   log-likelihood, extended by its last gain for each cycle left, stays
+#'   below the best an earlier start reached. The chosen start's five
+#'   cycles then run again on every row, and its EM continues from there.
 #'   The starts use R's random number generator, so `set.seed()`
 #'   reproduces a fit.
 #'   `start` may instead be cluster labels (an integer vector or factor

@@ -150,7 +150,7 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
   }
   idx <- attr(starts, "screen")
   z_s <- if (is.null(idx)) z else z[idx, , drop = FALSE]
-  ctx_s <- mixture_screen_ctx(ctx, idx)
+  ctx_s <- mixture_screen_ctx(ctx, z, idx)
   runs <- lapply(starts, function(s) {
     em <- suppressWarnings(
       mixture_em(z_s, s$pars, s$props, ctx_s, iters, FALSE, final = FALSE)
@@ -440,13 +440,15 @@ mixture_par_ok <- function(par) {
     mixture_sigma_ok(par$sigma)
 }
 
-# The components to drop: effective size sum(tau_k) below the larger of
+# The components to drop: effective size sum(tau_k) (on all rows, where
+# the E-step ran on a screening sample) below the larger of
 # d + 1 and the component's number of free parameters, a failed M-step
 # (non-finite or invalid parameters) or a sigma that is not positive
 # definite or has a condition number above 1e12 (in the standardised
 # units): the degenerate solutions at which the likelihood runs away.
 mixture_degenerate <- function(up, es, d, ctx) {
-  taus <- vapply(es$components, function(st) st$tau, 0)
+  taus <- mixture_screen_size(vapply(es$components, function(st) st$tau, 0),
+                              ctx)
   min_size <- max(d + 1, mix_df(ctx$family, ctx$symmetric, d))
   small <- taus < min_size
   failed <- vapply(up$pars, is.null, NA)

@@ -49,12 +49,23 @@ mixture_screen_ward <- function(idx) {
   if (is.null(idx)) NULL else idx[c(TRUE, FALSE)]
 }
 
-# ctx for the EM cycles on the rows idx of z (NULL: all rows).
-mixture_screen_ctx <- function(ctx, idx) {
-  if (!is.null(idx) && !is.null(ctx$weights)) {
-    ctx$weights <- ctx$weights[idx]
+# ctx for the EM cycles on the rows idx of z (NULL: all rows), with the
+# factor from a component's size on the sample to its size on all rows
+# (mixture_degenerate() drops a component by the latter).
+mixture_screen_ctx <- function(ctx, z, idx) {
+  if (is.null(idx)) {
+    return(ctx)
   }
+  n <- mixture_nobs(z, ctx)
+  if (!is.null(ctx$weights)) ctx$weights <- ctx$weights[idx]
+  ctx$screen_scale <- n / mixture_nobs(z[idx, , drop = FALSE], ctx)
   ctx
+}
+
+# A component's effective size on all rows from its size on the rows of
+# ctx's E-step.
+mixture_screen_size <- function(tau, ctx) {
+  if (is.null(ctx$screen_scale)) tau else tau * ctx$screen_scale
 }
 
 # TRUE when a screened start is clearly behind: its objective, extended by

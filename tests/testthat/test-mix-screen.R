@@ -85,3 +85,22 @@ test_that("the agreement of two partitions and the early stop", {
   expect_true(behind(ctx, old, new, 0L))
   expect_false(behind(list(), old, new, 0L))
 })
+
+test_that("a small cluster is not lost to the size of the screening sample", {
+  # 100 of 5000 rows: about 20 of the 1000 screened, fewer than a d = 5
+  # NIG component's free parameters, but a component of 100 rows of all
+  set.seed(23)
+  n_k <- c(2450L, 2450L, 100L)
+  x <- do.call(rbind, lapply(1:3, function(k) {
+    sim_mixture(n_k[[k]], c(-6, 0, 6)[k] + seq(0, 1, length.out = 5),
+                rep(0.3, 5) * (k - 2), diag(5) / 2, -0.5, 1, 1)
+  }))
+  x <- x[sample.int(nrow(x)), ]
+  expect_lt(20, ghmix:::mix_df("nig", FALSE, 5L))
+  ref <- screen_fit(x, FALSE, nstart = 2)
+  fit <- screen_fit(x, TRUE, nstart = 2)
+  expect_identical(ref$G, 3L)
+  expect_identical(fit$G, 3L)
+  expect_equal(sort(colSums(fit$z)), sort(colSums(ref$z)), tolerance = 1e-6)
+  expect_equal(fit$loglik, ref$loglik, tolerance = 1e-10)
+})
