@@ -241,8 +241,18 @@ print.ghmix_control <- function(x, ...) {
 #'   the nearest); each partition gives per-component means and
 #'   covariances, \eqn{\gamma = 0} and the family's mixing law with mean 1
 #'   (a NIG law for GH). Five EM cycles run from each, and the start with
-#'   the highest log-likelihood (table `starts`) is continued. The starts
-#'   use R's random number generator, so `set.seed()` reproduces a fit.
+#'   the highest log-likelihood (table `starts`) is continued. On more
+#'   than 2000 rows in memory on the CPU without `shrink`, the five cycles
+#'   run on 1000 rows taken evenly through the data (the `starts` table's
+#'   log-likelihoods are then those of these rows; a component's size
+#'   there is counted on all the rows) and Ward's clustering on every other
+#'   one of them; a start whose partition is that of an earlier one on 99%
+#'   of the rows is not screened, and a start's cycles stop once its
+#'   log-likelihood, extended by its last gain for each cycle left, stays
+#'   below the best an earlier start reached. The chosen start's five
+#'   cycles then run again on every row, and its EM continues from there.
+#'   The starts use R's random number generator, so `set.seed()`
+#'   reproduces a fit.
 #'   `start` may instead be cluster labels (an integer vector or factor
 #'   with one value per row, G distinct values, each cluster with at least
 #'   d + 1 rows: otherwise an error of class `ghmix_error_start_labels`) or

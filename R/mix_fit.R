@@ -114,6 +114,10 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
     on.exit(.Call(ffi_cuda_mix_data_free, handle), add = TRUE)
     ctx$estep <- mixture_estep_cuda(handle, args$device)
   }
+  # (the GPU's E-step reads the rows on the device; a prior's strength is
+  # that of the whole sample; the option, for tests: screen every row)
+  ctx$screen <- args$backend == "cpu" && is.null(ctx$shrink) &&
+    !isFALSE(getOption("ghmix.mixture_screen"))
   best <- mixture_best_start(z, g, family, nstart, start, std, ctx)
   em <- mixture_em_restarts(z, g, best, ctx, args$control)
   args$prior <- ctx$shrink
@@ -126,7 +130,8 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
 # (among those that kept all G components, if any did) is continued.
 mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
                                iters = 5L) {
-  starts <- mixture_starts(z, g, family, nstart, start, std, ctx$call)
+  starts <- mixture_starts(z, g, family, nstart, start, std, ctx$call,
+                           isTRUE(ctx$screen))
   if (length(starts) == 0L) {
     ghmix_abort(
       sprintf(
@@ -143,23 +148,32 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
   if (length(starts) == 1L && !is.null(start)) {
     return(c(starts[[1L]], list(table = NULL)))
   }
+  idx <- attr(starts, "screen")
+  z_s <- if (is.null(idx)) z else z[idx, , drop = FALSE]
+  ctx_s <- mixture_screen_ctx(ctx, z, idx)
   runs <- lapply(starts, function(s) {
     em <- suppressWarnings(
-      mixture_em(z, s$pars, s$props, ctx, iters, FALSE, final = FALSE)
+      mixture_em(z_s, s$pars, s$props, ctx_s, iters, FALSE, final = FALSE)
     )
+    kept <- length(em$pars) == g
+    if (!is.null(idx) && kept && is.finite(em$objective)) {
+      ctx_s$screen_bar <<- max(ctx_s$screen_bar, em$objective)
+    }
     list(pars = em$pars, props = em$props, label = s$label,
-         loglik = em$objective, kept = length(em$pars) == g)
+         loglik = em$objective, kept = kept,
+         origin = if (!is.null(idx)) c(s, list(iters = iters)))
   })
   ll <- vapply(runs, function(r) r$loglik, 0)
   kept <- vapply(runs, function(r) r$kept, NA)
   score <- ifelse(kept & is.finite(ll), ll, -Inf)
   if (all(score == -Inf)) score <- ifelse(is.finite(ll), ll, -Inf)
-  best <- runs[[which.max(score)]]
+  best <- mixture_screen_full(runs[[which.max(score)]], z, ctx)
   # the other starts that kept all G, best first: mixture_em_restarts()
   others <- setdiff(order(score, decreasing = TRUE), which.max(score))
   best$others <- runs[others[kept[others] & is.finite(ll[others])]]
   best$table <- data.frame(
-    start = vapply(runs, function(r) r$label, ""), loglik = ll,
+    start = vapply(runs, function(r) r$label, ""),
+    loglik = ll + mixture_screen_shift(z, z_s, ctx, ctx_s, std),
     components = vapply(runs, function(r) length(r$pars), 0L),
     stringsAsFactors = FALSE
   )
@@ -173,6 +187,7 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
 # given only when no run keeps all G (the first run is then the fit).
 mixture_em_restarts <- function(z, g, best, ctx, control) {
   run <- function(s) {
+    s <- mixture_screen_full(s, z, ctx)
     held <- list()
     em <- withCallingHandlers(
       mixture_em(z, s$pars, s$props, ctx, control$max_iter, control$trace),
@@ -240,6 +255,7 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
       message(sprintf("iter %4d  G %d  loglik %.10g  (%s)", iter,
                       length(nxt$state$pars), nxt$state$es$loglik, nxt$kind))
     }
+    behind <- mixture_screen_behind(ctx, cur, nxt$state, max_iter - iter)
     done <- nxt$kind != "drop" &&
       mixture_converged(cur, nxt$state,
                         n + mixture_shrink_rows(ctx$shrink, length(pars)),
@@ -249,6 +265,7 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
       status <- list(converged = TRUE, message = "converged")
       break
     }
+    if (behind) break
   }
   mixture_em_result(cur, iter, status, dropped, trace, ctx, final)
 }
@@ -423,13 +440,15 @@ mixture_par_ok <- function(par) {
     mixture_sigma_ok(par$sigma)
 }
 
-# The components to drop: effective size sum(tau_k) below the larger of
+# The components to drop: effective size sum(tau_k) (on all rows, where
+# the E-step ran on a screening sample) below the larger of
 # d + 1 and the component's number of free parameters, a failed M-step
 # (non-finite or invalid parameters) or a sigma that is not positive
 # definite or has a condition number above 1e12 (in the standardised
 # units): the degenerate solutions at which the likelihood runs away.
 mixture_degenerate <- function(up, es, d, ctx) {
-  taus <- vapply(es$components, function(st) st$tau, 0)
+  taus <- mixture_screen_size(vapply(es$components, function(st) st$tau, 0),
+                              ctx)
   min_size <- max(d + 1, mix_df(ctx$family, ctx$symmetric, d))
   small <- taus < min_size
   failed <- vapply(up$pars, is.null, NA)

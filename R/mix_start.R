@@ -3,31 +3,40 @@
 # pars G parameter lists.
 
 # The candidate starts: the user's (labels or a previous mixture fit), or
-# k-means, Ward's hierarchical clustering and nstart random centres.
-mixture_starts <- function(z, g, family, nstart, start, std, call) {
+# k-means, Ward's hierarchical clustering and nstart random centres.  With
+# screen = TRUE, the rows to screen them on (mixture_screen_sample(), NULL
+# for all) are kept as the attribute "screen".
+mixture_starts <- function(z, g, family, nstart, start, std, call,
+                           screen = FALSE) {
   if (!is.null(start)) {
     return(list(mixture_start_user(z, g, family, start, std, call)))
   }
+  idx <- if (screen) mixture_screen_sample(nrow(z))
   labels <- c(
-    list(kmeans = mixture_kmeans(z, g), hclust = mixture_hclust(z, g)),
+    list(kmeans = mixture_kmeans(z, g),
+         hclust = mixture_hclust(z, g, mixture_screen_ward(idx))),
     stats::setNames(lapply(seq_len(nstart), function(i) {
       mixture_nearest(z, z[sample.int(nrow(z), g), , drop = FALSE])
     }), paste0("random ", seq_len(nstart), recycle0 = TRUE))
   )
+  if (!is.null(idx)) labels <- mixture_screen_distinct(labels, g)
   starts <- Map(function(lab, nm) {
     mixture_start_labels(z, lab, g, family, nm)
   }, labels, names(labels))
-  Filter(Negate(is.null), starts)
+  structure(Filter(Negate(is.null), starts), screen = idx)
 }
 
 mixture_kmeans <- function(z, g) {
   stats::kmeans(z, g, iter.max = 50L, nstart = 1L)$cluster
 }
 
-# Ward's method (ward.D2 on Euclidean distances) on at most 2000 rows (it
-# costs O(m^2) memory); the other rows join the nearest cluster centre.
-mixture_hclust <- function(z, g, m = 2000L) {
-  idx <- if (nrow(z) > m) sort(sample.int(nrow(z), m)) else seq_len(nrow(z))
+# Ward's method (ward.D2 on Euclidean distances) on the rows idx, or on at
+# most 2000 rows (it costs O(m^2) memory); the other rows join the nearest
+# cluster centre.
+mixture_hclust <- function(z, g, idx = NULL, m = 2000L) {
+  if (is.null(idx)) {
+    idx <- if (nrow(z) > m) sort(sample.int(nrow(z), m)) else seq_len(nrow(z))
+  }
   tree <- stats::hclust(stats::dist(z[idx, , drop = FALSE]), "ward.D2")
   lab <- stats::cutree(tree, g)
   centres <- rowsum(z[idx, , drop = FALSE], lab) / as.vector(table(lab))
