@@ -1,17 +1,5 @@
 # Mixtures of factor-analytic GH members (`components` with `factors`).
 
-# The adjusted Rand index (Hubert and Arabie 1985) from the contingency
-# table of two labelings.
-fmix_ari <- function(a, b) {
-  tab <- table(a, b)
-  pairs <- function(v) sum(v * (v - 1) / 2)
-  s_ij <- pairs(tab)
-  s_a <- pairs(rowSums(tab))
-  s_b <- pairs(colSums(tab))
-  expected <- s_a * s_b / pairs(sum(tab))
-  (s_ij - expected) / ((s_a + s_b) / 2 - expected)
-}
-
 # log K_nu(z) by base R's besselK(); as z -> 0 (b = 0 or a = 0) the
 # small-argument form K_nu(z) ~ Gamma(|nu|) / 2 (2 / z)^|nu| (DLMF 10.30.2)
 # enters through the limits written out in fmix_ref_logpdf().
@@ -174,7 +162,7 @@ test_that("separated factor-NIG clusters are recovered; BIC picks G = 2", {
   expect_identical(fit$G, 2L)
   expect_identical(fit$criteria$asked, 1:3)
   expect_identical(fit$criteria$G[which.min(fit$criteria$BIC)], 2L)
-  expect_gte(fmix_ari(fit$classification, sim$labels), 0.95)
+  expect_gte(ari(fit$classification, sim$labels), 0.95)
   expect_true(fmix_monotone(fit))
   # at least the log-likelihood at the true parameters
   truth <- sim$truth
