@@ -275,6 +275,31 @@ print.ghmix_control <- function(x, ...) {
 #'   the warning is given only when none does (the first run is then the
 #'   fit). A start given as labels or a fit is not restarted.
 #'
+#'   Factor mixtures: with `factors = r` (and `weights` or not) every
+#'   component is the factor-analytic member of the Factor models section,
+#'   \eqn{\Sigma_k = F_k F_k' + \mathrm{diag}(D_k)}{Sigma_k = F_k F_k' +
+#'   diag(D_k)} with its own \eqn{d \times r}{d x r} loadings, and no
+#'   \eqn{d \times d}{d x d} matrix is formed (memory \eqn{O(n G + G d
+#'   r)} beyond the rows). Each E-step runs the factor E-step of every
+#'   component twice: once for the per-row densities that give the
+#'   memberships, once for its sums with the rows weighted by
+#'   \eqn{w_i \tau_{ik}}; each component's M-step is the factor M-step (a
+#'   GEM step, so the log-likelihood still never decreases). The starts are
+#'   the same partitions, each cluster giving its mean and the principal
+#'   factor start of its rows; a previous mixture fit as `start` must have
+#'   as many factors. The condition number of \eqn{\Sigma_k} is checked
+#'   by its bound \eqn{(\max D_k + \sum F_k^2) / \min D_k}. Each
+#'   component is reported in the rotation of one factor fit, `df` is
+#'   \eqn{G - 1} plus G times the df of one factor fit, and the fit has
+#'   `factors`. Its methods work as for other mixtures, with `coef(fit,
+#'   component = k, sigma = TRUE)` adding \eqn{\Sigma_k}, except
+#'   `vcov()` (an error of class `ghmix_error_factor_mode`; `summary()`
+#'   gives the estimates without standard errors). Factor mixtures are
+#'   fitted in memory on the CPU: chunked data, a `cluster`,
+#'   `backend = "cuda"`, `shrink` and `fixed` with them are errors of
+#'   class `ghmix_error_factor_mode` (`fixed`: `ghmix_error_argument`, as
+#'   for every mixture).
+#'
 #'   The result has class `c("ghmix_mixture_<family>", "ghmix_mixture")`:
 #'   `proportions`, `components` (a list of parameter lists), `loglik`,
 #'   `df` (\eqn{G - 1} plus G times the df of one component), `nobs`,
@@ -446,9 +471,11 @@ print.ghmix_control <- function(x, ...) {
 #'   `simulate()` and `plot()` work as for other fits. Online EM
 #'   (`control = ghmix_control(online = )`) and [update.ghmix_fit()] take
 #'   `factors` (see the section Factors, shrinkage and units of
-#'   [ghmix_online()]). Not supported yet
+#'   [ghmix_online()]). With `components` (see the Mixtures section) each
+#'   component is factor-analytic with its own \eqn{F_k} and \eqn{D_k}.
+#'   Not supported yet
 #'   (an error of class `ghmix_error_factor_mode`): `factors` with
-#'   `components` other than 1, `backend = "cuda"`,
+#'   `backend = "cuda"`,
 #'   chunked data or a cluster, `fixed`, and data whose scale needs the
 #'   standardisation of the Units section. [dgh()] and [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is

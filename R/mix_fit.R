@@ -25,7 +25,8 @@ mixture_check_online <- function(control, call) {
 mix_fit_components <- function(x, family, components, nstart, criterion,
                                symmetric, start, control, gauge, na_rm,
                                backend, threads, device, cluster, call,
-                               weights = NULL, shrink = NULL) {
+                               weights = NULL, shrink = NULL,
+                               factors = NULL) {
   g_all <- mixture_check_components(components, call)
   criterion <- check_choice(criterion, c("bic", "icl"), "criterion", call)
   mixture_check_nstart(nstart, call)
@@ -33,13 +34,15 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
                    device, cluster, call)
   mixture_check_online(control, call)
   args$shrink <- shrink_arg(shrink, call)
+  args$factors <- mixture_factor_mode(factors, x, args, call)
   if (!is.null(args$cluster) || inherits(x, "ghmix_data")) {
     return(mixture_chunked_components(x, g_all, family, nstart, criterion,
                                       start, args, weights, call))
   }
-  data <- mix_data(x, na_rm, call)
+  full <- is.null(args$factors)
+  data <- mix_data(x, na_rm, call, collinear = full)
   data$weights <- weights_in_sums(mix_weights(weights, data, call))
-  mix_check_weighted_shape(data$x, data$weights, call)
+  mix_check_weighted_shape(data$x, data$weights, call, collinear = full)
   if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
         length(data$dropped) > 0L && length(start) == NROW(x)) {
     start <- start[-data$dropped]
@@ -95,10 +98,13 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
     fit <- mix_fit(data$x, family, args$symmetric, NULL, args$control,
                    args$gauge, FALSE, args$backend, args$threads,
                    args$device, call, weights = data$weights,
-                   shrink = args$shrink)
+                   shrink = args$shrink, factors = args$factors)
     out <- mixture_from_single(fit, data$dropped)
     out$asked <- 1L
     return(out)
+  }
+  if (!is.null(args$factors)) {
+    return(mixture_factor_fit_g(data, g, family, nstart, start, args, call))
   }
   x <- data$x
   std <- mix_moments(x, data$weights)
@@ -131,7 +137,7 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
 mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
                                iters = 5L) {
   starts <- mixture_starts(z, g, family, nstart, start, std, ctx$call,
-                           isTRUE(ctx$screen))
+                           isTRUE(ctx$screen), ctx$factors)
   if (length(starts) == 0L) {
     ghmix_abort(
       sprintf(
@@ -377,6 +383,9 @@ mixture_squarem <- function(cur, s1, s2, ctx, step_max) {
 # (its sigma in the det gauge) and the log proportions relative to the
 # first.
 mixture_theta <- function(pars, props, ctx) {
+  if (!is.null(ctx$factors)) {
+    return(mixture_factor_theta(pars, props, ctx))
+  }
   d <- ncol(ctx$z)
   lower <- lower.tri(diag(d), diag = TRUE)
   on_diag <- diag(d)[lower] == 1
@@ -393,8 +402,11 @@ mixture_from_theta <- function(theta, cur, ctx) {
   g <- length(cur$pars)
   size <- (length(theta) - (g - 1L)) / g
   pars <- lapply(seq_len(g), function(k) {
-    par <- from_theta(theta[(k - 1L) * size + seq_len(size)], ctx$family,
-                      ctx$symmetric, ncol(ctx$z))
+    theta_k <- theta[(k - 1L) * size + seq_len(size)]
+    if (!is.null(ctx$factors)) {
+      return(factor_from_theta(theta_k, ctx))
+    }
+    par <- from_theta(theta_k, ctx$family, ctx$symmetric, ncol(ctx$z))
     dimnames(par$sigma) <- dimnames(cur$pars[[k]]$sigma)
     par
   })
@@ -419,8 +431,9 @@ mixture_converged <- function(old, new, n, ctl) {
 mixture_mstep <- function(es, pars, ctx, shrink_tr = NULL) {
   taus <- vapply(es$components, function(st) st$tau, 0)
   new <- lapply(seq_along(pars), function(k) {
+    step <- if (is.null(ctx$factors)) mix_mstep else factor_mstep
     par <- tryCatch(
-      mix_mstep(es$components[[k]], pars[[k]], ctx$family, ctx$symmetric),
+      step(es$components[[k]], pars[[k]], ctx$family, ctx$symmetric),
       error = function(e) NULL
     )
     if (!is.null(par) && !is.null(ctx$shrink)) {
@@ -436,6 +449,9 @@ mixture_mstep <- function(es, pars, ctx, shrink_tr = NULL) {
 }
 
 mixture_par_ok <- function(par) {
+  if (!is.null(par$loadings)) {
+    return(mixture_factor_par_ok(par))
+  }
   all(is.finite(unlist(par))) && gig_valid(par$p, par$a, par$b) &&
     mixture_sigma_ok(par$sigma)
 }
@@ -449,7 +465,8 @@ mixture_par_ok <- function(par) {
 mixture_degenerate <- function(up, es, d, ctx) {
   taus <- mixture_screen_size(vapply(es$components, function(st) st$tau, 0),
                               ctx)
-  min_size <- max(d + 1, mix_df(ctx$family, ctx$symmetric, d))
+  min_size <- max(d + 1, mixture_member_df(ctx$family, ctx$symmetric, d,
+                                           ctx$factors))
   small <- taus < min_size
   failed <- vapply(up$pars, is.null, NA)
   which <- which(small | failed)
@@ -487,10 +504,7 @@ mixture_result <- function(em, x, std, family, args, data, call) {
   n <- if (is.null(w)) nrow(x) else sum(w)
   d <- ncol(x)
   pars <- lapply(em$pars, function(par) {
-    par <- from_std(par, std)
-    names(par$mu) <- names(par$gamma) <- colnames(x)
-    dimnames(par$sigma) <- list(colnames(x), colnames(x))
-    par
+    mixture_par_names(from_std(par, std), colnames(x))
   })
   gauge <- mixture_gauge(pars, args$gauge, call)
   pars <- lapply(pars, set_gauge, gauge = gauge)
@@ -509,7 +523,8 @@ mixture_result <- function(em, x, std, family, args, data, call) {
     starts = em$starts, restarts = em$restarts, data = x,
     na_action = data$dropped,
     nrow = nrow(x), weights = w, weighted = !is.null(w),
-    control = args$control, threads = args$threads, call = call
+    control = args$control, threads = args$threads, call = call,
+    factors = args$factors
   )
   if (!is.null(args$prior)) {
     fit$objective <- mixture_shrink_objective(em$objective, args$prior,
@@ -533,7 +548,8 @@ mixture_result <- function(em, x, std, family, args, data, call) {
 mixture_finish <- function(fit) {
   g <- length(fit$components)
   fit$G <- g
-  fit$df <- (g - 1L) + g * mix_df(fit$family, fit$symmetric, fit$d)
+  fit$df <- (g - 1L) +
+    g * mixture_member_df(fit$family, fit$symmetric, fit$d, fit$factors)
   z <- fit$z
   colnames(z) <- paste0("component_", seq_len(g))
   fit$z <- z
@@ -569,6 +585,18 @@ mixture_gauge <- function(pars, gauge, call) {
   "det"
 }
 
+# The names of a component's parameters (in the data's units): those of
+# the columns, and for a factor member the documented rotation of its
+# loadings (factor_rotate()).
+mixture_par_names <- function(par, vars) {
+  if (!is.null(par$loadings)) {
+    return(factor_names(factor_rotate(par), vars))
+  }
+  names(par$mu) <- names(par$gamma) <- vars
+  dimnames(par$sigma) <- list(vars, vars)
+  par
+}
+
 # Components by the first coordinate of mu, then the following ones, then
 # by decreasing proportion.
 mixture_order <- function(pars, props) {
@@ -592,7 +620,7 @@ mixture_from_single <- function(fit, dropped) {
     dropped = NULL, start = "single fit", starts = NULL, data = fit$data,
     na_action = dropped, control = fit$control, threads = fit$threads,
     call = fit$call, nrow = fit_nrow(fit), weights = fit$weights,
-    weighted = isTRUE(fit$weighted)
+    weighted = isTRUE(fit$weighted), factors = fit$factors
   )
   if (!is.null(fit$shrink)) {
     out$objective <- fit$objective
