@@ -389,7 +389,7 @@ fit_rows <- function(object, x, type, backend, device, threads, call) {
 # on the CPU, the row kernel (one launch) on a GPU.
 fit_rows_compute <- function(par, x, backend, device, threads) {
   if (!is.null(par$loadings)) {
-    return(factor_rows_compute(par, x, backend, threads))
+    return(factor_rows_compute(par, x, backend, device, threads))
   }
   if (backend == "cuda") {
     chol_l <- .Call(ffi_chol_lower, par$sigma)

@@ -1052,3 +1052,6 @@ ghmix_cuda_mix_estep_mixture(void *handle, const ghmix_mix_model *model,
   free(hp.c);
   return st;
 }
+
+/* the E-step of a factor-analytic Sigma (uses the helpers above) */
+#include "factor_estep.cuh"

@@ -257,7 +257,6 @@ test_that("factor fits: bad input and unsupported combinations", {
   expect_error(fit_nig(x, factors = TRUE), class = err, regexp = "factors")
   expect_identical(fit_student(x, factors = 1)$factors, 1L)
   mode <- "ghmix_error_factor_mode"
-  expect_error(fit_nig(x, factors = 1, backend = "cuda"), class = mode)
   expect_error(fit_nig(x, factors = 1, components = 2), class = mode)
   expect_error(fit_gh(x, factors = 1, fixed = list(p = 1)), class = mode)
   expect_error(fit_nig(ghmix_data(list(x[1:100, ], x[101:200, ])),
