@@ -253,7 +253,7 @@ factor_point <- function(par, ctx) {
   z <- apply_scale(z, exp(ld / length(z$mu)))
   par <- from_std(z, ctx$std)
   t0 <- proc.time()[[3]]
-  st <- ctx$engine$estep_factor(par, ctx$what, FALSE)
+  st <- factor_ctx_estep(par, ctx)
   ctx$clock$estep <- ctx$clock$estep + proc.time()[[3]] - t0
   ctx$clock$esteps <- ctx$clock$esteps + 1L
   if (!is.null(st$launches)) {
@@ -267,6 +267,17 @@ factor_point <- function(par, ctx) {
                        c(z$loadings, log(z$uniquenesses))),
     st = st, ok = ok, loglik = loglik, objective = loglik
   )
+}
+
+# The E-step statistics at par: by the engine of the fit's rows (on the
+# CPU or a GPU: factor_engine()), or, in a context without one, by
+# factor_estep() on ctx$rows.
+factor_ctx_estep <- function(par, ctx) {
+  run <- ctx$engine$estep_factor
+  if (!is.null(run)) {
+    return(run(par, ctx$what, FALSE))
+  }
+  factor_estep(ctx$rows, par, ctx$what, ctx$weights, threads = ctx$threads)
 }
 
 # A factor fit's second SQUAREM candidate (mix_squarem()), tried where the

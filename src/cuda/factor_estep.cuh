@@ -1,7 +1,8 @@
 /* The E-step of a factor-analytic Sigma = F F' + diag(D) on the GPU (see
  * ghmix_cuda.h; the per-thread steps are in factor_tile.h).  Included at
  * the end of kernels.cu, whose host helpers (device_guard, device_arena,
- * copy_in, copy_out, finish_launch, cuda_fail) and block_row_sum it uses:
+ * copy_in, copy_rows_in, copy_out, finish_launch, cuda_fail,
+ * free_on_device) and block_row_sum it uses:
  * one translation unit, so the core is compiled for the device once.
  *
  * Kernel 1 (factor_estep_kernel): block b of G takes the tiles b, b + G,
@@ -121,7 +122,6 @@ extern "C" ghmix_status ghmix_cuda_factor_data_create(const double *x, size_t n,
   size_t o_x, o_w;
   factor_data *h;
   ghmix_status st;
-  cudaError_t e;
   ghmix_error_clear(err);
   *handle = NULL;
   if ((st = guard.enter(device, err)) != GHMIX_OK)
@@ -137,13 +137,9 @@ extern "C" ghmix_status ghmix_cuda_factor_data_create(const double *x, size_t n,
   o_w = mem.reserve(weights != NULL ? n * sizeof(double) : 0);
   if ((st = mem.allocate("the factor E-step data", device, err)) != GHMIX_OK)
     return st;
-  if (n > 0) {
-    e = cudaMemcpy2D(mem.at<double>(o_x), n * sizeof(double), x,
-                     ldx * sizeof(double), n * sizeof(double), (size_t)d,
-                     cudaMemcpyHostToDevice);
-    if (e != cudaSuccess)
-      return cuda_fail(err, "cudaMemcpy2D of the data to the device", e);
-  }
+  if ((st = copy_rows_in(mem.at<double>(o_x), x, n, ldx, d, "the data", err)) !=
+      GHMIX_OK)
+    return st;
   if (weights != NULL &&
       (st = copy_in(mem.at<double>(o_w), weights, n * sizeof(double),
                     "the E-step weights", err)) != GHMIX_OK)
@@ -164,18 +160,9 @@ extern "C" ghmix_status ghmix_cuda_factor_data_create(const double *x, size_t n,
 
 extern "C" void ghmix_cuda_factor_data_free(void *handle) {
   factor_data *h = static_cast<factor_data *>(handle);
-  int prev = -1;
   if (h == NULL)
     return;
-  /* errors are ignored, as in ghmix_cuda_mix_data_free */
-  if (cudaGetDevice(&prev) != cudaSuccess)
-    prev = -1;
-  if (prev != h->device)
-    (void)cudaSetDevice(h->device);
-  (void)cudaFree(h->arena);
-  if (prev >= 0 && prev != h->device)
-    (void)cudaSetDevice(prev);
-  (void)cudaGetLastError();
+  free_on_device(h->device, &h->arena, 1);
   free(h);
 }
 

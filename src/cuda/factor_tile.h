@@ -95,7 +95,6 @@ typedef struct {
 GHMIX_INLINE ghmix_factor_layout ghmix_factor_plan(size_t n, int d, int r) {
   ghmix_estep_shape shape = ghmix_factor_tile_shape(d, r);
   ghmix_factor_layout l;
-  size_t tiles, by_budget;
   l.d = d;
   l.r = r;
   l.tile = r <= 16 ? 128 : (r <= 64 ? 64 : 32);
@@ -105,13 +104,7 @@ GHMIX_INLINE ghmix_factor_layout ghmix_factor_plan(size_t n, int d, int r) {
   l.smem = ((size_t)l.tile * ((size_t)r + 1) +
             ((size_t)GHMIX_TERM_COUNT + 2) * ((size_t)l.tile + 1)) *
            sizeof(double);
-  tiles = (n + (size_t)l.tile - 1) / (size_t)l.tile;
-  by_budget = GHMIX_MIX_PARTIAL_BUDGET / (l.nloc * sizeof(double));
-  l.blocks = (int)(tiles < GHMIX_MIX_MAX_BLOCKS ? tiles : GHMIX_MIX_MAX_BLOCKS);
-  if ((size_t)l.blocks > by_budget)
-    l.blocks = (int)by_budget;
-  if (l.blocks < 1)
-    l.blocks = 1;
+  l.blocks = ghmix_mix_blocks(n, l.tile, l.nloc);
   return l;
 }
 

@@ -206,6 +206,38 @@ ghmix_status too_many(size_t n, ghmix_error *err) {
                          (double)n);
 }
 
+/* The n x d rows x (leading dimension ldx) into dst on the device (leading
+ * dimension n); what words the error message. */
+ghmix_status copy_rows_in(double *dst, const double *x, size_t n, size_t ldx,
+                          int d, const char *what, ghmix_error *err) {
+  char buf[128];
+  cudaError_t e;
+  if (n == 0)
+    return GHMIX_OK;
+  e = cudaMemcpy2D(dst, n * sizeof(double), x, ldx * sizeof(double),
+                   n * sizeof(double), (size_t)d, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess)
+    return GHMIX_OK;
+  snprintf(buf, sizeof buf, "cudaMemcpy2D of %s to the device", what);
+  return cuda_fail(err, buf, e);
+}
+
+/* cudaFree of the count pointers on `device`, from any current device;
+ * errors are ignored: this also runs from finalizers, possibly after the
+ * CUDA runtime has shut down. */
+void free_on_device(int device, void *const *ptrs, int count) {
+  int prev = -1, k;
+  if (cudaGetDevice(&prev) != cudaSuccess)
+    prev = -1;
+  if (prev != device)
+    (void)cudaSetDevice(device);
+  for (k = 0; k < count; k++)
+    (void)cudaFree(ptrs[k]);
+  if (prev >= 0 && prev != device)
+    (void)cudaSetDevice(prev);
+  (void)cudaGetLastError();
+}
+
 /* ======================================================================
  * Element-wise kernels
  * ====================================================================== */
@@ -675,7 +707,6 @@ extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
   unsigned blocks;
   double *dpar;
   ghmix_status st;
-  cudaError_t e;
   ghmix_error_clear(err);
   if ((st = guard.enter(device, err)) != GHMIX_OK)
     return st;
@@ -696,11 +727,9 @@ extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
   o_out = mem.reserve(n * (size_t)ncol * sizeof(double));
   if ((st = mem.allocate("the density rows", device, err)) != GHMIX_OK)
     return st;
-  e = cudaMemcpy2D(mem.at<double>(o_x), n * sizeof(double), x,
-                   ldx * sizeof(double), n * sizeof(double), (size_t)d,
-                   cudaMemcpyHostToDevice);
-  if (e != cudaSuccess)
-    return cuda_fail(err, "cudaMemcpy2D of the rows to the device", e);
+  if ((st = copy_rows_in(mem.at<double>(o_x), x, n, ldx, d, "the rows", err)) !=
+      GHMIX_OK)
+    return st;
   dpar = mem.at<double>(o_par);
   {
     double *host_par =
@@ -728,21 +757,12 @@ extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
 
 extern "C" void ghmix_cuda_mix_data_free(void *handle) {
   mix_data *h = static_cast<mix_data *>(handle);
-  int prev = -1;
   if (h == NULL)
     return;
-  /* errors are ignored: this also runs from finalizers, possibly after the
-   * CUDA runtime has shut down */
-  if (cudaGetDevice(&prev) != cudaSuccess)
-    prev = -1;
-  if (prev != h->device)
-    (void)cudaSetDevice(h->device);
-  (void)cudaFree(h->rows);
-  (void)cudaFree(h->weights);
-  (void)cudaFree(h->arena);
-  if (prev >= 0 && prev != h->device)
-    (void)cudaSetDevice(prev);
-  (void)cudaGetLastError();
+  {
+    void *const ptrs[3] = {h->rows, h->weights, h->arena};
+    free_on_device(h->device, ptrs, 3);
+  }
   free(h->host_par);
   free(h);
 }
@@ -788,13 +808,9 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
   o_stats = mem.reserve(l.nstats * sizeof(double));
   if ((st = mem.allocate("the E-step data", device, err)) != GHMIX_OK)
     return st;
-  if (n > 0) {
-    e = cudaMemcpy2D(mem.at<double>(o_x), n * sizeof(double), x,
-                     ldx * sizeof(double), n * sizeof(double), (size_t)d,
-                     cudaMemcpyHostToDevice);
-    if (e != cudaSuccess)
-      return cuda_fail(err, "cudaMemcpy2D of the data to the device", e);
-  }
+  if ((st = copy_rows_in(mem.at<double>(o_x), x, n, ldx, d, "the data", err)) !=
+      GHMIX_OK)
+    return st;
   h = static_cast<mix_data *>(calloc(1, sizeof *h));
   if (h == NULL)
     return ghmix_error_set(err, GHMIX_ERR_NOMEM, -1,

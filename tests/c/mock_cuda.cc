@@ -117,6 +117,16 @@ ghmix_cuda_gig_from_expectation_batch(const ghmix_gig_solve_args *s, int device,
   return ghmix_gig_from_expectation_batch(s, 1, err);
 }
 
+/* The n x d rows x (leading dimension ldx) copied with leading dimension
+ * n, as on the device. */
+static double *mock_copy_rows(const double *x, size_t n, size_t ldx, int d) {
+  double *c = (double *)malloc((n * (size_t)d + 1) * sizeof(double));
+  int j;
+  for (j = 0; j < d; j++)
+    memcpy(c + (size_t)j * n, x + (size_t)j * ldx, n * sizeof(double));
+  return c;
+}
+
 struct mock_mix {
   size_t n;
   int d;
@@ -129,7 +139,6 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
                                                    ghmix_error *err) {
   ghmix_status st = mock_device(device, err);
   mock_mix *h;
-  int j;
   *handle = NULL;
   if (st != GHMIX_OK)
     return st;
@@ -141,9 +150,7 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
   h = (mock_mix *)calloc(1, sizeof *h);
   h->n = n;
   h->d = d;
-  h->x = (double *)malloc((n * (size_t)d + 1) * sizeof(double));
-  for (j = 0; j < d; j++)
-    memcpy(h->x + (size_t)j * n, x + (size_t)j * ldx, n * sizeof(double));
+  h->x = mock_copy_rows(x, n, ldx, d);
   *handle = h;
   return GHMIX_OK;
 }
@@ -423,7 +430,6 @@ extern "C" ghmix_status ghmix_cuda_factor_data_create(const double *x, size_t n,
                                                       ghmix_error *err) {
   ghmix_status st = mock_device(device, err);
   mock_factor *h;
-  int j;
   *handle = NULL;
   if (st != GHMIX_OK)
     return st;
@@ -435,9 +441,7 @@ extern "C" ghmix_status ghmix_cuda_factor_data_create(const double *x, size_t n,
   h = (mock_factor *)calloc(1, sizeof *h);
   h->n = n;
   h->d = d;
-  h->x = (double *)malloc((n * (size_t)d + 1) * sizeof(double));
-  for (j = 0; j < d; j++)
-    memcpy(h->x + (size_t)j * n, x + (size_t)j * ldx, n * sizeof(double));
+  h->x = mock_copy_rows(x, n, ldx, d);
   if (weights != NULL && n > 0) {
     h->weights = (double *)malloc(n * sizeof(double));
     memcpy(h->weights, weights, n * sizeof(double));
