@@ -2,7 +2,7 @@
  * ghmix_cuda.h; the per-thread steps are in factor_tile.h).  Included at
  * the end of kernels.cu, whose host helpers (device_guard, device_arena,
  * copy_in, copy_rows_in, copy_out, finish_launch, cuda_fail,
- * free_on_device) and block_row_sum it uses:
+ * free_on_device, shared_optin, allow_shared) and block_row_sum it uses:
  * one translation unit, so the core is compiled for the device once.
  *
  * Kernel 1 (factor_estep_kernel): block b of G takes the tiles b, b + G,
@@ -83,13 +83,8 @@ ghmix_status factor_run(const factor_data *h, const ghmix_factor_model *fm,
   free(host_par);
   if (st != GHMIX_OK)
     return st;
-  if (l->smem > 48 * 1024) {
-    e = cudaFuncSetAttribute(factor_estep_kernel,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)l->smem);
-    if (e != cudaSuccess)
-      return cuda_fail(err, "cudaFuncSetAttribute", e);
-  }
+  if ((st = allow_shared(factor_estep_kernel, l->smem, err)) != GHMIX_OK)
+    return st;
   dev = ghmix_factor_par_view(fm, mem.at<double>(o_par));
   factor_estep_kernel<<<l->blocks, l->tile, l->smem>>>(
       h->n, h->x, h->weights, dev, nrow ? mem.at<double>(o_rows) : NULL,
@@ -175,7 +170,6 @@ extern "C" ghmix_status ghmix_cuda_factor_estep(void *handle,
   device_guard guard;
   ghmix_factor_layout l;
   ghmix_status st;
-  cudaError_t e;
   size_t k;
   int optin = 0;
   ghmix_error_clear(err);
@@ -197,10 +191,8 @@ extern "C" ghmix_status ghmix_cuda_factor_estep(void *handle,
       stats[k] = 0;
     return GHMIX_OK;
   }
-  e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                             h->device);
-  if (e != cudaSuccess)
-    return cuda_fail(err, "cudaDeviceGetAttribute", e);
+  if ((st = shared_optin(h->device, &optin, err)) != GHMIX_OK)
+    return st;
   if (l.smem > (size_t)optin)
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
                            "r = %d factors are too many for the CUDA E-step "

@@ -222,6 +222,27 @@ ghmix_status copy_rows_in(double *dst, const double *x, size_t n, size_t ldx,
   return cuda_fail(err, buf, e);
 }
 
+/* *optin: the bytes of shared memory a block may opt in to on `device`. */
+ghmix_status shared_optin(int device, int *optin, ghmix_error *err) {
+  cudaError_t e = cudaDeviceGetAttribute(
+      optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  return e == cudaSuccess ? GHMIX_OK
+                          : cuda_fail(err, "cudaDeviceGetAttribute", e);
+}
+
+/* Lets `kernel` have smem bytes of dynamic shared memory (beyond the
+ * default 48 KiB, up to the opt-in limit). */
+template <typename K>
+ghmix_status allow_shared(K kernel, size_t smem, ghmix_error *err) {
+  cudaError_t e;
+  if (smem <= 48 * 1024)
+    return GHMIX_OK;
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           (int)smem);
+  return e == cudaSuccess ? GHMIX_OK
+                          : cuda_fail(err, "cudaFuncSetAttribute", e);
+}
+
 /* cudaFree of the count pointers on `device`, from any current device;
  * errors are ignored: this also runs from finalizers, possibly after the
  * CUDA runtime has shut down. */
@@ -778,7 +799,6 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
   mix_data *h;
   ghmix_status st;
   int optin = 0;
-  cudaError_t e;
   ghmix_error_clear(err);
   *handle = NULL;
   if ((st = guard.enter(device, err)) != GHMIX_OK)
@@ -790,10 +810,8 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
   if (n > max_elements / (size_t)d)
     return too_many(n * (size_t)d, err);
   l = ghmix_mix_plan(n, d);
-  e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                             device);
-  if (e != cudaSuccess)
-    return cuda_fail(err, "cudaDeviceGetAttribute", e);
+  if ((st = shared_optin(device, &optin, err)) != GHMIX_OK)
+    return st;
   if (l.smem > (size_t)optin)
     return ghmix_error_set(
         err, GHMIX_ERR_DOMAIN, -1,
@@ -913,13 +931,8 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
   if ((st = copy_in(h->par, h->host_par, ghmix_mix_par_len(d) * sizeof(double),
                     "the E-step parameters", err)) != GHMIX_OK)
     return st;
-  if (l->smem > 48 * 1024) {
-    e = cudaFuncSetAttribute(mix_estep_kernel,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)l->smem);
-    if (e != cudaSuccess)
-      return cuda_fail(err, "cudaFuncSetAttribute", e);
-  }
+  if ((st = allow_shared(mix_estep_kernel, l->smem, err)) != GHMIX_OK)
+    return st;
   mix_estep_kernel<<<l->blocks, l->tile, l->smem>>>(
       h->n, d, h->x, weighted ? h->weights : NULL, h->par, model->comp[0].c,
       rows != NULL ? h->rows : NULL, h->partial);
@@ -995,13 +1008,8 @@ static ghmix_status mixg_run(const mix_data *h, const ghmix_mix_model *model,
       (st = copy_in(mem.at<double>(o_w), model->weights, sizeof(double) * nw,
                     "the row weights", err)) != GHMIX_OK)
     return st;
-  if (l->smem > 48 * 1024) {
-    e = cudaFuncSetAttribute(mixg_estep_kernel,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)l->smem);
-    if (e != cudaSuccess)
-      return cuda_fail(err, "cudaFuncSetAttribute", e);
-  }
+  if ((st = allow_shared(mixg_estep_kernel, l->smem, err)) != GHMIX_OK)
+    return st;
   mixg_estep_kernel<<<l->blocks, l->tile, l->smem>>>(
       n, d, G, h->x, mem.at<double>(o_par), mem.at<ghmix_mix_const>(o_c),
       mem.at<double>(o_par) + plen * G, nw ? mem.at<double>(o_w) : NULL,
@@ -1032,7 +1040,6 @@ ghmix_cuda_mix_estep_mixture(void *handle, const ghmix_mix_model *model,
   ghmix_mix_layout l;
   mixg_host hp = {NULL, NULL, NULL};
   ghmix_status st;
-  cudaError_t e;
   size_t k;
   int optin = 0;
   ghmix_error_clear(err);
@@ -1050,10 +1057,8 @@ ghmix_cuda_mix_estep_mixture(void *handle, const ghmix_mix_model *model,
       stats[k] = 0;
     return GHMIX_OK;
   }
-  e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                             h->device);
-  if (e != cudaSuccess)
-    return cuda_fail(err, "cudaDeviceGetAttribute", e);
+  if ((st = shared_optin(h->device, &optin, err)) != GHMIX_OK)
+    return st;
   if (l.smem > (size_t)optin)
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
                            "d = %d is too large for the CUDA mixture E-step on "
