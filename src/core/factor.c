@@ -141,22 +141,27 @@ GHMIX_HD int ghmix_factor_row_finish(const ghmix_factor_model *fm,
   return factor_finish(fm, u, stride, NULL, qd, b, bu, res, t);
 }
 
+/* The forms and the finish of the row u of factor_u(x, stride, m, .). */
+GHMIX_LOCAL int factor_step(const ghmix_factor_model *fm, const double *x,
+                            size_t stride, const double *m, double *bu,
+                            ghmix_mix_row_result *res, ghmix_mix_terms *t) {
+  double qd, b;
+  factor_forms(fm, x, stride, m, 1.0, bu, &qd, &b);
+  return factor_finish(fm, x, stride, m, qd, b, bu, res, t);
+}
+
 GHMIX_HD int ghmix_factor_row_step(const ghmix_factor_model *fm,
                                    const double *u, size_t stride, double *bu,
                                    ghmix_mix_row_result *res,
                                    ghmix_mix_terms *t) {
-  double qd, b;
-  factor_forms(fm, u, stride, NULL, 1.0, bu, &qd, &b);
-  return factor_finish(fm, u, stride, NULL, qd, b, bu, res, t);
+  return factor_step(fm, u, stride, NULL, bu, res, t);
 }
 
 GHMIX_HD int ghmix_factor_row_step_x(const ghmix_factor_model *fm,
                                      const double *x, size_t stride, double *bu,
                                      ghmix_mix_row_result *res,
                                      ghmix_mix_terms *t) {
-  double qd, b;
-  factor_forms(fm, x, stride, fm->center, 1.0, bu, &qd, &b);
-  return factor_finish(fm, x, stride, fm->center, qd, b, bu, res, t);
+  return factor_step(fm, x, stride, fm->center, bu, res, t);
 }
 
 #ifndef GHMIX_CUDA_UNITY /* host only: the model's set-up */
