@@ -26,6 +26,9 @@
 #             rows (as ffi_mix_estep_mixture() lays them out; weighted by
 #             the rows' weights it holds), summed over chunks in chunk
 #             order;
+#   estep_factor  NULL, or (the engine of a factor fit) a function of (par,
+#             what, rows) that returns factor_estep()'s statistics of all
+#             its rows (R/factor_estep.R; weighted by the weights it holds);
 # and, filled for chunked kinds (in memory: workers 1, the others NULL),
 #   workers   the processes that compute (1 for "stream");
 #   clock     an environment of counters: seconds of work and reading,
@@ -48,12 +51,14 @@ engine_estep_args <- c("center", "chol_l", "g", "consts", "what", "rows")
 
 new_engine <- function(kind, n, d, estep, free = engine_holds_nothing,
                        shape = NULL, workers = 1L, clock = NULL, data = NULL,
-                       summary = NULL, estep_mixture = NULL) {
+                       summary = NULL, estep_mixture = NULL,
+                       estep_factor = NULL) {
   chunked <- engine_kinds[as.character(kind)]
   sizes <- c(n, d)
   ok <- c(length(chunked) == 1L, is.numeric(sizes), length(sizes) == 2L,
           is.function(estep), is.function(free),
-          is.null(estep_mixture) || is.function(estep_mixture))
+          is.null(estep_mixture) || is.function(estep_mixture),
+          is.null(estep_factor) || is.function(estep_factor))
   if (!all(ok) || is.na(chunked) ||
         !all(is.finite(sizes) & sizes >= c(0, 1) & sizes == round(sizes))) {
     engine_fail("kind, n, d, estep or free")
@@ -69,7 +74,7 @@ new_engine <- function(kind, n, d, estep, free = engine_holds_nothing,
   # no class: `$` on a classed list looks for a method at every access
   list(kind = kind, n = n, d = d, shape = shape, estep = estep, free = free,
        workers = workers, clock = clock, data = data, summary = summary,
-       estep_mixture = estep_mixture)
+       estep_mixture = estep_mixture, estep_factor = estep_factor)
 }
 
 engine_chunks_valid <- function(workers, clock, data, summary) {

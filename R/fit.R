@@ -468,14 +468,16 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{\gamma}, \eqn{F}, \eqn{D} and the mixing parameters, under the
 #'   rotation's constraints: see [vcov.ghmix_fit()]), `coef()` (`sigma =
 #'   TRUE` adds \eqn{\Sigma}), `logLik()`, `predict()`, `fitted()`,
-#'   `simulate()` and `plot()` work as for other fits. Online EM
+#'   `simulate()` and `plot()` work as for other fits. With `backend =
+#'   "cuda"` the E-step runs on the GPU (one thread per row, the same
+#'   \eqn{O(d r)} per-row code; the rows are copied to the device once),
+#'   as do `fitted()` and `predict()` with `backend = "cuda"`. Online EM
 #'   (`control = ghmix_control(online = )`) and [update.ghmix_fit()] take
 #'   `factors` (see the section Factors, shrinkage and units of
 #'   [ghmix_online()]). With `components` (see the Mixtures section) each
 #'   component is factor-analytic with its own \eqn{F_k} and \eqn{D_k}.
 #'   Not supported yet
 #'   (an error of class `ghmix_error_factor_mode`): `factors` with
-#'   `backend = "cuda"`,
 #'   chunked data or a cluster, `fixed`, and data whose scale needs the
 #'   standardisation of the Units section. [dgh()] and [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is

@@ -39,9 +39,7 @@ check_factor_mode <- function(factors, x, backend, cluster, fixed, call) {
   if (is.null(factors)) {
     return(invisible())
   }
-  what <- if (identical(backend, "cuda")) {
-    "backend = \"cuda\""
-  } else if (!is.null(cluster) || inherits(x, "ghmix_data")) {
+  what <- if (!is.null(cluster) || inherits(x, "ghmix_data")) {
     "chunked data or a cluster"
   } else if (!is.null(fixed)) {
     "`fixed`"
@@ -255,10 +253,12 @@ factor_point <- function(par, ctx) {
   z <- apply_scale(z, exp(ld / length(z$mu)))
   par <- from_std(z, ctx$std)
   t0 <- proc.time()[[3]]
-  st <- factor_estep(ctx$rows, par, ctx$what, ctx$weights,
-                     threads = ctx$threads)
+  st <- factor_ctx_estep(par, ctx)
   ctx$clock$estep <- ctx$clock$estep + proc.time()[[3]] - t0
   ctx$clock$esteps <- ctx$clock$esteps + 1L
+  if (!is.null(st$launches)) {
+    ctx$clock$launches <- ctx$clock$launches + st$launches
+  }
   ok <- !is.null(st) && st$n_bad == 0 && is.finite(st$loglik)
   loglik <- if (ok) st$loglik else NA_real_
   pt <- list(
@@ -268,6 +268,17 @@ factor_point <- function(par, ctx) {
     st = st, ok = ok, loglik = loglik, objective = loglik
   )
   if (is.null(ctx$shrink)) pt else factor_shrink_point(pt, ctx$shrink)
+}
+
+# The E-step statistics at par: by the engine of the fit's rows (on the
+# CPU or a GPU: factor_engine()), or, in a context without one, by
+# factor_estep() on ctx$rows.
+factor_ctx_estep <- function(par, ctx) {
+  run <- ctx$engine$estep_factor
+  if (!is.null(run)) {
+    return(run(par, ctx$what, FALSE))
+  }
+  factor_estep(ctx$rows, par, ctx$what, ctx$weights, threads = ctx$threads)
 }
 
 # A factor fit's second SQUAREM candidate (mix_squarem()), tried where the
@@ -482,14 +493,10 @@ factor_summary_header <- function(x) {
   ))
 }
 
-# The rows' log density and posterior moments (fit_rows_compute()).
-factor_rows_compute <- function(par, x, backend, threads) {
-  if (backend == "cuda") {
-    factor_abort_mode(
-      "Factor fits compute their rows on the CPU only: use backend = \"cpu\".",
-      NULL
-    )
-  }
+# The rows' log density and posterior moments (fit_rows_compute()), on
+# the CPU or the GPU (the rows copied there for this call).
+factor_rows_compute <- function(par, x, backend, device, threads) {
   storage.mode(x) <- "double"
-  factor_estep(x, par, mix_what_rows(), rows = TRUE, threads = threads)$rows
+  factor_estep(x, par, mix_what_rows(), rows = TRUE, threads = threads,
+               backend = backend, device = device)$rows
 }

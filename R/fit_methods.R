@@ -287,8 +287,9 @@ fitted.ghmix_fit <- function(object, backend = c("cpu", "cuda"), device = 0L,
 #' @inheritParams ghmix-params
 #' @param ... Not used.
 #' @details `backend = "cuda"` computes the rows on a GPU, one thread per
-#'   row (its triangular solve, then the density and the moments), in one
-#'   kernel launch; the results agree with the CPU's to rounding. The
+#'   row (its triangular solve, or a factor fit's Woodbury forms, then the
+#'   density and the moments), in one kernel launch; the results agree
+#'   with the CPU's to rounding. The
 #'   default is `"cpu"` whatever backend the fit was made with: a fit made
 #'   with `backend = "cuda"` does not move `predict()` or `fitted()` to the
 #'   GPU unless asked.
@@ -389,7 +390,7 @@ fit_rows <- function(object, x, type, backend, device, threads, call) {
 # on the CPU, the row kernel (one launch) on a GPU.
 fit_rows_compute <- function(par, x, backend, device, threads) {
   if (!is.null(par$loadings)) {
-    return(factor_rows_compute(par, x, backend, threads))
+    return(factor_rows_compute(par, x, backend, device, threads))
   }
   if (backend == "cuda") {
     chol_l <- .Call(ffi_chol_lower, par$sigma)

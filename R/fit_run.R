@@ -101,7 +101,11 @@ fit_source <- function(x, args, call) {
     stored = x, dropped = data$dropped, ties = mix_ties(x, w),
     weights = weights, nobs = if (is.null(w)) nrow(x) else sum(w),
     scaling = fitted$scaling, std = fitted$std,
-    engine = mix_engine(fitted$x, args$backend, args$threads, args$device, w),
+    engine = if (full) {
+      mix_engine(fitted$x, args$backend, args$threads, args$device, w)
+    } else {
+      factor_engine(fitted$x, args$backend, args$threads, args$device, w)
+    },
     progress = mix_trace_progress, finish = function(fit, engine) fit
   )
 }

@@ -111,3 +111,23 @@ ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n, size_t ldx, int d,
       (void)out, (void)device;
   return not_built(err);
 }
+
+ghmix_status ghmix_cuda_factor_data_create(const double *x, size_t n,
+                                           size_t ldx, int d,
+                                           const double *weights, int device,
+                                           void **handle, ghmix_error *err) {
+  (void)x, (void)n, (void)ldx, (void)d, (void)weights, (void)device;
+  *handle = NULL;
+  return not_built(err);
+}
+
+void ghmix_cuda_factor_data_free(void *handle) { (void)handle; }
+
+ghmix_status ghmix_cuda_factor_estep(void *handle, const ghmix_factor_model *fm,
+                                     double *stats, double *rows, int *launches,
+                                     ghmix_error *err) {
+  (void)handle, (void)fm, (void)stats, (void)rows;
+  if (launches != NULL)
+    *launches = 0;
+  return not_built(err);
+}

@@ -17,6 +17,11 @@ SEXP ffi_mix_estep_mixture(SEXP x, SEXP centers, SEXP chols, SEXP gs,
 SEXP ffi_mix_estep_factor(SEXP x, SEXP weights, SEXP center, SEXP loadings,
                           SEXP uniq, SEXP gamma, SEXP pab, SEXP what, SEXP rows,
                           SEXP threads);
+SEXP ffi_cuda_factor_data_create(SEXP x, SEXP weights, SEXP device);
+SEXP ffi_cuda_factor_data_free(SEXP handle);
+SEXP ffi_cuda_mix_estep_factor(SEXP handle, SEXP center, SEXP loadings,
+                               SEXP uniq, SEXP gamma, SEXP pab, SEXP what,
+                               SEXP rows);
 SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start);
 SEXP ffi_mix_subordinator_fixed_p(SEXP p, SEXP eta, SEXP start);
 SEXP ffi_chol_lower(SEXP a);
@@ -67,6 +72,9 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_mix_estep_weighted", (DL_FUNC)&ffi_mix_estep_weighted, 9},
     {"ffi_mix_estep_mixture", (DL_FUNC)&ffi_mix_estep_mixture, 10},
     {"ffi_mix_estep_factor", (DL_FUNC)&ffi_mix_estep_factor, 10},
+    {"ffi_cuda_factor_data_create", (DL_FUNC)&ffi_cuda_factor_data_create, 3},
+    {"ffi_cuda_factor_data_free", (DL_FUNC)&ffi_cuda_factor_data_free, 1},
+    {"ffi_cuda_mix_estep_factor", (DL_FUNC)&ffi_cuda_mix_estep_factor, 8},
     {"ffi_mix_subordinator", (DL_FUNC)&ffi_mix_subordinator, 3},
     {"ffi_mix_subordinator_fixed_p", (DL_FUNC)&ffi_mix_subordinator_fixed_p, 3},
     {"ffi_chol_lower", (DL_FUNC)&ffi_chol_lower, 1},

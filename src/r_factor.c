@@ -1,8 +1,10 @@
 /* .Call glue for the E-step of a factor-analytic Sigma = F F' + diag(D)
- * (src/core/factor.h; the CPU driver of src/cpu/factor_cpu.h), for
+ * (src/core/factor.h; the CPU driver of src/cpu/factor_cpu.h and the CUDA
+ * one of src/cuda/ghmix_cuda.h, with its device-resident data), for
  * R/factor_estep.R. */
 #include "core/factor.h"
 #include "cpu/factor_cpu.h"
+#include "cuda/ghmix_cuda.h"
 #include "r_ffi.h"
 
 #include <string.h>
@@ -75,5 +77,88 @@ SEXP ffi_mix_estep_factor(SEXP x, SEXP weights, SEXP center, SEXP loadings,
                              row_out, nthreads, &err) != GHMIX_OK)
     ghmix_r_stop(&err);
   UNPROTECT(1);
+  return stats;
+}
+
+/* ---------------------------------------------------------------------
+ * The CUDA E-step's device-resident data: an external pointer (tag
+ * ghmix_cuda_factor_data, protected value c(n, d, weighted)) whose
+ * finalizer frees the device memory; ffi_cuda_factor_data_free frees it
+ * at once. */
+
+static SEXP factor_data_tag(void) {
+  return Rf_install("ghmix_cuda_factor_data");
+}
+
+static void factor_data_finalizer(SEXP ptr) {
+  void *h = R_ExternalPtrAddr(ptr);
+  if (h != NULL) {
+    R_ClearExternalPtr(ptr);
+    ghmix_cuda_factor_data_free(h);
+  }
+}
+
+/* The rows of the double matrix x and their weights (NULL or n finite
+ * values >= 0) on CUDA device `device`. */
+SEXP ffi_cuda_factor_data_create(SEXP x, SEXP weights, SEXP device) {
+  const double *xp = ghmix_r_double_matrix(x, -1, -1, "x");
+  int dev = ghmix_r_device(device), n = Rf_nrows(x), d = Rf_ncols(x);
+  const double *w = ghmix_r_weights(weights, n);
+  void *h = NULL;
+  ghmix_error err;
+  SEXP ptr, dims = PROTECT(Rf_allocVector(REALSXP, 3));
+  REAL(dims)[0] = (double)n;
+  REAL(dims)[1] = (double)d;
+  REAL(dims)[2] = w != NULL;
+  /* the pointer and its finalizer first, so that nothing can leak */
+  ptr = PROTECT(R_MakeExternalPtr(NULL, factor_data_tag(), dims));
+  R_RegisterCFinalizerEx(ptr, factor_data_finalizer, TRUE);
+  if (ghmix_cuda_factor_data_create(xp, (size_t)n, (size_t)n, d, w, dev, &h,
+                                    &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  R_SetExternalPtrAddr(ptr, h);
+  UNPROTECT(2);
+  return ptr;
+}
+
+SEXP ffi_cuda_factor_data_free(SEXP handle) {
+  if (TYPEOF(handle) != EXTPTRSXP ||
+      R_ExternalPtrTag(handle) != factor_data_tag())
+    Rf_error("internal error: not a CUDA factor E-step data handle");
+  factor_data_finalizer(handle);
+  return R_NilValue;
+}
+
+/* The arguments of ffi_mix_estep_factor less x, weights and threads, on the
+ * data (and weights) of the handle: the same result, with attribute
+ * "launches" (the kernel launches of the call). */
+SEXP ffi_cuda_mix_estep_factor(SEXP handle, SEXP center, SEXP loadings,
+                               SEXP uniq, SEXP gamma, SEXP pab, SEXP what,
+                               SEXP rows) {
+  int want_rows = ghmix_r_flag(rows, "rows"), n, d, weighted, launches = 0;
+  ghmix_factor_model fm;
+  ghmix_error err;
+  double *row_out;
+  void *h;
+  SEXP stats, dims;
+  if (TYPEOF(handle) != EXTPTRSXP ||
+      R_ExternalPtrTag(handle) != factor_data_tag())
+    Rf_error("internal error: not a CUDA factor E-step data handle");
+  dims = R_ExternalPtrProtected(handle);
+  n = (int)REAL(dims)[0];
+  d = (int)REAL(dims)[1];
+  weighted = REAL(dims)[2] != 0;
+  h = R_ExternalPtrAddr(handle);
+  if (h == NULL)
+    Rf_error("the CUDA factor E-step data have been freed");
+  if (!factor_model(center, loadings, uniq, gamma, pab, what, d, &fm))
+    return R_NilValue;
+  stats = PROTECT(factor_prepare(&fm, weighted, want_rows, n, &row_out));
+  if (ghmix_cuda_factor_estep(h, &fm, REAL(stats), row_out, &launches, &err) !=
+      GHMIX_OK)
+    ghmix_r_stop(&err);
+  Rf_setAttrib(stats, Rf_install("launches"),
+               PROTECT(Rf_ScalarInteger(launches)));
+  UNPROTECT(2);
   return stats;
 }

@@ -3,17 +3,25 @@
 #include <math.h>
 #include <stddef.h>
 
+/* Entry j of the row u: u_j = x_j - m_j (x_j at x[j * stride]), or x_j
+ * itself when m is NULL (x is then u). */
+GHMIX_INLINE double factor_u(const double *x, size_t stride, const double *m,
+                             int j) {
+  const double v = x[(size_t)j * stride];
+  return m != NULL ? v - m[j] : v;
+}
+
 /* u' D^-1 u, u' s and beta u (into bu) for u scaled by `scale`. */
-GHMIX_LOCAL void factor_forms(const ghmix_factor_model *fm, const double *u,
-                              size_t stride, double scale, double *bu,
-                              double *qd, double *b) {
+GHMIX_LOCAL void factor_forms(const ghmix_factor_model *fm, const double *x,
+                              size_t stride, const double *m, double scale,
+                              double *bu, double *qd, double *b) {
   const int d = fm->d, r = fm->r;
   double q = 0, bs = 0;
   int j, k;
   for (k = 0; k < r; k++)
     bu[k] = 0;
   for (j = 0; j < d; j++) {
-    const double uj = u[(size_t)j * stride] * scale;
+    const double uj = factor_u(x, stride, m, j) * scale;
     const double *pj = fm->proj_t + (size_t)j * r;
     q += uj * uj * fm->dinv[j];
     bs += uj * fm->s[j];
@@ -41,20 +49,20 @@ GHMIX_LOCAL double factor_m_norm2(const double *chol, int r, const double *v) {
 GHMIX_HD void ghmix_factor_row_forms(const ghmix_factor_model *fm,
                                      const double *u, size_t stride, double *bu,
                                      double *qd, double *b) {
-  factor_forms(fm, u, stride, 1.0, bu, qd, b);
+  factor_forms(fm, u, stride, NULL, 1.0, bu, qd, b);
 }
 
 /* r = sqrt(Q) of a row whose Q overflowed, from u / c, c = max_j |u_j| /
- * sqrt(D_j); bu: beta u. */
-GHMIX_LOCAL double factor_far_r(const ghmix_factor_model *fm, const double *u,
-                                size_t stride, double *bu) {
+ * sqrt(D_j); bu: beta u (u as factor_u has it). */
+GHMIX_LOCAL double factor_far_r(const ghmix_factor_model *fm, const double *x,
+                                size_t stride, const double *m, double *bu) {
   double c = 0, qd, q, bs;
   int j, k;
   for (j = 0; j < fm->d; j++) {
-    double v = fabs(u[(size_t)j * stride]) * sqrt(fm->dinv[j]);
+    double v = fabs(factor_u(x, stride, m, j)) * sqrt(fm->dinv[j]);
     c = v > c ? v : c;
   }
-  factor_forms(fm, u, stride, 1.0 / c, bu, &qd, &bs);
+  factor_forms(fm, x, stride, m, 1.0 / c, bu, &qd, &bs);
   q = qd - factor_m_norm2(fm->chol, fm->r, bu);
   for (k = 0; k < fm->r; k++)
     bu[k] *= c;
@@ -80,31 +88,32 @@ GHMIX_LOCAL double factor_m_norm2_shift(const ghmix_factor_model *fm,
 /* |z_perp| of the row u with B = b and beta u = bu (mixture.h): the
  * Sigma^-1 norm of v = u - t gamma, t = B / G, by the Woodbury form of Q
  * from v / c, c = max_j |v_j| / sqrt(D_j) (beta v = bu - t beta gamma). */
-GHMIX_LOCAL double factor_perp(const ghmix_factor_model *fm, const double *u,
-                               size_t stride, double b, const double *bu) {
+GHMIX_LOCAL double factor_perp(const ghmix_factor_model *fm, const double *x,
+                               size_t stride, const double *m, double b,
+                               const double *bu) {
   const double t = (b / fm->c.g_norm) / fm->c.g_norm;
   double c = 0, q = 0;
   int j;
   for (j = 0; j < fm->d; j++) {
-    double v = fabs(u[(size_t)j * stride] - t * fm->gamma[j]);
+    double v = fabs(factor_u(x, stride, m, j) - t * fm->gamma[j]);
     v *= sqrt(fm->dinv[j]);
     c = v > c ? v : c;
   }
   if (!(c > 0) || isinf(c))
     return c == 0 ? 0.0 : NAN;
   for (j = 0; j < fm->d; j++) {
-    double v = (u[(size_t)j * stride] - t * fm->gamma[j]) / c;
+    double v = (factor_u(x, stride, m, j) - t * fm->gamma[j]) / c;
     q += v * v * fm->dinv[j];
   }
   q -= factor_m_norm2_shift(fm, bu, t, c);
   return sqrt(q > 0 ? q : 0) * c;
 }
 
-GHMIX_HD int ghmix_factor_row_finish(const ghmix_factor_model *fm,
-                                     const double *u, size_t stride, double qd,
-                                     double b, double *bu,
-                                     ghmix_mix_row_result *res,
-                                     ghmix_mix_terms *t) {
+/* ghmix_factor_row_finish for the row u of factor_u(x, stride, m, .). */
+GHMIX_LOCAL int factor_finish(const ghmix_factor_model *fm, const double *x,
+                              size_t stride, const double *m, double qd,
+                              double b, double *bu, ghmix_mix_row_result *res,
+                              ghmix_mix_terms *t) {
   double q = qd - factor_m_norm2(fm->chol, fm->r, bu), r = NAN;
   int near = isnan(qd) || (isfinite(q) && isfinite(qd));
   if (near && q < 0) /* rounding (see factor.h) */
@@ -112,24 +121,47 @@ GHMIX_HD int ghmix_factor_row_finish(const ghmix_factor_model *fm,
   if (ghmix_mix_row_is_heavy(&fm->c, b) && !isnan(qd)) {
     if (!near) {
       q = INFINITY;
-      r = factor_far_r(fm, u, stride, bu);
+      r = factor_far_r(fm, x, stride, m, bu);
     }
-    ghmix_mix_row_perp(&fm->c, q, r, b, factor_perp(fm, u, stride, b, bu), res);
+    ghmix_mix_row_perp(&fm->c, q, r, b, factor_perp(fm, x, stride, m, b, bu),
+                       res);
     return ghmix_mix_row_terms(&fm->c, res, t);
   }
   if (near)
     return ghmix_mix_row_step(&fm->c, q, b, NULL, NULL, res, t);
-  return ghmix_mix_row_step_r(&fm->c, factor_far_r(fm, u, stride, bu), b, res,
-                              t);
+  return ghmix_mix_row_step_r(&fm->c, factor_far_r(fm, x, stride, m, bu), b,
+                              res, t);
+}
+
+GHMIX_HD int ghmix_factor_row_finish(const ghmix_factor_model *fm,
+                                     const double *u, size_t stride, double qd,
+                                     double b, double *bu,
+                                     ghmix_mix_row_result *res,
+                                     ghmix_mix_terms *t) {
+  return factor_finish(fm, u, stride, NULL, qd, b, bu, res, t);
+}
+
+/* The forms and the finish of the row u of factor_u(x, stride, m, .). */
+GHMIX_LOCAL int factor_step(const ghmix_factor_model *fm, const double *x,
+                            size_t stride, const double *m, double *bu,
+                            ghmix_mix_row_result *res, ghmix_mix_terms *t) {
+  double qd, b;
+  factor_forms(fm, x, stride, m, 1.0, bu, &qd, &b);
+  return factor_finish(fm, x, stride, m, qd, b, bu, res, t);
 }
 
 GHMIX_HD int ghmix_factor_row_step(const ghmix_factor_model *fm,
                                    const double *u, size_t stride, double *bu,
                                    ghmix_mix_row_result *res,
                                    ghmix_mix_terms *t) {
-  double qd, b;
-  factor_forms(fm, u, stride, 1.0, bu, &qd, &b);
-  return ghmix_factor_row_finish(fm, u, stride, qd, b, bu, res, t);
+  return factor_step(fm, u, stride, NULL, bu, res, t);
+}
+
+GHMIX_HD int ghmix_factor_row_step_x(const ghmix_factor_model *fm,
+                                     const double *x, size_t stride, double *bu,
+                                     ghmix_mix_row_result *res,
+                                     ghmix_mix_terms *t) {
+  return factor_step(fm, x, stride, fm->center, bu, res, t);
 }
 
 #ifndef GHMIX_CUDA_UNITY /* host only: the model's set-up */

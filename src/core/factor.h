@@ -71,6 +71,14 @@ GHMIX_HD int ghmix_factor_row_step(const ghmix_factor_model *fm,
                                    ghmix_mix_row_result *res,
                                    ghmix_mix_terms *t);
 
+/* The same from the row x of the data itself (x_j = x[j * stride]), u =
+ * x - m formed entry by entry as it is read (m = fm->center): what one
+ * thread of the CUDA E-step does (src/cuda/factor_tile.h). */
+GHMIX_HD int ghmix_factor_row_step_x(const ghmix_factor_model *fm,
+                                     const double *x, size_t stride, double *bu,
+                                     ghmix_mix_row_result *res,
+                                     ghmix_mix_terms *t);
+
 /* Host only (not compiled for the device). */
 
 /* Doubles of the buffer ghmix_factor_model_init fills: d (1 / D), d r

@@ -3,9 +3,10 @@
  * The CUDA kernels call the same per-element functions as the CPU drivers
  * (the element bodies of elementwise.h: log K_nu(x), the GIG expectation
  * map and its inverse, the univariate GH density; one observation's
- * E-step), compiled from the same files.  This header includes those .c
- * files into the translation unit of the kernels, with GHMIX_CUDA_UNITY
- * defined so that ghmix_hd.h makes every GHMIX_HD function
+ * E-step, with a full or a factor-analytic Sigma), compiled from the
+ * same files.  This header includes those .c files into the translation
+ * unit of the kernels, with GHMIX_CUDA_UNITY defined so that ghmix_hd.h
+ * makes every GHMIX_HD function
  * `__host__ __device__ static`: the device code can then be inlined into
  * the kernels (no relocatable device code, no device link step), and the
  * host copies that nvcc also emits stay private to this translation unit
@@ -47,6 +48,7 @@
 #include "../core/bessel_series.c"
 #include "../core/bessel_trapezoid.c"
 #include "../core/estep.c"
+#include "../core/factor.c"
 #include "../core/gamma.c"
 #include "../core/gh_dist.c" /* the density only: see its GHMIX_CUDA_UNITY */
 #include "../core/gig_moments.c"

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "../core/elementwise.h"
+#include "../core/factor.h"
 #include "../core/mixture.h"
 #include "../core/status.h"
 #include "../cpu/gh_dist_cpu.h"
@@ -170,6 +171,31 @@ ghmix_status ghmix_cuda_mix_estep_mixture(void *handle,
                                           const ghmix_mix_model *model,
                                           double *stats, double *rows,
                                           int *launches, ghmix_error *err);
+
+/* ------------------------------------------------------------------------
+ * The E-step of a factor-analytic Sigma = F F' + diag(D) (src/core/
+ * factor.h; src/cuda/factor_estep.cuh).  The data (x, n x d, column-major,
+ * leading dimension ldx >= n) and their row weights (NULL, or n finite
+ * values >= 0) are copied to the device once, at create; each E-step
+ * copies the model's arrays in, runs two kernels (one thread per row runs
+ * ghmix_factor_row_step_x, with per-block partial sums; then their
+ * fixed-order sum) and copies the statistics back.  fm: completed by
+ * ghmix_factor_model_init for the data's d; stats:
+ * ghmix_estep_nstats(ghmix_factor_shape(fm, weighted)) doubles, weighted
+ * when the handle has weights, in the layout ghmix_factor_estep_cpu
+ * (src/cpu/factor_cpu.h) writes; rows NULL or n x 4 as there.  Results are
+ * bit-identical from run to run; *launches (when not NULL) receives 2.
+ * Any d; the E-step is GHMIX_ERR_DOMAIN when r is too large for the
+ * device's shared memory (about r > 880 with 227 KiB per block, r > 380
+ * with 99 KiB).  ghmix_cuda_factor_data_free(NULL) does nothing. */
+ghmix_status ghmix_cuda_factor_data_create(const double *x, size_t n,
+                                           size_t ldx, int d,
+                                           const double *weights, int device,
+                                           void **handle, ghmix_error *err);
+void ghmix_cuda_factor_data_free(void *handle);
+ghmix_status ghmix_cuda_factor_estep(void *handle, const ghmix_factor_model *fm,
+                                     double *stats, double *rows, int *launches,
+                                     ghmix_error *err);
 
 #ifdef __cplusplus
 }

@@ -206,6 +206,59 @@ ghmix_status too_many(size_t n, ghmix_error *err) {
                          (double)n);
 }
 
+/* The n x d rows x (leading dimension ldx) into dst on the device (leading
+ * dimension n); what words the error message. */
+ghmix_status copy_rows_in(double *dst, const double *x, size_t n, size_t ldx,
+                          int d, const char *what, ghmix_error *err) {
+  char buf[128];
+  cudaError_t e;
+  if (n == 0)
+    return GHMIX_OK;
+  e = cudaMemcpy2D(dst, n * sizeof(double), x, ldx * sizeof(double),
+                   n * sizeof(double), (size_t)d, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess)
+    return GHMIX_OK;
+  snprintf(buf, sizeof buf, "cudaMemcpy2D of %s to the device", what);
+  return cuda_fail(err, buf, e);
+}
+
+/* *optin: the bytes of shared memory a block may opt in to on `device`. */
+ghmix_status shared_optin(int device, int *optin, ghmix_error *err) {
+  cudaError_t e = cudaDeviceGetAttribute(
+      optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  return e == cudaSuccess ? GHMIX_OK
+                          : cuda_fail(err, "cudaDeviceGetAttribute", e);
+}
+
+/* Lets `kernel` have smem bytes of dynamic shared memory (beyond the
+ * default 48 KiB, up to the opt-in limit). */
+template <typename K>
+ghmix_status allow_shared(K kernel, size_t smem, ghmix_error *err) {
+  cudaError_t e;
+  if (smem <= 48 * 1024)
+    return GHMIX_OK;
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           (int)smem);
+  return e == cudaSuccess ? GHMIX_OK
+                          : cuda_fail(err, "cudaFuncSetAttribute", e);
+}
+
+/* cudaFree of the count pointers on `device`, from any current device;
+ * errors are ignored: this also runs from finalizers, possibly after the
+ * CUDA runtime has shut down. */
+void free_on_device(int device, void *const *ptrs, int count) {
+  int prev = -1, k;
+  if (cudaGetDevice(&prev) != cudaSuccess)
+    prev = -1;
+  if (prev != device)
+    (void)cudaSetDevice(device);
+  for (k = 0; k < count; k++)
+    (void)cudaFree(ptrs[k]);
+  if (prev >= 0 && prev != device)
+    (void)cudaSetDevice(prev);
+  (void)cudaGetLastError();
+}
+
 /* ======================================================================
  * Element-wise kernels
  * ====================================================================== */
@@ -675,7 +728,6 @@ extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
   unsigned blocks;
   double *dpar;
   ghmix_status st;
-  cudaError_t e;
   ghmix_error_clear(err);
   if ((st = guard.enter(device, err)) != GHMIX_OK)
     return st;
@@ -696,11 +748,9 @@ extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
   o_out = mem.reserve(n * (size_t)ncol * sizeof(double));
   if ((st = mem.allocate("the density rows", device, err)) != GHMIX_OK)
     return st;
-  e = cudaMemcpy2D(mem.at<double>(o_x), n * sizeof(double), x,
-                   ldx * sizeof(double), n * sizeof(double), (size_t)d,
-                   cudaMemcpyHostToDevice);
-  if (e != cudaSuccess)
-    return cuda_fail(err, "cudaMemcpy2D of the rows to the device", e);
+  if ((st = copy_rows_in(mem.at<double>(o_x), x, n, ldx, d, "the rows", err)) !=
+      GHMIX_OK)
+    return st;
   dpar = mem.at<double>(o_par);
   {
     double *host_par =
@@ -728,21 +778,12 @@ extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
 
 extern "C" void ghmix_cuda_mix_data_free(void *handle) {
   mix_data *h = static_cast<mix_data *>(handle);
-  int prev = -1;
   if (h == NULL)
     return;
-  /* errors are ignored: this also runs from finalizers, possibly after the
-   * CUDA runtime has shut down */
-  if (cudaGetDevice(&prev) != cudaSuccess)
-    prev = -1;
-  if (prev != h->device)
-    (void)cudaSetDevice(h->device);
-  (void)cudaFree(h->rows);
-  (void)cudaFree(h->weights);
-  (void)cudaFree(h->arena);
-  if (prev >= 0 && prev != h->device)
-    (void)cudaSetDevice(prev);
-  (void)cudaGetLastError();
+  {
+    void *const ptrs[3] = {h->rows, h->weights, h->arena};
+    free_on_device(h->device, ptrs, 3);
+  }
   free(h->host_par);
   free(h);
 }
@@ -758,7 +799,6 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
   mix_data *h;
   ghmix_status st;
   int optin = 0;
-  cudaError_t e;
   ghmix_error_clear(err);
   *handle = NULL;
   if ((st = guard.enter(device, err)) != GHMIX_OK)
@@ -770,10 +810,8 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
   if (n > max_elements / (size_t)d)
     return too_many(n * (size_t)d, err);
   l = ghmix_mix_plan(n, d);
-  e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                             device);
-  if (e != cudaSuccess)
-    return cuda_fail(err, "cudaDeviceGetAttribute", e);
+  if ((st = shared_optin(device, &optin, err)) != GHMIX_OK)
+    return st;
   if (l.smem > (size_t)optin)
     return ghmix_error_set(
         err, GHMIX_ERR_DOMAIN, -1,
@@ -788,13 +826,9 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
   o_stats = mem.reserve(l.nstats * sizeof(double));
   if ((st = mem.allocate("the E-step data", device, err)) != GHMIX_OK)
     return st;
-  if (n > 0) {
-    e = cudaMemcpy2D(mem.at<double>(o_x), n * sizeof(double), x,
-                     ldx * sizeof(double), n * sizeof(double), (size_t)d,
-                     cudaMemcpyHostToDevice);
-    if (e != cudaSuccess)
-      return cuda_fail(err, "cudaMemcpy2D of the data to the device", e);
-  }
+  if ((st = copy_rows_in(mem.at<double>(o_x), x, n, ldx, d, "the data", err)) !=
+      GHMIX_OK)
+    return st;
   h = static_cast<mix_data *>(calloc(1, sizeof *h));
   if (h == NULL)
     return ghmix_error_set(err, GHMIX_ERR_NOMEM, -1,
@@ -897,13 +931,8 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
   if ((st = copy_in(h->par, h->host_par, ghmix_mix_par_len(d) * sizeof(double),
                     "the E-step parameters", err)) != GHMIX_OK)
     return st;
-  if (l->smem > 48 * 1024) {
-    e = cudaFuncSetAttribute(mix_estep_kernel,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)l->smem);
-    if (e != cudaSuccess)
-      return cuda_fail(err, "cudaFuncSetAttribute", e);
-  }
+  if ((st = allow_shared(mix_estep_kernel, l->smem, err)) != GHMIX_OK)
+    return st;
   mix_estep_kernel<<<l->blocks, l->tile, l->smem>>>(
       h->n, d, h->x, weighted ? h->weights : NULL, h->par, model->comp[0].c,
       rows != NULL ? h->rows : NULL, h->partial);
@@ -979,13 +1008,8 @@ static ghmix_status mixg_run(const mix_data *h, const ghmix_mix_model *model,
       (st = copy_in(mem.at<double>(o_w), model->weights, sizeof(double) * nw,
                     "the row weights", err)) != GHMIX_OK)
     return st;
-  if (l->smem > 48 * 1024) {
-    e = cudaFuncSetAttribute(mixg_estep_kernel,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)l->smem);
-    if (e != cudaSuccess)
-      return cuda_fail(err, "cudaFuncSetAttribute", e);
-  }
+  if ((st = allow_shared(mixg_estep_kernel, l->smem, err)) != GHMIX_OK)
+    return st;
   mixg_estep_kernel<<<l->blocks, l->tile, l->smem>>>(
       n, d, G, h->x, mem.at<double>(o_par), mem.at<ghmix_mix_const>(o_c),
       mem.at<double>(o_par) + plen * G, nw ? mem.at<double>(o_w) : NULL,
@@ -1016,7 +1040,6 @@ ghmix_cuda_mix_estep_mixture(void *handle, const ghmix_mix_model *model,
   ghmix_mix_layout l;
   mixg_host hp = {NULL, NULL, NULL};
   ghmix_status st;
-  cudaError_t e;
   size_t k;
   int optin = 0;
   ghmix_error_clear(err);
@@ -1034,10 +1057,8 @@ ghmix_cuda_mix_estep_mixture(void *handle, const ghmix_mix_model *model,
       stats[k] = 0;
     return GHMIX_OK;
   }
-  e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                             h->device);
-  if (e != cudaSuccess)
-    return cuda_fail(err, "cudaDeviceGetAttribute", e);
+  if ((st = shared_optin(h->device, &optin, err)) != GHMIX_OK)
+    return st;
   if (l.smem > (size_t)optin)
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
                            "d = %d is too large for the CUDA mixture E-step on "
@@ -1052,3 +1073,6 @@ ghmix_cuda_mix_estep_mixture(void *handle, const ghmix_mix_model *model,
   free(hp.c);
   return st;
 }
+
+/* the E-step of a factor-analytic Sigma (uses the helpers above) */
+#include "factor_estep.cuh"

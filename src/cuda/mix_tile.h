@@ -101,25 +101,28 @@ typedef struct {
   size_t nloc, nstats, smem;
 } ghmix_mix_layout;
 
+/* Blocks for n rows in tiles of T, nloc partial sums per block: one per
+ * tile, within both limits above, at least 1. */
+GHMIX_INLINE int ghmix_mix_blocks(size_t n, int T, size_t nloc) {
+  size_t tiles = (n + (size_t)T - 1) / (size_t)T, b = GHMIX_MIX_MAX_BLOCKS;
+  size_t by_budget = GHMIX_MIX_PARTIAL_BUDGET / (nloc * sizeof(double));
+  if (tiles < b)
+    b = tiles;
+  if (by_budget < b)
+    b = by_budget;
+  return b < 1 ? 1 : (int)b;
+}
+
 GHMIX_INLINE ghmix_mix_layout ghmix_mix_plan(size_t n, int d) {
   ghmix_estep_shape shape = ghmix_mix_tile_shape(d);
   ghmix_mix_layout l;
-  size_t tiles, by_budget;
   l.d = d;
   l.tile = d <= 16 ? 128 : (d <= 64 ? 64 : 32);
   l.nloc = ghmix_mix_nloc(d);
   l.nstats = ghmix_estep_nstats(&shape);
   l.smem =
       ((size_t)d + GHMIX_TERM_COUNT) * ((size_t)l.tile + 1) * sizeof(double);
-  tiles = (n + (size_t)l.tile - 1) / (size_t)l.tile;
-  by_budget = GHMIX_MIX_PARTIAL_BUDGET / (l.nloc * sizeof(double));
-  if (by_budget < 1)
-    by_budget = 1;
-  l.blocks = (int)(tiles < GHMIX_MIX_MAX_BLOCKS ? tiles : GHMIX_MIX_MAX_BLOCKS);
-  if ((size_t)l.blocks > by_budget)
-    l.blocks = (int)by_budget;
-  if (l.blocks < 1)
-    l.blocks = 1;
+  l.blocks = ghmix_mix_blocks(n, l.tile, l.nloc);
   return l;
 }
 

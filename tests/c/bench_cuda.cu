@@ -14,6 +14,10 @@
  *    launches, statistics out) at n = 10^5, 10^6, 10^7 rows with d = 10, for
  *    GH (E log Y too) and NIG, with the launches per iteration, and a
  *    serial CPU loop over the same per-row code as the baseline.
+ * 3b. The factor-analytic E-step (ghmix_cuda_factor_estep, Sigma = F F' +
+ *    diag(D)) per EM iteration at (d, r) = (100, 5) with 10^6 rows and
+ *    (1000, 20) with 10^5 (a tenth of that with --quick), against the CPU
+ *    driver (ghmix_factor_estep_cpu) on one thread on 20000 rows.
  * 4. Densities per row, one launch: the row kernel of predict/fitted and
  *    the multivariate dgh (d = 10, kernel alone and whole call) at 10^6 and
  *    10^7 rows; the univariate dgh kernel (whole call) with one parameter
@@ -30,6 +34,7 @@
 
 extern "C" {
 #include "../../src/cpu/bessel_cpu.h"
+#include "../../src/cpu/factor_cpu.h"
 #include "../../src/cpu/gh_dist_cpu.h"
 #include "../../src/cpu/gig_solve_cpu.h"
 }
@@ -535,6 +540,69 @@ static void bench_estep(int quick) {
   }
 }
 
+/* ------------------------------------------- the factor-analytic E-step */
+
+static void bench_factor(int quick) {
+  const int dims[2][2] = {{100, 5}, {1000, 20}};
+  const size_t rows[2] = {1000000, 100000};
+  ghmix_error err;
+  printf("\n== factor E-step per EM iteration (GH, E log Y too) ==\n");
+  printf("%6s %4s %10s %14s %12s %16s\n", "d", "r", "n", "ms/iteration",
+         "rows/s", "CPU 1 thread ms");
+  for (int c = 0; c < 2; c++) {
+    const int d = dims[c][0], r = dims[c][1];
+    const size_t n = quick ? rows[c] / 10 : rows[c], m = 20000;
+    std::vector<double> x(n * (size_t)d), center(d), f((size_t)d * r), uniq(d),
+        gamma(d), buf(ghmix_factor_buffer_size(d, r));
+    ghmix_factor_model fm;
+    void *h = NULL;
+    std::vector<double> t;
+    size_t i;
+    int j, launches = 0;
+    for (j = 0; j < d; j++) {
+      center[j] = 0.01 * j;
+      uniq[j] = 0.5 + hash_u01(21, j);
+      gamma[j] = 0.05 * (j % 3);
+    }
+    for (i = 0; i < (size_t)d * r; i++)
+      f[i] = (2 * hash_u01(22, i) - 1) / sqrt((double)r);
+    for (i = 0; i < n; i++) {
+      double w = gen_value(23, i, -0.5, 0.5, 1);
+      for (j = 0; j < d; j++)
+        x[i + (size_t)j * n] =
+            center[j] + sqrt(w) * (2 * hash_u01(24 + j, i) - 1);
+    }
+    if (!ghmix_factor_model_init(
+            d, r, center.data(), f.data(), uniq.data(), gamma.data(), -1.2, 0.9,
+            1.3, GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY, buf.data(), &fm)) {
+      printf("error: factor model\n");
+      continue;
+    }
+    ghmix_estep_shape sh = ghmix_factor_shape(&fm, 0);
+    std::vector<double> stats(ghmix_estep_nstats(&sh));
+    double t0 = now_s();
+    ghmix_factor_estep_cpu(x.data(), m, n, &fm, NULL, stats.data(), NULL, 1,
+                           &err);
+    double cpu_ms = (now_s() - t0) / (double)m * (double)n * 1e3;
+    if (ghmix_cuda_factor_data_create(x.data(), n, n, d, NULL, 0, &h, &err) !=
+        GHMIX_OK) {
+      printf("error: %s\n", err.message);
+      continue;
+    }
+    for (int k = 0; k < 11; k++) {
+      t0 = now_s();
+      if (ghmix_cuda_factor_estep(h, &fm, stats.data(), NULL, &launches,
+                                  &err) != GHMIX_OK)
+        printf("error: %s\n", err.message);
+      if (k > 0)
+        t.push_back(now_s() - t0);
+    }
+    printf("%6d %4d %10.0e %14.3f %12.4g %16.1f\n", d, r, (double)n,
+           median(t) * 1e3, (double)n / median(t), cpu_ms);
+    ghmix_cuda_factor_data_free(h);
+  }
+}
+
 /* ------------------------------------------ densities per row (one launch) */
 
 /* The row kernel (predict/fitted, multivariate dgh) at d = 10 and the
@@ -683,6 +751,7 @@ int main(int argc, char **argv) {
   bench_logk(quick);
   bench_gig_solve(quick);
   bench_estep(quick);
+  bench_factor(quick);
   bench_rows(quick);
   printf("\n(benchmark: %.1f s)\n", now_s() - t0);
   return 0;

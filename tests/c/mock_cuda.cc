@@ -4,7 +4,8 @@
  * test harness itself, and the E-step's per-thread code (src/cuda/
  * mix_tile.h), which it runs as the kernels do: block by block, tile by
  * tile, thread by thread, with the same partial sums and the same
- * fixed-order reduction.  The element-wise functions call the CPU drivers;
+ * fixed-order reduction (and so the factor E-step's, src/cuda/
+ * factor_tile.h).  The element-wise functions call the CPU drivers;
  * device index, empty-input and allocation-size errors follow the real
  * backend's rules (a "device" of 2^40 bytes). */
 #include <math.h>
@@ -18,6 +19,7 @@ extern "C" {
 #include "../../src/cpu/gig_solve_cpu.h"
 #include "../../src/cuda/ghmix_cuda.h"
 }
+#include "../../src/cuda/factor_tile.h"
 #include "../../src/cuda/mix_tile.h"
 #include "../../src/cuda/mixg_tile.h"
 
@@ -115,6 +117,16 @@ ghmix_cuda_gig_from_expectation_batch(const ghmix_gig_solve_args *s, int device,
   return ghmix_gig_from_expectation_batch(s, 1, err);
 }
 
+/* The n x d rows x (leading dimension ldx) copied with leading dimension
+ * n, as on the device. */
+static double *mock_copy_rows(const double *x, size_t n, size_t ldx, int d) {
+  double *c = (double *)malloc((n * (size_t)d + 1) * sizeof(double));
+  int j;
+  for (j = 0; j < d; j++)
+    memcpy(c + (size_t)j * n, x + (size_t)j * ldx, n * sizeof(double));
+  return c;
+}
+
 struct mock_mix {
   size_t n;
   int d;
@@ -127,7 +139,6 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
                                                    ghmix_error *err) {
   ghmix_status st = mock_device(device, err);
   mock_mix *h;
-  int j;
   *handle = NULL;
   if (st != GHMIX_OK)
     return st;
@@ -139,9 +150,7 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
   h = (mock_mix *)calloc(1, sizeof *h);
   h->n = n;
   h->d = d;
-  h->x = (double *)malloc((n * (size_t)d + 1) * sizeof(double));
-  for (j = 0; j < d; j++)
-    memcpy(h->x + (size_t)j * n, x + (size_t)j * ldx, n * sizeof(double));
+  h->x = mock_copy_rows(x, n, ldx, d);
   *handle = h;
   return GHMIX_OK;
 }
@@ -405,5 +414,105 @@ extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
                        out);
   free(xd);
   free(pbuf);
+  return GHMIX_OK;
+}
+
+struct mock_factor {
+  size_t n;
+  int d;
+  double *x, *weights;
+};
+
+extern "C" ghmix_status ghmix_cuda_factor_data_create(const double *x, size_t n,
+                                                      size_t ldx, int d,
+                                                      const double *weights,
+                                                      int device, void **handle,
+                                                      ghmix_error *err) {
+  ghmix_status st = mock_device(device, err);
+  mock_factor *h;
+  *handle = NULL;
+  if (st != GHMIX_OK)
+    return st;
+  if (d < 1 || ldx < n)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1, "bad E-step data");
+  if ((st = mock_alloc(8.0 * (double)n * (d + (weights != NULL)),
+                       "the factor E-step data", err)) != GHMIX_OK)
+    return st;
+  h = (mock_factor *)calloc(1, sizeof *h);
+  h->n = n;
+  h->d = d;
+  h->x = mock_copy_rows(x, n, ldx, d);
+  if (weights != NULL && n > 0) {
+    h->weights = (double *)malloc(n * sizeof(double));
+    memcpy(h->weights, weights, n * sizeof(double));
+  }
+  *handle = h;
+  return GHMIX_OK;
+}
+
+extern "C" void ghmix_cuda_factor_data_free(void *handle) {
+  mock_factor *h = (mock_factor *)handle;
+  if (h == NULL)
+    return;
+  free(h->x);
+  free(h->weights);
+  free(h);
+}
+
+/* The two kernels of src/cuda/factor_estep.cuh, one thread at a time, on
+ * the model viewing a packed copy of its arrays (as on the device). */
+extern "C" ghmix_status ghmix_cuda_factor_estep(void *handle,
+                                                const ghmix_factor_model *fm,
+                                                double *stats, double *rows,
+                                                int *launches,
+                                                ghmix_error *err) {
+  mock_factor *h = (mock_factor *)handle;
+  ghmix_factor_layout l;
+  ghmix_factor_model dev;
+  double *par, *partial, *tile;
+  size_t ntiles, tl, s, k;
+  int b, t;
+  ghmix_error_clear(err);
+  if (launches != NULL)
+    *launches = 0;
+  if (h == NULL)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1, "NULL handle");
+  if (fm->d != h->d || fm->r < 0 || fm->r >= fm->d)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "a factor model of another d");
+  l = ghmix_factor_plan(h->n, h->d, fm->r);
+  if (h->n == 0) {
+    for (k = 0; k < l.nstats; k++)
+      stats[k] = 0;
+    return GHMIX_OK;
+  }
+  par = (double *)malloc(l.npar * sizeof(double));
+  ghmix_factor_par_pack(fm, par);
+  dev = ghmix_factor_par_view(fm, par);
+  partial = (double *)malloc(l.nloc * (size_t)l.blocks * sizeof(double));
+  for (k = 0; k < l.nloc * (size_t)l.blocks; k++) /* garbage, as on a GPU */
+    partial[k] = 1e300;
+  tile = (double *)malloc(l.smem);
+  ntiles = (h->n + (size_t)l.tile - 1) / (size_t)l.tile;
+  for (b = 0; b < l.blocks; b++)
+    for (tl = (size_t)b; tl < ntiles; tl += (size_t)l.blocks) {
+      for (k = 0; k < l.smem / sizeof(double); k++)
+        tile[k] = NAN; /* stale shared memory */
+      for (t = 0; t < l.tile; t++)
+        ghmix_factor_tile_row(t, l.tile, tl * (size_t)l.tile + (size_t)t, h->n,
+                              h->x, h->weights, &dev, rows, tile);
+      for (t = 0; t < l.tile; t++)
+        ghmix_factor_tile_sums(t, l.tile, l.blocks, b, tl == (size_t)b,
+                               tl * (size_t)l.tile, h->n, h->x, &dev,
+                               h->weights != NULL, tile, partial);
+    }
+  for (s = 0; s < l.nloc; s++)
+    stats[ghmix_factor_stat_slot(s, h->d, fm->r)] =
+        mock_block_sum(partial, s, l.blocks);
+  free(par);
+  free(partial);
+  free(tile);
+  if (launches != NULL)
+    *launches = 2;
   return GHMIX_OK;
 }

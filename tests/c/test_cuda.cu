@@ -2,7 +2,7 @@
  * R: every kernel against the CPU path on the same inputs.
  *
  *   test_cuda [--n=N] [--tol-scale=S]
- *             [--only=errors|logk|eta|solve|mix|dens|rows]
+ *             [--only=errors|logk|eta|solve|mix|factor|dens|rows]
  *
  * - log K_nu(x) with and without its gradient against ghmix_bessel_logk_batch
  *   (src/cpu, one thread) on N points (default 10^6) in the hard regions
@@ -17,6 +17,10 @@
  * - the E-step statistics and per-row results for d = 1, 4, 10, 64 against a
  *   plain serial loop over ghmix_mix_row: within 1e-12 relative to the sum
  *   of the absolute values of the terms; counts exact;
+ * - the factor-analytic E-step (Sigma = F F' + diag(D)) for d up to 300, r
+ *   up to 70, with far, heavy and bad rows and row weights, against the
+ *   CPU driver (ghmix_factor_estep_cpu): statistics within 1e-12 of the
+ *   sum of |terms| of a serial loop, counts exact, rows within 1e-13;
  * - the univariate GH density (dgh) against ghmix_gh1_dpq_batch on N/5
  *   points: per-element and shared parameter sets of every family, tails
  *   out to |z| = 1e300, the centre, +-Inf, NaN and NA, recycling; log f
@@ -52,10 +56,12 @@
 #endif
 
 extern "C" {
+#include "../../src/core/factor.h"
 #include "../../src/core/gig_solve.h"
 #include "../../src/core/mixture.h"
 #include "../../src/core/mixture_g.h"
 #include "../../src/cpu/bessel_cpu.h"
+#include "../../src/cpu/factor_cpu.h"
 #include "../../src/cpu/gh_dist_cpu.h"
 #include "../../src/cpu/gig_solve_cpu.h"
 #include "../../src/cpu/mixture_cpu.h"
@@ -1358,6 +1364,276 @@ static void test_mixg(int quick) {
   test_mixg_case("G=2 d=17, n=130 (tile of 64, partial)", 17, 2, 130, 1);
 }
 
+/* ------------------------------------------ the factor-analytic E-step */
+
+static double message_bytes(const char *msg);
+
+/* A factor model of d and r (F, D, gamma, m drawn here) and its arrays. */
+typedef struct {
+  ghmix_factor_model fm;
+  double *center, *f, *uniq, *gamma, *buf;
+} fac_setup;
+
+static int fac_setup_init(fac_setup *s, int d, int r, double p, double a,
+                          double b, int what) {
+  size_t j;
+  s->center = (double *)xmalloc((size_t)d * sizeof(double));
+  s->f = (double *)xmalloc((size_t)d * r * sizeof(double));
+  s->uniq = (double *)xmalloc((size_t)d * sizeof(double));
+  s->gamma = (double *)xmalloc((size_t)d * sizeof(double));
+  s->buf = (double *)xmalloc(ghmix_factor_buffer_size(d, r) * sizeof(double));
+  for (j = 0; j < (size_t)d; j++) {
+    s->center[j] = unif(-1, 1);
+    s->uniq[j] = unif(0.5, 2);
+    s->gamma[j] = unif(-0.3, 0.3);
+  }
+  for (j = 0; j < (size_t)d * r; j++)
+    s->f[j] = unif(-1, 1) / sqrt((double)r);
+  return ghmix_factor_model_init(d, r, s->center, s->f, s->uniq, s->gamma, p, a,
+                                 b, what, s->buf, &s->fm);
+}
+
+static void fac_setup_free(fac_setup *s) {
+  free(s->center);
+  free(s->f);
+  free(s->uniq);
+  free(s->gamma);
+  free(s->buf);
+}
+
+/* The sums of |terms| of each statistic (the scale of its rounding), by a
+ * serial loop over ghmix_factor_row_step. */
+static void fac_scale(const double *x, size_t n, const double *wt,
+                      const ghmix_factor_model *fm, const ghmix_estep_shape *sh,
+                      double *scale) {
+  const int d = fm->d, r = fm->r;
+  const size_t ns = ghmix_estep_nstats(sh);
+  const size_t at_u = ghmix_estep_stat(sh, 0, GHMIX_STAT_U).offset;
+  const size_t at_w = ghmix_estep_stat(sh, 0, GHMIX_STAT_INV_Y_U).offset;
+  const size_t at_g = ghmix_estep_stat(sh, 0, GHMIX_STAT_INV_Y_UU_DIAG).offset;
+  const size_t at_p = ghmix_estep_stat(sh, 0, GHMIX_STAT_INV_Y_UU_PROJ).offset;
+  double *u = (double *)xmalloc((size_t)d * sizeof(double));
+  double *bu = (double *)xmalloc(((size_t)r + 1) * sizeof(double));
+  size_t i, k;
+  int j, l, id;
+  for (k = 0; k < ns; k++)
+    scale[k] = 0;
+  for (i = 0; i < n; i++) {
+    ghmix_mix_row_result res;
+    ghmix_mix_terms t;
+    double v, w;
+    int ok;
+    for (j = 0; j < d; j++)
+      u[j] = x[i + (size_t)j * n] - fm->center[j];
+    ok = ghmix_factor_row_step(fm, u, 1, bu, &res, &t);
+    if (wt != NULL)
+      ok = ghmix_mix_terms_weight(&t, wt[i]);
+    for (id = 0; id < GHMIX_STAT_NSCALAR; id++)
+      scale[ghmix_estep_stat(sh, 0, (ghmix_stat_id)id).offset] +=
+          fabs(t.v[wt != NULL ? ghmix_mix_term_of_weighted((ghmix_stat_id)id)
+                              : ghmix_mix_term_of((ghmix_stat_id)id)]);
+    if (!ok)
+      continue;
+    v = t.v[GHMIX_TERM_WEIGHT];
+    w = t.v[GHMIX_TERM_INV_Y];
+    for (j = 0; j < d; j++) {
+      scale[at_u + j] += fabs(v * u[j]);
+      scale[at_w + j] += fabs(w * u[j]);
+      scale[at_g + j] += w * u[j] * u[j];
+      for (l = 0; l < r; l++)
+        scale[at_p + (size_t)l * d + j] += fabs(w * u[j] * bu[l]);
+    }
+  }
+  free(u);
+  free(bu);
+}
+
+/* 1 for the statistics that count rows (compared exactly). */
+static int fac_is_count(const ghmix_estep_shape *sh, size_t k) {
+  return k == ghmix_estep_stat(sh, 0, GHMIX_STAT_ROWS).offset ||
+         k == ghmix_estep_stat(sh, 0, GHMIX_STAT_BAD).offset ||
+         (!(sh->what & GHMIX_ESTEP_WEIGHTS) &&
+          (k == ghmix_estep_stat(sh, 0, GHMIX_STAT_WEIGHT).offset ||
+           k == ghmix_estep_stat(sh, 0, GHMIX_STAT_TAU).offset));
+}
+
+/* The largest error of got against ref over the statistics, relative to
+ * scale (counts exact); *worst: where. */
+static double fac_max_err(const double *got, const double *ref,
+                          const double *scale, const ghmix_estep_shape *sh,
+                          size_t *worst) {
+  const size_t ns = ghmix_estep_nstats(sh);
+  double max_err = 0;
+  size_t k;
+  *worst = 0;
+  for (k = 0; k < ns; k++) {
+    double e;
+    if (fac_is_count(sh, k) || scale[k] == 0)
+      e = got[k] == ref[k] ? 0 : INFINITY;
+    else
+      e = fabs(got[k] - ref[k]) / scale[k];
+    if (!(e <= max_err)) {
+      max_err = isnan(e) ? INFINITY : e;
+      *worst = k;
+    }
+  }
+  return max_err;
+}
+
+/* Heavy-tailed, skewed rows about the model's centre; NaN rows, rows along
+ * gamma (heavy for skewed models) and, with far, rows far out (Q
+ * overflows: 1e160; they dominate the vector sums). */
+static void fac_data(const fac_setup *s, int d, size_t n, int far, double *x) {
+  size_t i;
+  int j;
+  for (i = 0; i < n; i++) {
+    double w = logunif(-1, 1);
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * n] =
+          s->center[j] + sqrt(w) * unif(-2, 2) + w * s->gamma[j];
+  }
+  for (i = 7; i < n; i += 997)
+    x[i] = NAN;
+  for (i = 11; far && i < n; i += 1499)
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * n] = 1e160 * unif(-1, 1);
+  for (i = 13; i < n; i += 1201)
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * n] = s->center[j] + 1e4 * s->gamma[j];
+}
+
+/* One factor E-step case on the device against the CPU driver. */
+static void test_factor_case(const char *label, int d, int r, size_t n,
+                             double p, double a, double b, int weighted,
+                             int far) {
+  const int what = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
+  fac_setup s;
+  ghmix_estep_shape sh;
+  ghmix_error err;
+  ghmix_status st;
+  double *x = (double *)xmalloc(n * (size_t)d * sizeof(double));
+  double *wt = NULL, *cpu, *gpu, *gpu2, *scale, *rc, *rg, max_row = 0, e;
+  size_t ns, i, worst;
+  void *h = NULL;
+  int launches = -1;
+  if (!fac_setup_init(&s, d, r, p, a, b, what)) {
+    check(0, "factor E-step %s: invalid test parameters", label);
+    free(x);
+    return;
+  }
+  fac_data(&s, d, n, far, x);
+  if (weighted) {
+    wt = (double *)xmalloc(n * sizeof(double));
+    for (i = 0; i < n; i++)
+      wt[i] = i % 5 == 2 ? 0.0 : unif(0, 3);
+  }
+  sh = ghmix_factor_shape(&s.fm, weighted);
+  ns = ghmix_estep_nstats(&sh);
+  cpu = (double *)xmalloc(ns * sizeof(double));
+  gpu = (double *)xmalloc(ns * sizeof(double));
+  gpu2 = (double *)xmalloc(ns * sizeof(double));
+  scale = (double *)xmalloc(ns * sizeof(double));
+  rc = (double *)xmalloc(4 * n * sizeof(double));
+  rg = (double *)xmalloc(4 * n * sizeof(double));
+  poison(gpu, ns);
+  poison(rg, 4 * n);
+  fac_scale(x, n, wt, &s.fm, &sh, scale);
+  st = ghmix_factor_estep_cpu(x, n, n, &s.fm, wt, cpu, rc, 1, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_data_create(x, n, n, d, wt, 0, &h, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_estep(h, &s.fm, gpu, rg, &launches, &err);
+  check(st == GHMIX_OK && launches == 2 && count_poison(gpu, ns) == 0 &&
+            count_poison(rg, 4 * n) == 0,
+        "factor E-step %s: status %d (%s), %d launches, every output written",
+        label, (int)st, err.message, launches);
+  e = fac_max_err(gpu, cpu, scale, &sh, &worst);
+  check(e <= TOL_STATS * tol_scale,
+        "factor E-step %s (d = %d, r = %d, n = %lu): statistics within %.3g "
+        "of the sum of |terms| (worst slot %lu: %.17g vs %.17g)",
+        label, d, r, (unsigned long)n, e, (unsigned long)worst, gpu[worst],
+        cpu[worst]);
+  for (i = 0; i < 4 * n; i++) {
+    double er = fabs(rg[i] - rc[i]) / fmax(1.0, fabs(rc[i]));
+    if (!(er <= max_row) && !(isnan(rg[i]) && isnan(rc[i])))
+      max_row = isnan(er) ? INFINITY : er;
+  }
+  check(max_row <= TOL_ROWS * tol_scale,
+        "factor E-step %s: rows within %.3g of the CPU's", label, max_row);
+  poison(gpu2, ns);
+  st = ghmix_cuda_factor_estep(h, &s.fm, gpu2, NULL, NULL, &err);
+  check(st == GHMIX_OK && memcmp(gpu, gpu2, ns * sizeof(double)) == 0,
+        "factor E-step %s: a second run (no rows) is bit-identical", label);
+  ghmix_cuda_factor_data_free(h);
+  fac_setup_free(&s);
+  free(x);
+  free(wt);
+  free(cpu);
+  free(gpu);
+  free(gpu2);
+  free(scale);
+  free(rc);
+  free(rg);
+}
+
+/* Errors of the factor E-step: data too large, a model of another d, no
+ * rows. */
+static void test_factor_errors(void) {
+  fac_setup s;
+  ghmix_estep_shape sh;
+  ghmix_error err;
+  ghmix_status st;
+  double xs[8] = {1, 2, 3, 4, 5, 6, 7, 8}, stats[64], big[2];
+  void *h = (void *)&st;
+  size_t k;
+  int zeros = 1;
+  st = ghmix_cuda_factor_data_create(big, (size_t)1 << 36, (size_t)1 << 36, 8,
+                                     NULL, 0, &h, &err);
+  check(st == GHMIX_ERR_CUDA && h == NULL && message_bytes(err.message) > 1e12,
+        "errors: factor E-step data too large is GHMIX_ERR_CUDA (\"%s\")",
+        err.message);
+  if (!fac_setup_init(&s, 3, 1, -0.5, 1, 1, GHMIX_ESTEP_MOMENTS)) {
+    check(0, "errors: factor E-step parameters");
+    return;
+  }
+  sh = ghmix_factor_shape(&s.fm, 0);
+  st = ghmix_cuda_factor_data_create(xs, 2, 2, 4, NULL, 0, &h, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_estep(h, &s.fm, stats, NULL, NULL, &err);
+  check(st == GHMIX_ERR_DOMAIN,
+        "errors: factor E-step with a model of another d is GHMIX_ERR_DOMAIN");
+  ghmix_cuda_factor_data_free(h);
+  st = ghmix_cuda_factor_data_create(xs, 0, 0, 3, NULL, 0, &h, &err);
+  poison(stats, ghmix_estep_nstats(&sh));
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_estep(h, &s.fm, stats, NULL, NULL, &err);
+  for (k = 0; k < ghmix_estep_nstats(&sh); k++)
+    zeros = zeros && stats[k] == 0;
+  check(st == GHMIX_OK && zeros, "errors: factor E-step on 0 rows gives zeros");
+  ghmix_cuda_factor_data_free(h);
+  ghmix_cuda_factor_data_free(NULL);
+  fac_setup_free(&s);
+}
+
+static void test_factor(int quick) {
+  test_factor_errors();
+  test_factor_case("GH d=8 r=2", 8, 2, quick ? 5003 : 50003, -0.7, 1.3, 0.8, 0,
+                   0);
+  test_factor_case("NIG d=20 r=3, weighted", 20, 3, quick ? 3001 : 20011, -0.5,
+                   1.1, 1.7, 1, 0);
+  test_factor_case("NIG d=20 r=3, far rows", 20, 3, 3001, -0.5, 1.1, 1.7, 1, 1);
+  test_factor_case("GH d=2 r=0 (diagonal)", 2, 0, 4001, 1.3, 0.8, 1.2, 0, 0);
+  test_factor_case("skew-t d=30 r=5 (a = 0)", 30, 5, 3001, -3.0, 0.0, 4.0, 1,
+                   0);
+  test_factor_case("skew-t d=30 r=5, far rows", 30, 5, 3001, -3.0, 0.0, 4.0, 0,
+                   1);
+  test_factor_case("VG d=12 r=1 (b = 0)", 12, 1, 2001, 1.2, 2.0, 0.0, 0, 0);
+  test_factor_case("GH d=300 r=20 (tile of 64)", 300, 20, quick ? 500 : 3001,
+                   -0.2, 1.5, 0.5, 0, 0);
+  test_factor_case("GH d=80 r=70 (tile of 32, partial)", 80, 70, 130, -0.7, 1.3,
+                   0.8, 1, 0);
+}
+
 /* ====================================== densities and rows (one launch) */
 
 /* Checks a density f against the CPU's: relative error over
@@ -2043,7 +2319,7 @@ int main(int argc, char **argv) {
       only = argv[i] + 7;
     else {
       fprintf(stderr, "usage: test_cuda [--n=N] [--tol-scale=S] "
-                      "[--only=errors|logk|eta|solve|mix|dens|rows]\n");
+                      "[--only=errors|logk|eta|solve|mix|factor|dens|rows]\n");
       return 2;
     }
   }
@@ -2074,6 +2350,8 @@ int main(int argc, char **argv) {
     test_mix(quick);
     test_mixg(quick);
   }
+  if (RUN("factor"))
+    test_factor(quick);
   if (RUN("dens"))
     test_gh1(n / 5);
   if (RUN("rows"))

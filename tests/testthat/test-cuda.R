@@ -412,3 +412,52 @@ test_that("ghmix_info() gives each device's float64 rate", {
   expect_match(out, "Warning: device 0")
   expect_match(out, "slower than the CPU")
 })
+
+# Factor fits (`factors = r`) on the GPU ---------------------------------------
+
+cuda_factor_data <- function(n = 400L, d = 6L, seed = 5L) {
+  set.seed(seed)
+  f <- matrix(runif(d * 2L, -1, 1), d, 2L)
+  w <- rgig(n, -0.5, 1, 1)
+  z <- matrix(rnorm(n * d), n, d) %*% chol(tcrossprod(f) + diag(0.5, d))
+  z * sqrt(w) + outer(w, seq(-0.2, 0.3, length.out = d))
+}
+
+test_that("factor fits with backend = 'cuda' without a device: classed error", {
+  skip_if(is.null(cuda_device_skip_reason()), "a CUDA device is present")
+  cls <- cuda_unavailable_class()
+  x <- cuda_factor_data()
+  expect_error(fit_nig(x, factors = 1, backend = "cuda"), class = cls)
+  expect_error(fit_gh(x, factors = 2, backend = "cuda",
+                      weights = rep(1:2, 200)),
+               class = cls)
+  e <- tryCatch(fit_nig(x, factors = 1, backend = "cuda"), error = identity)
+  expect_match(conditionMessage(e), 'backend = "cuda"')
+  fit <- fit_nig(x, factors = 1)
+  expect_error(fitted(fit, backend = "cuda"), class = cls)
+  expect_error(predict(fit, x[1:3, ], backend = "cuda"), class = cls)
+  # bad input is the same error on both backends
+  expect_error(fit_nig(x, factors = 1.5, backend = "cuda"),
+               class = "ghmix_error_argument")
+  # the C entry points themselves
+  expect_error(.Call(ffi_cuda_factor_data_create, x, NULL, 0L), class = cls)
+})
+
+test_that("factor fits: cuda matches cpu (fit, E-step launches, rows)", {
+  skip_without_cuda_device()
+  x <- cuda_factor_data(3000L, 12L)
+  w <- rep(c(0.5, 1, 2), 1000L)
+  for (fam in list(fit_nig, fit_gh)) {
+    cpu <- fam(x, factors = 2, weights = w)
+    gpu <- fam(x, factors = 2, weights = w, backend = "cuda")
+    expect_identical(gpu$backend, "cuda")
+    expect_equal(gpu$loglik, cpu$loglik, tolerance = 1e-9)
+    expect_equal(gpu$parameters$mu, cpu$parameters$mu, tolerance = 1e-5)
+    expect_equal(tcrossprod(gpu$loadings) + diag(gpu$uniquenesses),
+                 tcrossprod(cpu$loadings) + diag(cpu$uniquenesses),
+                 tolerance = 1e-5)
+    expect_gt(gpu$timings[["launches"]], 0)
+    expect_lte(max_err_abs1(fitted(cpu, backend = "cuda"), fitted(cpu)),
+               1e-12)
+  }
+})

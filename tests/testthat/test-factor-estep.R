@@ -1,7 +1,8 @@
 # The factor-analytic E-step (factor_estep(), src/core/factor.h): against
 # the full-Sigma E-step with Sigma = F F' + D formed, against a plain-R
 # computation (solve() of Sigma, besselK, gig_expectation()), unusable
-# parameters, threads, and memory at d = 5000.
+# parameters, threads, and memory at d = 5000; on a GPU (where one is
+# present), against the same full-Sigma E-step.
 
 factor_case <- function(d, r, family, n = 60L, seed = d * 10L + r) {
   set.seed(seed)
@@ -30,13 +31,14 @@ block_err <- function(a, b) {
   max(abs(a - b)[!both]) / max(1e-300, max(abs(b[!both])))
 }
 
-expect_matches_full <- function(cs, weights = NULL, tol = 1e-12) {
+expect_matches_full <- function(cs, weights = NULL, tol = 1e-12,
+                                backend = "cpu") {
   par <- cs$par
   full_par <- c(par[c("mu", "gamma", "p", "a", "b")], list(sigma = cs$sigma))
   eng <- mix_engine_cpu(cs$x, 1L, weights)
   full <- mix_estep(eng, full_par, cs$what, rows = TRUE)
   fac <- factor_estep(cs$x, par, cs$what, weights = weights, rows = TRUE,
-                      threads = 2L)
+                      threads = 2L, backend = backend)
   scalars <- c("n", "tau", "loglik", "s_inv", "s_y", "s_log", "s_inv_dev",
                "s_y_dev", "n_bad")
   for (s in c(scalars, "sx", "sxw", "rows")) {
@@ -48,7 +50,8 @@ expect_matches_full <- function(cs, weights = NULL, tol = 1e-12) {
   expect_lte(abs(fac$logdet - c(determinant(cs$sigma)$modulus)), tol)
   sg <- solve(cs$sigma, par$gamma)
   expect_lte(block_err(fac$gsg, sum(par$gamma * sg)), tol)
-  expect_null(fac$launches)
+  if (backend == "cpu") expect_null(fac$launches) else
+    expect_identical(fac$launches, 2L)
   expect_identical(dim(fac$sxx_proj), c(ncol(cs$x), ncol(par$loadings)))
 }
 
@@ -62,6 +65,21 @@ test_that("factor_estep() equals the full E-step with Sigma = F F' + D", {
         w[c(2L, 9L)] <- 0
         expect_matches_full(cs, weights = w)
       }
+    }
+  }
+})
+
+test_that("factor_estep() on a GPU equals the full E-step", {
+  skip_if(!ghmix_info()$cuda || nrow(ghmix_info()$devices) == 0L,
+          "no usable CUDA device")
+  for (family in c("gh", "nig", "vg", "skewt")) {
+    for (dr in list(c(1L, 0L), c(3L, 1L), c(20L, 5L), c(50L, 3L))) {
+      cs <- factor_case(dr[1L], dr[2L], family, n = 700L)
+      cs$x[5L, 1L] <- NA
+      expect_matches_full(cs, backend = "cuda")
+      w <- runif(nrow(cs$x), 0, 3)
+      w[c(2L, 9L)] <- 0
+      expect_matches_full(cs, weights = w, backend = "cuda")
     }
   }
 })

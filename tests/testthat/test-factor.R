@@ -257,9 +257,8 @@ test_that("factor fits: bad input and unsupported combinations", {
   expect_error(fit_nig(x, factors = TRUE), class = err, regexp = "factors")
   expect_identical(fit_student(x, factors = 1)$factors, 1L)
   mode <- "ghmix_error_factor_mode"
-  expect_error(fit_nig(x, factors = 1, backend = "cuda"), class = mode)
-  # (components with factors: test-factor-mixture.R; with shrink as well
-  # not yet)
+  # (backend = "cuda": test-cuda.R; components with factors:
+  # test-factor-mixture.R; with shrink as well not yet)
   expect_error(fit_nig(x, factors = 1, components = 2, shrink = "diagonal"),
                class = mode)
   expect_error(fit_gh(x, factors = 1, fixed = list(p = 1)), class = mode)
