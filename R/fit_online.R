@@ -378,7 +378,8 @@ online_estep <- function(state, batch, args) {
   w <- weights_in_sums(batch$w)
   if (!is.null(state$factors)) {
     return(factor_estep(x, state$par, mix_what(state$family), w,
-                        threads = args$threads))
+                        threads = args$threads, backend = args$backend,
+                        device = args$device))
   }
   engine <- mix_engine(x, args$backend, args$threads, args$device, w)
   on.exit(engine$free())
