@@ -68,7 +68,7 @@ fit_extreme <- function(em, ctx, src, par0) {
   if (is.null(far)) {
     return(em)
   }
-  ctx <- extreme_context(ctx, src)
+  ctx <- extreme_context(ctx, src, far$rows[which.max(far$distance)])
   k <- extreme_gauge_index(ctx, ctx$engine$d)
   log_dist <- log(max(far$distance))
   best <- extreme_best(extreme_starts(em, ctx, src, par0, far$rows, k,
@@ -115,7 +115,7 @@ extreme_applies <- function(ctx, src) {
   extreme_plain_model(ctx) && !ctx$ties$unbounded &&
     is.matrix(src$stored) && ctx$family != "vg" &&
     (ctx$engine$d == 1L ||
-       (ctx$family == "nig" && ctx$engine$d <= extreme_max_d))
+       ctx$engine$d <= extreme_max_d)
 }
 
 # No fixed parameters, prior or factor form (those fits stay with the EM).
@@ -132,12 +132,13 @@ extreme_starts <- function(em, ctx, src, par0, far, k, log_dist) {
     list(extreme_theta(em$point$par, ctx)[-k], extreme_theta(par0, ctx)[-k])
   }
   bulk <- extreme_bulk_start(src, far, ctx)
+  if (!is.null(bulk)) bulk <- extreme_theta(bulk, ctx)
   if (!is.null(bulk)) {
-    starts <- c(starts, list(extreme_tail_search(
-      extreme_theta(bulk, ctx)[-k], ctx, k, log_dist
-    )))
+    starts <- c(starts, list(extreme_tail_search(bulk[-k], ctx, k, log_dist)))
   }
-  starts
+  # (NULL: a start whose sigma is no positive definite matrix in these
+  # units, e.g. the EM's last one with a row at 1e18 in d = 2)
+  Filter(Negate(is.null), starts)
 }
 
 # em with the direct maximum best (extreme_candidate()): its point, a last
@@ -214,8 +215,9 @@ extreme_maximise <- function(v0, ctx) {
 # A copy of ctx with std the rows' medians and robust spreads (those of the
 # rows as fitted): the units the maximisation works in (the EM's, the
 # moments, are ~ D / sqrt(n) there), the rows z in those units and their
-# weights w (NULL: all 1).
-extreme_context <- function(ctx, src) {
+# weights w (NULL: all 1), and gamma_map (extreme_gamma_map()) for the row
+# `far`.
+extreme_context <- function(ctx, src, far) {
   x <- src$stored
   if (!is.null(src$scaling)) x <- scaling_apply(x, src$scaling)
   center <- column_medians(x, src$weights)
@@ -226,22 +228,60 @@ extreme_context <- function(ctx, src) {
   out$std <- list(center = center, scale = scale)
   out$z <- scaling_apply(x, out$std)
   out$w <- weights_in_sums(src$weights)
+  out$gamma_map <- if (!ctx$symmetric && ncol(x) > 1L) {
+    extreme_gamma_map(out$z[far, ])
+  }
   out
 }
 
+# The matrix M of the coordinates w of gamma = M w (in theta) maximised
+# over in d >= 2, for a far row at z (robust units): w[1] along z, the
+# others across it in units of 1 / sqrt(|z|).  The far row's exponent
+# B - omega costs about |g_perp|^2 |z| / (2 |g|) for the part g_perp of the
+# whitened gamma across the row (src/core/mixture.h): a ridge of width
+# ~ |z|^(-1/2) in gamma's own coordinates, which no line search finds at
+# |z| = 1e13, of width O(1) in w.
+extreme_gamma_map <- function(z) {
+  u <- z / sqrt(sum(z^2))
+  basis <- qr.Q(qr(cbind(u, diag(length(z)))))
+  basis[, 1L] <- u
+  basis %*% diag(c(1, rep(1 / sqrt(sqrt(sum(z^2))), length(z) - 1L)))
+}
+
+# theta with its gamma entries mapped by gamma_map (inverse: from theta's
+# gamma to w, less its part across the far row, which puts a start off
+# the ridge by ~ sqrt(|z|)).
+extreme_map_gamma <- function(theta, ctx, d, inverse = FALSE) {
+  if (is.null(ctx$gamma_map)) {
+    return(theta)
+  }
+  i <- d + seq_len(d)
+  theta[i] <- if (inverse) {
+    c(crossprod(ctx$gamma_map[, 1L], theta[i]), numeric(d - 1L))
+  } else {
+    ctx$gamma_map %*% theta[i]
+  }
+  theta
+}
+
 # theta (theta_pack()) of par in the standardised det gauge of ctx, with
-# log a and log b taken without underflow.
+# log a and log b taken without underflow (NULL where sigma is not
+# positive definite in those units).
 extreme_theta <- function(par, ctx) {
   d <- length(par$mu)
   z <- to_std(par, ctx$std)
-  chol_z <- t(chol(z$sigma))
+  chol_z <- tryCatch(t(chol(z$sigma)), error = function(e) NULL)
+  if (is.null(chol_z)) {
+    return(NULL)
+  }
   log_diag <- log(diag(chol_z))
   log_s <- 2 * sum(log_diag) / d
   z <- apply_scale(z, exp(log_s))
   tri <- mix_tri_index(ctx, d)
   chol_v <- (chol_z / exp(log_s / 2))[tri$lower]
   chol_v[tri$lower_diag] <- log_diag - log_s / 2
-  theta <- theta_pack(z, ctx$family, ctx$symmetric, chol_v)
+  theta <- extreme_map_gamma(theta_pack(z, ctx$family, ctx$symmetric, chol_v),
+                             ctx, d, inverse = TRUE)
   la <- log(par$a) - log_s
   lb <- log(par$b) + log_s
   m <- length(theta)
@@ -330,7 +370,7 @@ extreme_unpack <- function(v, ctx, d) {
 # mix_result() reads.
 extreme_point <- function(v, ctx) {
   d <- ctx$engine$d
-  theta <- extreme_unpack(v, ctx, d)
+  theta <- extreme_map_gamma(extreme_unpack(v, ctx, d), ctx, d)
   z <- from_theta(theta, ctx$family, ctx$symmetric, d)
   sub <- theta[extreme_gauge_index(ctx, d) + seq_len(3L)]
   chol_z <- matrix(0, d, d)
