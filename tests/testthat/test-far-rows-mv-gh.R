@@ -1,5 +1,6 @@
-# Issue 17: GH and skew-t fits in d = 2 with one row far from the rest go
-# on by the direct maximisation (R/fit_extreme.R), as NIG fits do.
+# Issue 17: GH and skew-t fits in d = 2 and 3 (and NIG fits in d = 3)
+# with one row far from the rest go on by the direct maximisation
+# (R/fit_extreme.R), as NIG fits in d = 2 do.
 # Reference: the GH log density in base R only, from the closed form (the
 # normal mixture over GIG(p, a, b) integrated: 2 ((b + Q) / (a + G))^(lam/2)
 # K_lam(sqrt((a + G)(b + Q))), lam = p - d/2, DLMF 10.32.10; the GIG's
@@ -36,18 +37,18 @@ mv_ref_ldgh <- function(x, mu, gamma, sigma, p, a, b) {
 }
 
 # v = (mu, gamma, lower Cholesky factor (log diagonal), mixing): GH
-# (p, log a, log b), skew-t (log(-p), log b)
+# (p, log a, log b), NIG (log a, log b), skew-t (log(-p), log b)
 mv_ref_par <- function(v, d, family) {
   m <- d * (d + 1) / 2
   l <- matrix(0, d, d)
   l[lower.tri(l, TRUE)] <- v[2 * d + seq_len(m)]
   diag(l) <- exp(diag(l))
   s <- v[-seq_len(2 * d + m)]
-  mix <- if (family == "gh") {
-    list(p = s[1], a = exp(s[2]), b = exp(s[3]))
-  } else {
-    list(p = -exp(s[1]), a = 0, b = exp(s[2]))
-  }
+  mix <- switch(family,
+    gh = list(p = s[1], a = exp(s[2]), b = exp(s[3])),
+    nig = list(p = -0.5, a = exp(s[1]), b = exp(s[2])),
+    skewt = list(p = -exp(s[1]), a = 0, b = exp(s[2]))
+  )
   c(list(mu = v[seq_len(d)], gamma = v[d + seq_len(d)],
          sigma = tcrossprod(l)), mix)
 }
@@ -61,31 +62,34 @@ mv_ref_loglik <- function(v, x, family) {
 mv_ref_theta <- function(p, family) {
   l <- t(chol(p$sigma))
   diag(l) <- log(diag(l))
-  mix <- if (family == "gh") {
-    c(p$p, log(max(p$a, 1e-300)), log(p$b))
-  } else {
-    c(log(-p$p), log(p$b))
-  }
+  mix <- switch(family,
+    gh = c(p$p, log(max(p$a, 1e-300)), log(p$b)),
+    nig = c(log(p$a), log(p$b)),
+    skewt = c(log(-p$p), log(p$b))
+  )
   c(p$mu, p$gamma, l[lower.tri(l, TRUE)], mix)
 }
 
-# the same with gamma = t u + c u_perp / sqrt(|x_far|), u along the far row
-# x_far (d = 2): nlminb() cannot follow the far row's ridge in gamma
-# (width ~ |x_far|^(-1/2)) in gamma's own coordinates
+# the same with gamma = M w, w[1] along the far row x_far, the others
+# across it in units of 1 / sqrt(|x_far|): nlminb() cannot follow the far
+# row's ridge in gamma (width ~ |x_far|^(-1/2)) in gamma's own coordinates
 mv_ref_ridge <- function(x_far) {
   r <- sqrt(sum(x_far^2))
   u <- x_far / r
-  cbind(u, c(-u[2], u[1]) / sqrt(r))
+  across <- qr.Q(qr(cbind(u, diag(length(u)))))[, -1L, drop = FALSE]
+  cbind(u, across / sqrt(r))
 }
 
 mv_ref_to_ridge <- function(v, m) {
-  v[3:4] <- solve(m, v[3:4])
+  i <- nrow(m) + seq_len(nrow(m))
+  v[i] <- solve(m, v[i])
   v
 }
 
 mv_ref_max_ridge <- function(w0, x, family, m) {
+  i <- nrow(m) + seq_len(nrow(m))
   -stats::nlminb(w0, function(t) {
-    t[3:4] <- m %*% t[3:4]
+    t[i] <- m %*% t[i]
     r <- -mv_ref_loglik(t, x, family)
     if (is.finite(r)) r else .Machine$double.xmax
   }, control = list(eval.max = 4000L, iter.max = 2000L,
@@ -144,4 +148,11 @@ test_that("d = 2 GH fits with a far row reach the maximum (a = 0 limit)", {
   # the GH's maximum lies on its skew-t boundary: the skew-t fit is as high
   s <- mv_ref_check("skewt", x)
   expect_equal(g$loglik, s$loglik, tolerance = 1e-10)
+})
+
+test_that("d = 3 skew-t and NIG fits with a far row reach the maximum", {
+  set.seed(2)
+  x <- rbind(matrix(stats::rnorm(600), 200, 3), 1e13 * c(1, -0.5, 0.25))
+  mv_ref_check("skewt", x)
+  mv_ref_check("nig", x)
 })
