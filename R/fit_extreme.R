@@ -99,8 +99,10 @@ extreme_best <- function(starts, ctx, k, log_dist) {
 # of a fit of d <= extreme_max_d: beyond
 # extreme_rows_limit after an EM that did not converge, beyond
 # far_rows_limit after one that did (its steps there are rounded: it may
-# have stopped short).  (The multivariate density's exponent is
-# cancellation-free at far rows on the heavy side: src/core/mixture.h.)
+# have stopped short); with d >= 2, none beyond extreme_mv_max_dist but
+# the farthest, and that one only with gamma.  (The multivariate
+# density's exponent is cancellation-free at far rows on the heavy side:
+# src/core/mixture.h.)
 # The VG keeps the EM (above).
 extreme_far <- function(em, ctx, src) {
   if (!extreme_applies(ctx, src)) {
