@@ -151,31 +151,41 @@ print.ghmix_control <- function(x, ...) {
 #'   (IQR / 1.349) from the column medians dominates the EM's sums of
 #'   squares, and its M-step rounds from about \eqn{D = 10^{13}} (skew-t:
 #'   \eqn{10^6}), though the maximum is an ordinary one (for the NIG,
-#'   \eqn{\sqrt{ab} \approx n \delta^2 \alpha / D}). Univariate NIG, GH and
-#'   skew-t fits of in-memory data, and NIG fits of in-memory data with 2 to
-#'   5 columns, therefore go on, when the EM stops without converging with
-#'   rows beyond \eqn{2^{10}} robust spreads (or converges with rows beyond
-#'   \eqn{2^{26}}), by a direct quasi-Newton maximisation
+#'   \eqn{\sqrt{ab} \approx n \delta^2 \alpha / D}; the GH's, in the cases
+#'   tried, lies on its skew-t boundary \eqn{a = 0}, where the GH and
+#'   skew-t fits agree). NIG, GH and skew-t fits of in-memory data with 1
+#'   to 5 columns therefore go on, when the EM stops without converging
+#'   with rows beyond \eqn{2^{10}} robust spreads (or converges with rows
+#'   beyond \eqn{2^{26}}), by a direct quasi-Newton maximisation
 #'   ([stats::nlminb()]) of the log-likelihood, in \eqn{\log a, \log b} and
 #'   the gauge \eqn{a = b}, where the maximum is representable up to rows at
 #'   the largest doubles (`c(x, 1e300)`); the trace then ends with a step
-#'   `"direct"`. With 2 or more columns this holds for rows within
-#'   \eqn{2^{64}} robust spreads: the maximum puts such a row nearly along
-#'   \eqn{\gamma}, where a rounding of the row changes its log density by
-#'   about \eqn{|g| (\epsilon |z|)^2 / (2 |z|)} (\eqn{z = L^{-1}(x - \mu)},
-#'   \eqn{g = L^{-1}\gamma}, \eqn{\Sigma = LL'}, \eqn{\epsilon =
-#'   2^{-52}}), more than the fit's tolerance beyond that. Multivariate GH
-#'   and skew-t fits keep the EM, and so do VG fits of any dimension: a VG
-#'   density with \eqn{p < d/2} is infinite at \eqn{x = \mu} (it grows as
-#'   \eqn{|x - \mu|^{2p - d}} there), so the VG likelihood is unbounded
-#'   (\eqn{\mu} at any row) wherever \eqn{p < d/2} can be reached, and a far
-#'   row pulls \eqn{p} there (a heavier tail): there is then no maximum to
-#'   report. These fits, multivariate NIG fits with rows beyond \eqn{2^{64}}
-#'   robust spreads, and a univariate fit whose maximum is no double in the
-#'   data's units (rows on a scale below about 1e-154 beside a far row, such
-#'   as data divided by 1e290, which are fitted unstandardised), warn with
-#'   class `ghmix_warning_range` when the rows lie beyond \eqn{2^{26}}
-#'   robust spreads.
+#'   `"direct"`. With 2 or more columns the maximum puts such a row nearly
+#'   along \eqn{\gamma} (on a ridge of width about \eqn{|z|^{-1/2}} across
+#'   it, along which \eqn{\gamma} is searched), where a rounding of the row
+#'   changes its log density by about \eqn{|g| (\epsilon |z|)^2 / (2 |z|)}
+#'   (\eqn{z = L^{-1}(x - \mu)}, \eqn{g = L^{-1}\gamma}, \eqn{\Sigma =
+#'   LL'}, \eqn{\epsilon = 2^{-52}}), more than the fit's tolerance beyond
+#'   \eqn{2^{64}} robust spreads (about \eqn{10^{68} |g|} at \eqn{|z| =
+#'   10^{100}}). So one row beyond \eqn{2^{64}} spreads (up to the largest
+#'   doubles) is taken with \eqn{\gamma} exactly along it in the
+#'   maximisation and its log density in closed form; `loglik` is then
+#'   that maximum, while the reported \eqn{\gamma}, rounded to doubles,
+#'   gives `dgh()` of that row a log density lower by up to that amount.
+#'   Two or more rows beyond \eqn{2^{64}} spreads, or such a row in a fit
+#'   with `symmetric = TRUE`, keep the EM. VG fits of any
+#'   dimension keep the EM: a VG density with \eqn{p < d/2} is infinite at
+#'   \eqn{x = \mu} (it grows as \eqn{|x - \mu|^{2p - d}} there), so the VG
+#'   likelihood is unbounded (\eqn{\mu} at any row) wherever \eqn{p < d/2}
+#'   can be reached, and a far row pulls \eqn{p} there (a heavier tail):
+#'   there is then no maximum to report. These fits, the fits that keep
+#'   the EM above (its result, or, where the EM cannot start, an error of
+#'   class `ghmix_error_range`), fits with more than 5 columns, and a
+#'   univariate fit whose maximum is no
+#'   double in the data's units (rows on a scale below about 1e-154 beside
+#'   a far row, such as data divided by 1e290, which are fitted
+#'   unstandardised), warn with class `ghmix_warning_range` when the rows
+#'   lie beyond \eqn{2^{26}} robust spreads.
 #'
 #' @section Chunked data and clusters: `x` may be a [ghmix_data()]
 #'   description of data held in chunks (matrices, `.rds` or `.csv` files,

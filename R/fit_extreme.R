@@ -14,17 +14,16 @@
 # D = 1e300 is no double, its logs are), evaluated in the balanced gauge
 # a = b = sqrt(ab) (Y -> sqrt(a / b) Y), where every parameter is a
 # double while sqrt(ab) ~ n / D is: D up to the largest doubles.  In
-# d = 2 to extreme_max_d, NIG fits the same way, the far rows within
-# extreme_mv_max_dist.  The VG is left to the EM: its likelihood is
-# unbounded for p < d / 2 (the density ~ |x - mu|^(2p - d) at mu), where a
-# far row pulls it.
+# d = 2 to extreme_max_d, NIG, GH and skew-t fits the same way, the far
+# rows within extreme_mv_max_dist, with gamma in coordinates along and
+# across the farthest row (extreme_gamma_map()).  The VG is left to the
+# EM: its likelihood is unbounded for p < d / 2 (the density
+# ~ |x - mu|^(2p - d) at mu), where a far row pulls it.
 
-# The largest d of a direct maximisation of an NIG fit (d >= 2 is NIG
-# only: tried on one row at 1e13 robust spreads in d = 2, skew-t fits
-# reached no confirmed maximum above the EM's from these starts, and a GH
-# fit at 1e100 ended at a log-likelihood of +6e178): it is over mu,
-# gamma, the Cholesky factor of Sigma and (log a, log b), d (d + 5) / 2 + 1
-# coordinates (21 for d = 5), by finite differences in nlminb().
+# The largest d of a direct maximisation: it is over mu, gamma, the
+# Cholesky factor of Sigma and the mixing parameters, d (d + 5) / 2 + 1
+# coordinates for the NIG (21 for d = 5, 22 for the GH), by finite
+# differences in nlminb().
 extreme_max_d <- 5L
 
 # The farthest row (in robust spreads) of such a multivariate fit: the
@@ -32,7 +31,10 @@ extreme_max_d <- 5L
 # part of z = L^-1 (x - mu) orthogonal to g by eps |z|, and log f by about
 # |g| (eps |z|)^2 / (2 |z|) (src/core/mixture.h): below the fit's
 # tolerance up to |z| ~ 2^64, beyond it the maximum is not resolved in
-# doubles, and the EM's result stands with its warning.
+# doubles: there the farthest row's log density is taken in closed form
+# (R/fit_extreme_far.R), where it is the only row that far (with more
+# such rows, or with symmetric = TRUE, the EM's result stands with its
+# warning).
 extreme_mv_max_dist <- 2^64
 
 # Rows beyond this many robust spreads bring the direct maximisation in
@@ -68,12 +70,14 @@ fit_extreme <- function(em, ctx, src, par0) {
   if (is.null(far)) {
     return(em)
   }
-  ctx <- extreme_context(ctx, src)
+  ctx <- extreme_context(ctx, src, far)
   k <- extreme_gauge_index(ctx, ctx$engine$d)
   log_dist <- log(max(far$distance))
   best <- extreme_best(extreme_starts(em, ctx, src, par0, far$rows, k,
                                       log_dist), ctx, k, log_dist)
-  if (is.null(best) || best$pt$loglik < em$point$loglik) {
+  # (the EM's log-likelihood is rounded where a row is taken exactly)
+  if (is.null(best) ||
+        (is.null(ctx$far_exact) && best$pt$loglik < em$point$loglik)) {
     return(em)
   }
   extreme_result(em, best, ctx)
@@ -92,11 +96,13 @@ extreme_best <- function(starts, ctx, k, log_dist) {
 }
 
 # NULL, or the far rows (far_rows()) that call for the direct maximisation
-# of a univariate fit or an NIG fit of d <= extreme_max_d: beyond
+# of a fit of d <= extreme_max_d: beyond
 # extreme_rows_limit after an EM that did not converge, beyond
 # far_rows_limit after one that did (its steps there are rounded: it may
-# have stopped short).  (The multivariate density's exponent is
-# cancellation-free at far rows on the heavy side: src/core/mixture.h.)
+# have stopped short); with d >= 2, none beyond extreme_mv_max_dist but
+# the farthest, and that one only with gamma.  (The multivariate
+# density's exponent is cancellation-free at far rows on the heavy side:
+# src/core/mixture.h.)
 # The VG keeps the EM (above).
 extreme_far <- function(em, ctx, src) {
   if (!extreme_applies(ctx, src)) {
@@ -105,7 +111,8 @@ extreme_far <- function(em, ctx, src) {
   limit <- if (em$status$converged) far_rows_limit else extreme_rows_limit
   far <- far_rows(src$stored, limit)
   if (length(far$rows) == 0L ||
-        (ctx$engine$d > 1L && max(far$distance) > extreme_mv_max_dist)) {
+        (ctx$engine$d > 1L && max(far$distance) > extreme_mv_max_dist &&
+           (ctx$symmetric || sum(far$distance > extreme_mv_max_dist) > 1L))) {
     return(NULL)
   }
   far
@@ -114,8 +121,7 @@ extreme_far <- function(em, ctx, src) {
 extreme_applies <- function(ctx, src) {
   extreme_plain_model(ctx) && !ctx$ties$unbounded &&
     is.matrix(src$stored) && ctx$family != "vg" &&
-    (ctx$engine$d == 1L ||
-       (ctx$family == "nig" && ctx$engine$d <= extreme_max_d))
+    ctx$engine$d <= extreme_max_d
 }
 
 # No fixed parameters, prior or factor form (those fits stay with the EM).
@@ -132,12 +138,13 @@ extreme_starts <- function(em, ctx, src, par0, far, k, log_dist) {
     list(extreme_theta(em$point$par, ctx)[-k], extreme_theta(par0, ctx)[-k])
   }
   bulk <- extreme_bulk_start(src, far, ctx)
+  if (!is.null(bulk)) bulk <- extreme_theta(bulk, ctx)
   if (!is.null(bulk)) {
-    starts <- c(starts, list(extreme_tail_search(
-      extreme_theta(bulk, ctx)[-k], ctx, k, log_dist
-    )))
+    starts <- c(starts, list(extreme_tail_search(bulk[-k], ctx, k, log_dist)))
   }
-  starts
+  # (NULL: a start whose sigma is no positive definite matrix in these
+  # units, e.g. the EM's last one with a row at 1e18 in d = 2)
+  Filter(Negate(is.null), starts)
 }
 
 # em with the direct maximum best (extreme_candidate()): its point, a last
@@ -171,7 +178,12 @@ extreme_candidate <- function(v0, ctx, k, log_dist) {
     if (!(gain > extreme_tol(ctx))) break
   }
   pt <- extreme_point(opt$par, ctx)
-  if (!pt$ok || !extreme_confirmed(pt, ctx)) {
+  confirmed <- if (is.null(ctx$far_exact)) {
+    extreme_confirmed(pt, ctx)
+  } else {
+    extreme_far_confirmed(pt, ctx)
+  }
+  if (!pt$ok || !confirmed) {
     return(NULL)
   }
   list(pt = pt, gain = max(gain, 0))
@@ -214,8 +226,10 @@ extreme_maximise <- function(v0, ctx) {
 # A copy of ctx with std the rows' medians and robust spreads (those of the
 # rows as fitted): the units the maximisation works in (the EM's, the
 # moments, are ~ D / sqrt(n) there), the rows z in those units and their
-# weights w (NULL: all 1).
-extreme_context <- function(ctx, src) {
+# weights w (NULL: all 1), gamma_map (extreme_gamma_map()) for the
+# farthest of the rows `far` (far_rows()) and its norm far_norm in those
+# units, and far_exact (extreme_far_exact()).
+extreme_context <- function(ctx, src, far) {
   x <- src$stored
   if (!is.null(src$scaling)) x <- scaling_apply(x, src$scaling)
   center <- column_medians(x, src$weights)
@@ -225,23 +239,72 @@ extreme_context <- function(ctx, src) {
   out <- as.environment(as.list(ctx, all.names = TRUE))
   out$std <- list(center = center, scale = scale)
   out$z <- scaling_apply(x, out$std)
+  out$x <- x
   out$w <- weights_in_sums(src$weights)
+  if (!ctx$symmetric && ncol(x) > 1L) {
+    z_far <- out$z[far$rows[[which.max(far$distance)]], ]
+    out$gamma_map <- extreme_gamma_map(z_far)
+    out$far_norm <- extreme_norm(z_far)
+  }
+  out$far_exact <- extreme_far_exact(ctx, far)
   out
 }
 
+# The matrix M of the coordinates w of gamma = M w (in theta) maximised
+# over in d >= 2, for a far row at z (robust units): w[1] along z, the
+# others across it in units of 1 / sqrt(|z|).  The far row's exponent
+# B - omega costs about |g_perp|^2 |z| / (2 |g|) for the part g_perp of the
+# whitened gamma across the row (src/core/mixture.h): a ridge of width
+# ~ |z|^(-1/2) in gamma's own coordinates, which no line search finds at
+# |z| = 1e13, of width O(1) in w.
+extreme_gamma_map <- function(z) {
+  u <- z / extreme_norm(z)
+  basis <- qr.Q(qr(cbind(u, diag(length(z)))))
+  basis[, 1L] <- u
+  basis %*% diag(c(1, rep(1 / sqrt(extreme_norm(z)), length(z) - 1L)))
+}
+
+# |z| without overflow (a row at 1e300)
+extreme_norm <- function(z) {
+  m <- max(abs(z))
+  m * sqrt(sum((z / m)^2))
+}
+
+# theta with its gamma entries mapped by gamma_map (inverse: from theta's
+# gamma to w, less its part across the far row, which puts a start off
+# the ridge by ~ sqrt(|z|), and pointing towards it).
+extreme_map_gamma <- function(theta, ctx, d, inverse = FALSE) {
+  if (is.null(ctx$gamma_map)) {
+    return(theta)
+  }
+  i <- d + seq_len(d)
+  theta[i] <- if (inverse) {
+    # (towards the far row: the side where its density is resolved)
+    c(abs(crossprod(ctx$gamma_map[, 1L], theta[i])), numeric(d - 1L))
+  } else {
+    ctx$gamma_map %*% theta[i]
+  }
+  theta
+}
+
 # theta (theta_pack()) of par in the standardised det gauge of ctx, with
-# log a and log b taken without underflow.
+# log a and log b taken without underflow (NULL where sigma is not
+# positive definite in those units).
 extreme_theta <- function(par, ctx) {
   d <- length(par$mu)
   z <- to_std(par, ctx$std)
-  chol_z <- t(chol(z$sigma))
+  chol_z <- tryCatch(t(chol(z$sigma)), error = function(e) NULL)
+  if (is.null(chol_z)) {
+    return(NULL)
+  }
   log_diag <- log(diag(chol_z))
   log_s <- 2 * sum(log_diag) / d
   z <- apply_scale(z, exp(log_s))
   tri <- mix_tri_index(ctx, d)
   chol_v <- (chol_z / exp(log_s / 2))[tri$lower]
   chol_v[tri$lower_diag] <- log_diag - log_s / 2
-  theta <- theta_pack(z, ctx$family, ctx$symmetric, chol_v)
+  theta <- extreme_map_gamma(theta_pack(z, ctx$family, ctx$symmetric, chol_v),
+                             ctx, d, inverse = TRUE)
   la <- log(par$a) - log_s
   lb <- log(par$b) + log_s
   m <- length(theta)
@@ -330,7 +393,9 @@ extreme_unpack <- function(v, ctx, d) {
 # mix_result() reads.
 extreme_point <- function(v, ctx) {
   d <- ctx$engine$d
-  theta <- extreme_unpack(v, ctx, d)
+  w <- extreme_unpack(v, ctx, d)
+  theta <- extreme_map_gamma(w, ctx, d)
+  sg <- 1
   z <- from_theta(theta, ctx$family, ctx$symmetric, d)
   sub <- theta[extreme_gauge_index(ctx, d) + seq_len(3L)]
   chol_z <- matrix(0, d, d)
@@ -340,32 +405,54 @@ extreme_point <- function(v, ctx) {
   diag(chol_z) <- exp(diag(chol_z))
   if (ctx$family %in% c("nig", "gh")) {
     lab <- if (ctx$family == "gh") sub[2:3] else sub[1:2]
-    s <- exp((lab[[1L]] - lab[[2L]]) / 2)
-    z <- apply_scale(z, s)
+    sg <- exp((lab[[1L]] - lab[[2L]]) / 2)
+    z <- apply_scale(z, sg)
     z$a <- z$b <- exp(sum(lab) / 2)
-    chol_z <- chol_z / sqrt(s)
+    chol_z <- chol_z / sqrt(sg)
   }
   z$sigma <- tcrossprod(chol_z)
-  loglik <- extreme_loglik(z, chol_z, ctx)
+  loglik <- extreme_loglik(z, chol_z, ctx,
+                           extreme_far_tilt(ctx, w[d + seq_len(d)], sg))
   list(par = from_std(z, ctx$std), theta = theta, ok = is.finite(loglik),
-       loglik = loglik)
+       loglik = as.vector(loglik), far = attr(loglik, "far"))
 }
 
 # The log-likelihood of the rows as fitted at the parameters z in the
 # units of ctx$std (lower Cholesky factor chol_z of z$sigma), by dgh(), the
-# density computed in log space without the E-step's sums.
-extreme_loglik <- function(z, chol_z, ctx) {
-  if (!all(is.finite(chol_z)) || !all(diag(chol_z) > 0) ||
-        !all(is.finite(c(z$mu, z$gamma))) || !gig_valid(z$p, z$a, z$b)) {
+# density computed in log space without the E-step's sums; the row
+# far_exact, if any, by extreme_far_ldens() with gamma as `tilt`
+# (extreme_far_tilt()).
+extreme_loglik <- function(z, chol_z, ctx, tilt = NULL) {
+  if (!extreme_valid(z, chol_z)) {
     return(NA_real_)
   }
   sigma <- if (ncol(ctx$z) == 1L) chol_z[1L] else tcrossprod(chol_z)
   x <- if (ncol(ctx$z) == 1L) ctx$z[, 1L] else ctx$z
-  # (an error where tcrossprod(chol_z) rounds to no positive definite
-  # matrix)
-  f <- tryCatch(suppressWarnings(dgh(x, z$mu, z$gamma, sigma, z$p, z$a, z$b,
-                                     log = TRUE)),
-                ghmix_error = function(e) NA_real_)
+  i <- ctx$far_exact
+  far <- NULL
+  f <- if (is.null(i)) {
+    extreme_dgh(x, z, sigma)
+  } else {
+    far <- extreme_far_ldens(z, chol_z, tilt)
+    # (NA from extreme_dgh(): all NA)
+    append(extreme_dgh(x[-i, , drop = FALSE], z, sigma) + numeric(
+      nrow(x) - 1L
+    ), far, after = i - 1L)
+  }
   ll <- if (is.null(ctx$w)) sum(f) else sum(ctx$w * f)
-  ll - ctx$nobs * sum(log(ctx$std$scale))
+  structure(ll - ctx$nobs * sum(log(ctx$std$scale)), far = far)
+}
+
+extreme_valid <- function(z, chol_z) {
+  all(is.finite(chol_z)) && all(diag(chol_z) > 0) &&
+    all(is.finite(c(z$mu, z$gamma))) && gig_valid(z$p, z$a, z$b)
+}
+
+# dgh(log = TRUE) of the rows x at z (sigma its Sigma), NA where it fails
+# (an error where tcrossprod(chol_z) rounds to no positive definite
+# matrix).
+extreme_dgh <- function(x, z, sigma) {
+  tryCatch(suppressWarnings(dgh(x, z$mu, z$gamma, sigma, z$p, z$a, z$b,
+                                log = TRUE)),
+           ghmix_error = function(e) NA_real_)
 }
