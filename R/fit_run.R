@@ -59,6 +59,7 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
   on.exit(src$engine$free())
   args$fixed <- check_fixed(args$fixed, src$engine$d, call)
   check_fixed_mode(args$fixed, args, call)
+  factor_check_fixed(args$fixed, args$factors, call)
   if (fixed_gamma_zero(args$fixed)) args$symmetric <- TRUE
   args$prior <- shrink_setup(args$shrink, src, call,
                              shrink_fold_fitter(src, family, args, call))
@@ -87,7 +88,8 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
 # what the likelihood counts), the ties, the scaling
 # (NULL, or the standardisation the rows are fitted in: R/fit_scaling.R),
 # the moments the iteration is standardised by and starts from (std:
-# center, scale, cov; of the rows as fitted), the engine, and the hooks
+# center, scale, cov; of the rows as fitted), for a factor fit in memory
+# the rows as fitted (rows; NULL otherwise), the engine, and the hooks
 # progress(ctx, state, stage, trace) (NULL or mix_em()'s ctx$progress) and
 # finish(fit, engine).
 fit_source <- function(x, args, call) {
@@ -108,6 +110,7 @@ fit_source <- function(x, args, call) {
     stored = x, dropped = data$dropped, ties = mix_ties(x, w),
     weights = weights, nobs = if (is.null(w)) nrow(x) else sum(w),
     scaling = fitted$scaling, std = fitted$std,
+    rows = if (!full) fitted$x,
     engine = mix_engine(fitted$x, args$backend, args$threads, args$device, w),
     progress = mix_trace_progress, finish = function(fit, engine) fit
   )
@@ -200,9 +203,10 @@ mix_context <- function(src, family, args, call) {
   ctx$shrink <- args$prior
   ctx$clock <- list(estep = 0, mstep = 0, esteps = 0L, launches = 0L)
   if (!is.null(args$factors)) {
-    # the factor E-step's rows, weights and threads (factor_point())
+    # the factor E-step's rows (NULL: the engine's chunks), weights and
+    # threads, for factor_point()
     ctx$factors <- args$factors
-    ctx$rows <- src$stored
+    ctx$rows <- src$rows
     ctx$weights <- weights_in_sums(src$weights)
     ctx$threads <- args$threads
   }

@@ -77,7 +77,8 @@ chunk_estep_one <- function(chunk, bad, rows, args, opts) {
 }
 
 # The statistics of one chunk in memory (opts: backend, threads, device);
-# args: estep_args() of one component or mixture_estep_args() of G.
+# args: estep_args() of one component, mixture_estep_args() of G or
+# factor_estep_args() of a factor model.
 chunk_estep <- function(x, args, opts, engine = NULL) {
   if (is.null(engine)) {
     engine <- chunk_local_engine(x, opts)
@@ -85,6 +86,12 @@ chunk_estep <- function(x, args, opts, engine = NULL) {
   }
   if (!is.null(args$log_props)) {
     return(as.vector(engine$estep_mixture(args)))
+  }
+  if (!is.null(args$loadings)) {
+    if (is.null(engine$estep_factor)) {
+      stop("factor E-steps run on the CPU only", call. = FALSE)
+    }
+    return(as.vector(engine$estep_factor(args)))
   }
   as.vector(engine$estep(args$center, args$chol_l, args$g, args$consts,
                          args$what, FALSE))
