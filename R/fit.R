@@ -419,7 +419,9 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{r} leading principal components of the sample covariance of at
 #'   most \eqn{\max(2000, d)}{max(2000, d)} rows evenly spaced through the
 #'   data, by a few subspace iterations (\eqn{O(n d r)} each; the
-#'   covariance is not formed), with \eqn{D} the remaining variance. The
+#'   covariance is not formed), with \eqn{D} the remaining variance (for
+#'   chunked data or a cluster, the same iterations on the cross-products
+#'   of the chunks' one-pass summary). The
 #'   loadings are rotated only once the EM has ended, and are
 #'   reported in the rotation where \eqn{F' D^{-1} F}{F' D^-1 F} is
 #'   diagonal with decreasing entries, each column's largest entry in
@@ -432,11 +434,18 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{\gamma}, \eqn{F}, \eqn{D} and the mixing parameters, under the
 #'   rotation's constraints: see [vcov.ghmix_fit()]), `coef()` (`sigma =
 #'   TRUE` adds \eqn{\Sigma}), `logLik()`, `predict()`, `fitted()`,
-#'   `simulate()` and `plot()` work as for other fits. Not supported yet
-#'   (an error of class `ghmix_error_factor_mode`): `factors` with
-#'   `components` other than 1, `backend = "cuda"`,
-#'   chunked data or a cluster, `fixed`, and data whose scale needs the
-#'   standardisation of the Units section. [dgh()] and [rgh()] take the
+#'   `simulate()` and `plot()` work as for other fits. Chunked data and
+#'   clusters (`cluster =`, a `parallel` cluster or a future plan) work as
+#'   for a full \eqn{\Sigma}: each chunk returns its \eqn{O(d r)} E-step
+#'   sums, added in chunk order (`vcov()` of a chunked factor fit reads the
+#'   chunks here). `fit_gh(fixed = )` holds `mu`, `p`, `a`, `b` and
+#'   `gamma = 0` as in the full model, by the same conditional M-steps.
+#'   Data whose scale needs the standardisation of the Units section are
+#'   fitted standardised, with \eqn{F \to \mathrm{diag}(s)F}{F -> diag(s) F}
+#'   and \eqn{D \to s^2 D}{D -> s^2 D} back in the data's units. Not
+#'   supported yet (an error of class `ghmix_error_factor_mode`): `factors`
+#'   with `components` other than 1, `backend = "cuda"`, a nonzero
+#'   `fixed$gamma`, and `vcov(cluster = )`. [dgh()] and [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
 #'   the fit with a diagonal \eqn{\Sigma}.
 #' @inheritParams ghmix-params
