@@ -25,12 +25,10 @@
 #             returns the raw statistics of a G-component E-step of all its
 #             rows (as ffi_mix_estep_mixture() lays them out; weighted by
 #             the rows' weights it holds), summed over chunks in chunk
-#             order;
-#   estep_factor  NULL, or a function of args (factor_estep_args(): mu,
-#             F, D, gamma, p, a, b, what) that returns the raw statistics
-#             of the factor E-step of all its rows (ffi_mix_estep_factor(),
-#             without its attributes; weighted by the rows' weights it
-#             holds), summed over chunks in chunk order;
+#             order; on the CPU, args may instead be factor_estep_args()
+#             (one component with Sigma = F F' + diag(D)): then the raw
+#             statistics of ffi_mix_estep_factor() (without its
+#             attributes), weighted and summed alike;
 # and, filled for chunked kinds (in memory: workers 1, the others NULL),
 #   workers   the processes that compute (1 for "stream");
 #   clock     an environment of counters: seconds of work and reading,
@@ -53,14 +51,12 @@ engine_estep_args <- c("center", "chol_l", "g", "consts", "what", "rows")
 
 new_engine <- function(kind, n, d, estep, free = engine_holds_nothing,
                        shape = NULL, workers = 1L, clock = NULL, data = NULL,
-                       summary = NULL, estep_mixture = NULL,
-                       estep_factor = NULL) {
+                       summary = NULL, estep_mixture = NULL) {
   chunked <- engine_kinds[as.character(kind)]
   sizes <- c(n, d)
   ok <- c(length(chunked) == 1L, is.numeric(sizes), length(sizes) == 2L,
           is.function(estep), is.function(free),
-          is.null(estep_mixture) || is.function(estep_mixture),
-          is.null(estep_factor) || is.function(estep_factor))
+          is.null(estep_mixture) || is.function(estep_mixture))
   if (!all(ok) || is.na(chunked) ||
         !all(is.finite(sizes) & sizes >= c(0, 1) & sizes == round(sizes))) {
     engine_fail("kind, n, d, estep or free")
@@ -76,7 +72,7 @@ new_engine <- function(kind, n, d, estep, free = engine_holds_nothing,
   # no class: `$` on a classed list looks for a method at every access
   list(kind = kind, n = n, d = d, shape = shape, estep = estep, free = free,
        workers = workers, clock = clock, data = data, summary = summary,
-       estep_mixture = estep_mixture, estep_factor = estep_factor)
+       estep_mixture = estep_mixture)
 }
 
 engine_chunks_valid <- function(workers, clock, data, summary) {
@@ -137,13 +133,13 @@ mix_engine_cpu <- function(x, threads, weights = NULL) {
   }
   new_engine("cpu", nrow(x), ncol(x), estep = estep,
              estep_mixture = function(args) {
+               if (!is.null(args$loadings)) {
+                 return(.Call(ffi_mix_estep_factor, x, weights, args$center,
+                              args$loadings, args$uniquenesses, args$gamma,
+                              args$pab, args$what, FALSE, threads))
+               }
                .Call(ffi_mix_estep_mixture, x, args$centers, args$chols,
                      args$gs, args$consts, args$log_props, weights,
-                     args$what, FALSE, threads)
-             },
-             estep_factor = function(args) {
-               .Call(ffi_mix_estep_factor, x, weights, args$center,
-                     args$loadings, args$uniquenesses, args$gamma, args$pab,
                      args$what, FALSE, threads)
              })
 }
@@ -175,8 +171,8 @@ mix_engine_cuda <- function(x, device, weights = NULL) {
 # opts (chunk_options()) says: its opening reads every chunk once for the
 # one-pass summary, which is then checked as mix_data() checks a matrix
 # (an error releases what the opening took).  Its estep() ignores `rows`;
-# estep(), estep_mixture() and estep_factor() are the opening's run() of
-# the one or the other kind of E-step arguments.
+# estep() and estep_mixture() are the opening's run() of the one or the
+# other kind of E-step arguments.
 chunk_engine <- function(data, opts, na_rm, call = NULL) {
   open <- switch(opts$mode,
     stream = stream_open,
@@ -193,8 +189,7 @@ chunk_engine <- function(data, opts, na_rm, call = NULL) {
       held$run(estep_args(center, chol_l, g, consts, what))
     },
     free = held$free, workers = held$workers, clock = held$clock,
-    data = done$data, summary = done$summary, estep_mixture = held$run,
-    estep_factor = held$run
+    data = done$data, summary = done$summary, estep_mixture = held$run
   )
 }
 

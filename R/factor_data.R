@@ -26,14 +26,15 @@ factor_estep_chunks <- function(engine, par, what) {
   if (is.null(head)) {
     return(NULL)
   }
-  raw <- engine$estep_factor(factor_estep_args(par, what))
+  raw <- engine$estep_mixture(factor_estep_args(par, what))
   st <- factor_unpack(raw, d, ncol(par$loadings))
   st[c("proj", "logdet", "gsg")] <- head[c("proj", "logdet", "gsg")]
   st
 }
 
-# The arguments of a factor E-step as the chunk tasks take them
-# (chunk_estep()); the "weights" flag is set where the rows have weights.
+# The arguments of a factor E-step as the engines' estep_mixture() and the
+# chunk tasks (chunk_estep()) take them; the "weights" flag is set where
+# the rows have weights.
 factor_estep_args <- function(par, what) {
   loadings <- par$loadings
   storage.mode(loadings) <- "double"

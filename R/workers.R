@@ -84,14 +84,11 @@ chunk_estep <- function(x, args, opts, engine = NULL) {
     engine <- chunk_local_engine(x, opts)
     on.exit(engine$free())
   }
-  if (!is.null(args$log_props)) {
-    return(as.vector(engine$estep_mixture(args)))
+  if (!is.null(args$loadings) && engine$kind != "cpu") {
+    stop("factor E-steps run on the CPU only", call. = FALSE)
   }
-  if (!is.null(args$loadings)) {
-    if (is.null(engine$estep_factor)) {
-      stop("factor E-steps run on the CPU only", call. = FALSE)
-    }
-    return(as.vector(engine$estep_factor(args)))
+  if (!is.null(args$log_props) || !is.null(args$loadings)) {
+    return(as.vector(engine$estep_mixture(args)))
   }
   as.vector(engine$estep(args$center, args$chol_l, args$g, args$consts,
                          args$what, FALSE))
