@@ -64,13 +64,7 @@ factor_fitted_rows <- function(x, w, r, call) {
       call
     )
   }
-  std <- factor_moments(x, w)
-  scaling <- mix_scaling(x, std, w)
-  if (!is.null(scaling)) {
-    x <- scaling_apply(x, scaling)
-    std <- factor_moments(x, w)
-  }
-  list(x = x, scaling = scaling, std = std)
+  mix_fitted_rows(x, w, factor_moments)
 }
 
 # The columns' (weighted) means and standard deviations.

@@ -118,13 +118,13 @@ fit_source <- function(x, args, call) {
 
 # The rows as they are fitted (x, or x standardised where the rule of
 # R/fit_scaling.R asks for it), their scaling and moments (weighted by w,
-# unless NULL).
-mix_fitted_rows <- function(x, w = NULL) {
-  std <- mix_moments(x, w)
+# unless NULL; moments(x, w): those a factor fit needs are fewer).
+mix_fitted_rows <- function(x, w = NULL, moments = mix_moments) {
+  std <- moments(x, w)
   scaling <- mix_scaling(x, std, w)
   if (!is.null(scaling)) {
     x <- scaling_apply(x, scaling)
-    std <- mix_moments(x, w)
+    std <- moments(x, w)
   }
   list(x = x, scaling = scaling, std = std)
 }
