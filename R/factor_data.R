@@ -64,8 +64,9 @@ factor_pca_summary <- function(tot, std, r, iter = 4L) {
 # held (ECM, Meng and Rubin 1993): mu held gives the location step of
 # mix_mstep_mu_held() (the scatter about mu + Y gamma), p, a and b the
 # mixing steps of the full fits (fixed_mstep_sub(), gauge_search()); F and
-# D then by the factor-analysis step on that scatter, as in factor_mstep().
-factor_mstep_fixed <- function(st, par, ctx) {
+# D then by the factor-analysis step on that scatter (penalised with a
+# prior, shrink_tr: tr(Sigma^-1 T) at par), as in factor_mstep().
+factor_mstep_fixed <- function(st, par, ctx, shrink_tr = NULL) {
   fixed <- ctx$fixed
   loc <- if (is.null(fixed$mu)) {
     mix_mstep_location(st, par, ctx$symmetric)
@@ -73,6 +74,9 @@ factor_mstep_fixed <- function(st, par, ctx) {
     factor_location_mu_held(st, par, ctx$symmetric)
   }
   sc <- factor_scatter(st, factor_scatter_terms(loc))
+  if (!is.null(ctx$shrink)) {
+    sc <- factor_shrink_scatter(sc, st, ctx$shrink, shrink_tr)
+  }
   fd <- factor_fa_step(sc, st$proj, par$loadings)
   sub <- if (fixed_in_gauge(fixed)) {
     gauge_mixing(gauge_search(st, par, fixed))

@@ -377,7 +377,8 @@ print.ghmix_control <- function(x, ...) {
 #'   estimate, which `logLik()`, `AIC()` and `BIC()` use: information
 #'   criteria of the penalised estimate, with the unpenalised df), and adds
 #'   `objective` (the penalised objective), `shrink` (`type`, `target` in
-#'   the data's units, `weight` \eqn{k}, `rule`: `"given"`,
+#'   the data's units, for a factor fit with a built-in target the vector
+#'   of its diagonal, `weight` \eqn{k}, `rule`: `"given"`,
 #'   `"ledoit-wolf"` or `"cv"`, its `intensity`, and for `"cv"` the table
 #'   `cv`) and a column `objective` in
 #'   `trace`. `print()` and `summary()` report them; `vcov()` of a
@@ -434,7 +435,10 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{\gamma}, \eqn{F}, \eqn{D} and the mixing parameters, under the
 #'   rotation's constraints: see [vcov.ghmix_fit()]), `coef()` (`sigma =
 #'   TRUE` adds \eqn{\Sigma}), `logLik()`, `predict()`, `fitted()`,
-#'   `simulate()` and `plot()` work as for other fits. Chunked data and
+#'   `simulate()` and `plot()` work as for other fits. Online EM
+#'   (`control = ghmix_control(online = )`) and [update.ghmix_fit()] take
+#'   `factors` (see the section Factors, shrinkage and units of
+#'   [ghmix_online()]). Chunked data and
 #'   clusters (`cluster =`, a `parallel` cluster or a future plan) work as
 #'   for a full \eqn{\Sigma}: each chunk returns its \eqn{O(d r)} E-step
 #'   sums, added in chunk order (`vcov()` of a chunked factor fit reads the
@@ -447,7 +451,10 @@ print.ghmix_control <- function(x, ...) {
 #'   with `components` other than 1, `backend = "cuda"`, a nonzero
 #'   `fixed$gamma`, and `vcov(cluster = )`. [dgh()] and [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
-#'   the fit with a diagonal \eqn{\Sigma}.
+#'   the fit with a diagonal \eqn{\Sigma}. With `shrink`, the penalised
+#'   factor fit of the Factor models section of [ghmix_shrink()] (no
+#'   \eqn{d \times d}{d x d} matrix for the built-in targets; every weight
+#'   rule).
 #' @inheritParams ghmix-params
 #' @return An object of class `c("ghmix_fit_<family>", "ghmix_fit")`: a list
 #'   with `parameters` (`mu`, `gamma`, `sigma`, `p`, `a`, `b`), `loglik`,

@@ -34,13 +34,17 @@ check_factors <- function(factors, call) {
   as.integer(factors)
 }
 
-# The combinations factor fits do not support (yet): classed errors.
+# The combinations factor fits do not support (yet): classed errors (the
+# batch fit passes fixed = NULL: it holds them, R/factor_data.R; online EM
+# does not).
 check_factor_mode <- function(factors, x, backend, cluster, fixed, call) {
   if (is.null(factors)) {
     return(invisible())
   }
   what <- if (identical(backend, "cuda")) {
     "backend = \"cuda\""
+  } else if (!is.null(fixed)) {
+    "`fixed`"
   }
   if (!is.null(what)) {
     factor_abort_mode(sprintf("`factors` with %s is not supported yet.", what),
@@ -268,12 +272,13 @@ factor_point <- function(par, ctx) {
   ctx$clock$esteps <- ctx$clock$esteps + 1L
   ok <- !is.null(st) && st$n_bad == 0 && is.finite(st$loglik)
   loglik <- if (ok) st$loglik else NA_real_
-  list(
+  pt <- list(
     par = par,
     theta = theta_pack(z, ctx$family, ctx$symmetric,
                        c(z$loadings, log(z$uniquenesses))),
     st = st, ok = ok, loglik = loglik, objective = loglik
   )
+  if (is.null(ctx$shrink)) pt else factor_shrink_point(pt, ctx$shrink)
 }
 
 # A factor fit's second SQUAREM candidate (mix_squarem()), tried where the
@@ -314,10 +319,14 @@ factor_from_theta <- function(theta, ctx) {
   from_theta_sub(par, theta[-seq_len(k + d * r + d)], ctx$family)
 }
 
-# The M-step of a factor fit (see the top of this file).
-factor_mstep <- function(st, par, family, symmetric) {
+# The M-step of a factor fit (see the top of this file); with a prior
+# (R/factor_shrink.R), on the penalised scatter, shrink_tr: tr(Sigma^-1 T)
+# at par.
+factor_mstep <- function(st, par, family, symmetric, prior = NULL,
+                         shrink_tr = NULL) {
   loc <- mix_mstep_location(st, par, symmetric)
   sc <- factor_scatter(st, factor_scatter_terms(loc))
+  if (!is.null(prior)) sc <- factor_shrink_scatter(sc, st, prior, shrink_tr)
   fd <- factor_fa_step(sc, st$proj, par$loadings)
   c(list(mu = loc$mu, gamma = loc$gamma), fd, mix_mstep_sub(st, par, family))
 }
@@ -342,8 +351,7 @@ factor_scatter_terms <- function(loc) {
 # S beta' (d x r) and diag(S) of the effective scatter S = sxx / n +
 # sum_k c_k a_k b_k' (factor_scatter_terms()), from the E-step's
 # sxx_proj = sxx beta' and sxx_diag, without forming S.  (A shrinkage
-# prior towards a diagonal target T would enter here, as S -> (n S +
-# k T / c) / (n + k).)
+# prior enters after it: factor_shrink_scatter().)
 factor_scatter <- function(st, terms) {
   n <- st$tau
   proj <- st$sxx_proj / n
@@ -460,13 +468,13 @@ factor_print_sigma <- function(x, digits) {
 
 # The summary's table of a factor fit: the estimates (as vcov() names
 # them) with standard errors from vcov(), NA where the fit has more
-# parameters than vcov() takes (factor_vcov_max_k).
+# parameters than vcov() takes (factor_vcov_max_k) or is penalised.
 factor_summary_coefs <- function(object) {
   par <- object$parameters
   nm <- factor_vcov_names(names(par$mu), ncol(par$loadings), object$family,
                           object$symmetric)
   est <- factor_vcov_pack(par, object$family, object$symmetric)
-  se <- if (length(nm) > factor_vcov_max_k) {
+  se <- if (!is.null(object$shrink) || length(nm) > factor_vcov_max_k) {
     NA_real_
   } else {
     sqrt(pmax(diag(stats::vcov(object)), 0))
@@ -482,7 +490,8 @@ factor_summary_header <- function(x) {
       "$loadings).\nParameters (gauge %s; %s):\n"
     ),
     x$factors, plural(seq_len(x$factors)), fit_gauge_label(x$gauge),
-    if (all(is.na(x$coefficients[, 2L]))) "no standard errors" else
+    if (!is.null(x$shrink)) "a penalised fit: no standard errors" else
+      if (all(is.na(x$coefficients[, 2L]))) "no standard errors" else
       "standard errors from the observed information"
   ))
 }

@@ -9,27 +9,19 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
                     weights = NULL, fixed = NULL, shrink = NULL,
                     factors = NULL) {
   if (inherits(control, "ghmix_control") && !is.null(control$online)) {
-    if (!is.null(shrink) || !is.null(factors)) {
-      abort_argument(
-        "Online EM (`control$online`) does not take `shrink` or `factors` yet.",
-        call
-      )
-    }
     return(online_fit(x, family, symmetric, start, control, gauge, na.rm,
-                      backend, threads, device, call, cluster, weights, fixed))
+                      backend, threads, device, call, cluster, weights, fixed,
+                      list(shrink = shrink, factors = factors)))
   }
   t_start <- proc.time()[[3]]
   factors <- check_factors(factors, call)
-  check_factor_mode(factors, x, backend, cluster, fixed, call)
+  check_factor_mode(factors, x, backend, cluster, NULL, call)
   args <- fit_args(symmetric, control, gauge, na.rm, backend, threads,
                    device, cluster, call)
   args$weights <- weights # checked with the rows (fit_source())
   args$fixed <- fixed
   args$shrink <- shrink_arg(shrink, call) # set up with the rows (fit_run())
   args$factors <- factors
-  if (!is.null(factors) && !is.null(args$shrink)) {
-    abort_argument("`shrink` with `factors` is not supported yet.", call)
-  }
   # where the fit is, for the errors of chunked engines (chunk_abort())
   state <- new.env(parent = emptyenv())
   state$stage <- "setup"
@@ -62,7 +54,8 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
   factor_check_fixed(args$fixed, args$factors, call)
   if (fixed_gamma_zero(args$fixed)) args$symmetric <- TRUE
   args$prior <- shrink_setup(args$shrink, src, call,
-                             shrink_fold_fitter(src, family, args, call))
+                             shrink_fold_fitter(src, family, args, call),
+                             args$factors)
   state$scaling <- src$scaling
   mix_warn_ties(src$ties, family, call, src$nobs)
   if (is.null(start) && family == "gh") {
@@ -153,12 +146,7 @@ mix_moments <- function(x, w = NULL) {
 # One EM run from start (NULL: the default start of the family).
 fit_stage <- function(src, family, start, args, call, state, stage) {
   ctx <- mix_context(src, family, args, call)
-  par0 <- if (is.null(args$factors)) {
-    mix_start(src$stored, start, family, args$symmetric, call, src$std,
-              src$scaling)
-  } else {
-    factor_start(src, start, family, args, call)
-  }
+  par0 <- stage_start(src, start, family, args, call)
   state$stage <- stage
   state$iter <- 0L
   state$par <- par0
@@ -170,6 +158,15 @@ fit_stage <- function(src, family, start, args, call, state, stage) {
     }
   )
   list(em = em, ctx = ctx)
+}
+
+# The starting parameters of a stage, in the units the rows are fitted in.
+stage_start <- function(src, start, family, args, call) {
+  if (is.null(args$factors)) {
+    return(mix_start(src$stored, start, family, args$symmetric, call,
+                     src$std, src$scaling))
+  }
+  factor_start(src, start, family, args, call)
 }
 
 # The trace line of an in-memory fit (the progress hook of its source).

@@ -127,26 +127,10 @@ test_that("function and ghmix_data sources equal the matrix source", {
 })
 
 test_that("memory does not grow with the number of batches", {
-  make_stream <- function(batches, rows = 500L) {
-    k <- 0L
-    function() {
-      k <<- k + 1L
-      if (k > batches) NULL else online_sim(rows, 2, seed = k)
-    }
-  }
   ctl <- online_ctl(warmup = 5L)
-  few <- fit_nig(make_stream(20L), control = ctl)
-  gc()
-  before <- sum(gc()[, 2L])
-  many <- fit_nig(make_stream(200L), control = ctl)
-  after <- sum(gc()[, 2L])
-  expect_identical(many$nobs, 1e5)
-  # the fit keeps one batch (500 x 2) and one trace row (6 numbers) per batch
-  size_few <- as.numeric(utils::object.size(few))
-  size_many <- as.numeric(utils::object.size(many))
-  expect_lt(size_many - size_few, 180 * 6 * 8 * 2 + 2048)
-  expect_lt(size_many, 2e5) # the stream's 1e5 x 2 rows are 1.6 MB
-  expect_lt(after - before, 2) # MB
+  # (the stream's 1e5 x 2 rows are 1.6 MB)
+  expect_stream_memory(function(m, seed) online_sim(m, 2, seed = seed),
+                       function(stream) fit_nig(stream, control = ctl), 2e5)
 })
 
 test_that("online fits have the methods of fits", {
