@@ -177,18 +177,15 @@ factor_pca_subset <- function(n, d) {
 # loadings, uniquenesses, p, a, b; moved into the units of `scaling`.
 factor_start_from <- function(start, par, family, d, r, call,
                               scaling = NULL) {
-  from <- NULL
-  if (inherits(start, "ghmix_start_internal")) {
-    from <- start$scaling
-    start <- start$parameters
-  } else if (inherits(start, "ghmix_fit")) {
-    from <- start$scaling
-    start <- if (is.null(from)) start$parameters else from$parameters
+  fitted <- start_of_fit(start)
+  from <- fitted$from
+  if (is.null(fitted)) {
+    factor_check_start_list(start, family, d, r, call)
+  } else {
+    start <- fitted$par
     if (!is.null(start$loadings) && ncol(start$loadings) != r) {
       start[c("loadings", "uniquenesses")] <- NULL
     }
-  } else {
-    factor_check_start_list(start, family, d, r, call)
   }
   given <- intersect(names(start),
                      c("mu", "gamma", "loadings", "uniquenesses"))

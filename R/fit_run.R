@@ -258,15 +258,12 @@ mix_start_internal <- function(par, scaling) {
 }
 
 mix_start_from <- function(start, par, family, d, call, scaling) {
-  from <- NULL
-  if (inherits(start, "ghmix_start_internal")) {
-    from <- start$scaling
-    start <- start$parameters
-  } else if (inherits(start, "ghmix_fit")) {
-    from <- start$scaling
-    start <- if (is.null(from)) start$parameters else from$parameters
-  } else {
+  fitted <- start_of_fit(start)
+  from <- fitted$from
+  if (is.null(fitted)) {
     check_start_list(start, family, d, call)
+  } else {
+    start <- fitted$par
   }
   given <- intersect(names(start), c("mu", "gamma", "sigma"))
   if (!is.null(start$sigma)) start$sigma <- as.matrix(start$sigma)
@@ -288,6 +285,20 @@ mix_start_from <- function(start, par, family, d, call, scaling) {
     )
   }
   par
+}
+
+# NULL where start is a list; for a fit or mix_start_internal(), its
+# parameters (par) in the units of its scaling (from: NULL, the data's).
+start_of_fit <- function(start) {
+  if (inherits(start, "ghmix_start_internal")) {
+    return(list(par = start$parameters, from = start$scaling))
+  }
+  if (!inherits(start, "ghmix_fit")) {
+    return(NULL)
+  }
+  from <- start$scaling
+  list(par = if (is.null(from)) start$parameters else from$parameters,
+       from = from)
 }
 
 # A list of starting values: known elements, each numeric and finite of its
