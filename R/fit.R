@@ -241,8 +241,18 @@ print.ghmix_control <- function(x, ...) {
 #'   the nearest); each partition gives per-component means and
 #'   covariances, \eqn{\gamma = 0} and the family's mixing law with mean 1
 #'   (a NIG law for GH). Five EM cycles run from each, and the start with
-#'   the highest log-likelihood (table `starts`) is continued. The starts
-#'   use R's random number generator, so `set.seed()` reproduces a fit.
+#'   the highest log-likelihood (table `starts`) is continued. On more
+#'   than 2000 rows in memory on the CPU without `shrink`, the five cycles
+#'   run on 1000 rows taken evenly through the data (the `starts` table's
+#'   log-likelihoods are then those of these rows; a component's size
+#'   there is counted on all the rows) and Ward's clustering on every other
+#'   one of them; a start whose partition is that of an earlier one on 99%
+#'   of the rows is not screened, and a start's cycles stop once its
+#'   log-likelihood, extended by its last gain for each cycle left, stays
+#'   below the best an earlier start reached. The chosen start's five
+#'   cycles then run again on every row, and its EM continues from there.
+#'   The starts use R's random number generator, so `set.seed()`
+#'   reproduces a fit.
 #'   `start` may instead be cluster labels (an integer vector or factor
 #'   with one value per row, G distinct values, each cluster with at least
 #'   d + 1 rows: otherwise an error of class `ghmix_error_start_labels`) or
@@ -264,6 +274,31 @@ print.ghmix_control <- function(x, ...) {
 #'   names those tried): the first run that keeps all G is the fit, and
 #'   the warning is given only when none does (the first run is then the
 #'   fit). A start given as labels or a fit is not restarted.
+#'
+#'   Factor mixtures: with `factors = r` (and `weights` or not) every
+#'   component is the factor-analytic member of the Factor models section,
+#'   \eqn{\Sigma_k = F_k F_k' + \mathrm{diag}(D_k)}{Sigma_k = F_k F_k' +
+#'   diag(D_k)} with its own \eqn{d \times r}{d x r} loadings, and no
+#'   \eqn{d \times d}{d x d} matrix is formed (memory \eqn{O(n G + G d
+#'   r)} beyond the rows). Each E-step runs the factor E-step of every
+#'   component twice: once for the per-row densities that give the
+#'   memberships, once for its sums with the rows weighted by
+#'   \eqn{w_i \tau_{ik}}; each component's M-step is the factor M-step (a
+#'   GEM step, so the log-likelihood still never decreases). The starts are
+#'   the same partitions, each cluster giving its mean and the principal
+#'   factor start of its rows; a previous mixture fit as `start` must have
+#'   as many factors. The condition number of \eqn{\Sigma_k} is checked
+#'   by its bound \eqn{(\max D_k + \sum F_k^2) / \min D_k}. Each
+#'   component is reported in the rotation of one factor fit, `df` is
+#'   \eqn{G - 1} plus G times the df of one factor fit, and the fit has
+#'   `factors`. Its methods work as for other mixtures, with `coef(fit,
+#'   component = k, sigma = TRUE)` adding \eqn{\Sigma_k}, except
+#'   `vcov()` (an error of class `ghmix_error_factor_mode`; `summary()`
+#'   gives the estimates without standard errors). Factor mixtures are
+#'   fitted in memory on the CPU: chunked data, a `cluster`,
+#'   `backend = "cuda"`, `shrink` and `fixed` with them are errors of
+#'   class `ghmix_error_factor_mode` (`fixed`: `ghmix_error_argument`, as
+#'   for every mixture).
 #'
 #'   The result has class `c("ghmix_mixture_<family>", "ghmix_mixture")`:
 #'   `proportions`, `components` (a list of parameter lists), `loglik`,
@@ -438,18 +473,22 @@ print.ghmix_control <- function(x, ...) {
 #'   `simulate()` and `plot()` work as for other fits. Online EM
 #'   (`control = ghmix_control(online = )`) and [update.ghmix_fit()] take
 #'   `factors` (see the section Factors, shrinkage and units of
-#'   [ghmix_online()]). Chunked data and
+#'   [ghmix_online()]). With `components` (see the Mixtures section) each
+#'   component is factor-analytic with its own \eqn{F_k} and \eqn{D_k}.
+#'   Chunked data and
 #'   clusters (`cluster =`, a `parallel` cluster or a future plan) work as
-#'   for a full \eqn{\Sigma}: each chunk returns its \eqn{O(d r)} E-step
-#'   sums, added in chunk order (`vcov()` of a chunked factor fit reads the
-#'   chunks here). `fit_gh(fixed = )` holds `mu`, `p`, `a`, `b` and
-#'   `gamma = 0` as in the full model, by the same conditional M-steps.
-#'   Data whose scale needs the standardisation of the Units section are
-#'   fitted standardised, with \eqn{F \to \mathrm{diag}(s)F}{F -> diag(s) F}
-#'   and \eqn{D \to s^2 D}{D -> s^2 D} back in the data's units. Not
+#'   for a full \eqn{\Sigma} (one component): each chunk returns its
+#'   \eqn{O(d r)} E-step sums, added in chunk order (`vcov()` of a chunked
+#'   factor fit reads the chunks here). `fit_gh(fixed = )` holds `mu`, `p`,
+#'   `a`, `b` and `gamma = 0` as in the full model, by the same conditional
+#'   M-steps. Data whose scale needs the standardisation of the Units
+#'   section are fitted standardised (one component), with
+#'   \eqn{F \to \mathrm{diag}(s)F}{F -> diag(s) F} and
+#'   \eqn{D \to s^2 D}{D -> s^2 D} back in the data's units. Not
 #'   supported yet (an error of class `ghmix_error_factor_mode`): `factors`
-#'   with `components` other than 1, `backend = "cuda"`, a nonzero
-#'   `fixed$gamma`, and `vcov(cluster = )`. [dgh()] and [rgh()] take the
+#'   with `backend = "cuda"`, a nonzero `fixed$gamma`, `vcov(cluster = )`,
+#'   and, with `components`, chunked data, clusters and data that need
+#'   standardising. [dgh()] and [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
 #'   the fit with a diagonal \eqn{\Sigma}. With `shrink`, the penalised
 #'   factor fit of the Factor models section of [ghmix_shrink()] (no

@@ -37,11 +37,15 @@ mixture_estep_r <- function(x, pars, props, weights = NULL,
 # (logf), the membership probabilities (z, 0 where the density is not
 # finite and positive) and whether it is (ok).  what: the E-step flags.
 mixture_rows_r <- function(x, pars, props, threads, what = mix_what_rows()) {
-  engine <- mix_engine_cpu(x, threads)
   col <- estep_row_columns()
-  per <- lapply(pars, function(par) {
-    mix_estep(engine, par, what, rows = TRUE)$rows
-  })
+  per <- if (is.null(pars[[1L]]$loadings)) {
+    engine <- mix_engine_cpu(x, threads)
+    lapply(pars, function(par) mix_estep(engine, par, what, rows = TRUE)$rows)
+  } else {
+    lapply(pars, function(par) {
+      factor_estep(x, par, what, rows = TRUE, threads = threads)$rows
+    })
+  }
   if (any(vapply(per, is.null, NA))) {
     return(NULL)
   }

@@ -25,7 +25,8 @@ mixture_check_online <- function(control, call) {
 mix_fit_components <- function(x, family, components, nstart, criterion,
                                symmetric, start, control, gauge, na_rm,
                                backend, threads, device, cluster, call,
-                               weights = NULL, shrink = NULL) {
+                               weights = NULL, shrink = NULL,
+                               factors = NULL) {
   g_all <- mixture_check_components(components, call)
   criterion <- check_choice(criterion, c("bic", "icl"), "criterion", call)
   mixture_check_nstart(nstart, call)
@@ -33,13 +34,15 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
                    device, cluster, call)
   mixture_check_online(control, call)
   args$shrink <- shrink_arg(shrink, call)
+  args$factors <- mixture_factor_mode(factors, x, args, call)
   if (!is.null(args$cluster) || inherits(x, "ghmix_data")) {
     return(mixture_chunked_components(x, g_all, family, nstart, criterion,
                                       start, args, weights, call))
   }
-  data <- mix_data(x, na_rm, call)
+  full <- is.null(args$factors)
+  data <- mix_data(x, na_rm, call, collinear = full)
   data$weights <- weights_in_sums(mix_weights(weights, data, call))
-  mix_check_weighted_shape(data$x, data$weights, call)
+  mix_check_weighted_shape(data$x, data$weights, call, collinear = full)
   if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
         length(data$dropped) > 0L && length(start) == NROW(x)) {
     start <- start[-data$dropped]
@@ -95,10 +98,13 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
     fit <- mix_fit(data$x, family, args$symmetric, NULL, args$control,
                    args$gauge, FALSE, args$backend, args$threads,
                    args$device, call, weights = data$weights,
-                   shrink = args$shrink)
+                   shrink = args$shrink, factors = args$factors)
     out <- mixture_from_single(fit, data$dropped)
     out$asked <- 1L
     return(out)
+  }
+  if (!is.null(args$factors)) {
+    return(mixture_factor_fit_g(data, g, family, nstart, start, args, call))
   }
   x <- data$x
   std <- mix_moments(x, data$weights)
@@ -114,6 +120,10 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
     on.exit(.Call(ffi_cuda_mix_data_free, handle), add = TRUE)
     ctx$estep <- mixture_estep_cuda(handle, args$device)
   }
+  # (the GPU's E-step reads the rows on the device; a prior's strength is
+  # that of the whole sample; the option, for tests: screen every row)
+  ctx$screen <- args$backend == "cpu" && is.null(ctx$shrink) &&
+    !isFALSE(getOption("ghmix.mixture_screen"))
   best <- mixture_best_start(z, g, family, nstart, start, std, ctx)
   em <- mixture_em_restarts(z, g, best, ctx, args$control)
   args$prior <- ctx$shrink
@@ -126,7 +136,8 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
 # (among those that kept all G components, if any did) is continued.
 mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
                                iters = 5L) {
-  starts <- mixture_starts(z, g, family, nstart, start, std, ctx$call)
+  starts <- mixture_starts(z, g, family, nstart, start, std, ctx$call,
+                           isTRUE(ctx$screen), ctx$factors)
   if (length(starts) == 0L) {
     ghmix_abort(
       sprintf(
@@ -143,23 +154,32 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
   if (length(starts) == 1L && !is.null(start)) {
     return(c(starts[[1L]], list(table = NULL)))
   }
+  idx <- attr(starts, "screen")
+  z_s <- if (is.null(idx)) z else z[idx, , drop = FALSE]
+  ctx_s <- mixture_screen_ctx(ctx, z, idx)
   runs <- lapply(starts, function(s) {
     em <- suppressWarnings(
-      mixture_em(z, s$pars, s$props, ctx, iters, FALSE, final = FALSE)
+      mixture_em(z_s, s$pars, s$props, ctx_s, iters, FALSE, final = FALSE)
     )
+    kept <- length(em$pars) == g
+    if (!is.null(idx) && kept && is.finite(em$objective)) {
+      ctx_s$screen_bar <<- max(ctx_s$screen_bar, em$objective)
+    }
     list(pars = em$pars, props = em$props, label = s$label,
-         loglik = em$objective, kept = length(em$pars) == g)
+         loglik = em$objective, kept = kept,
+         origin = if (!is.null(idx)) c(s, list(iters = iters)))
   })
   ll <- vapply(runs, function(r) r$loglik, 0)
   kept <- vapply(runs, function(r) r$kept, NA)
   score <- ifelse(kept & is.finite(ll), ll, -Inf)
   if (all(score == -Inf)) score <- ifelse(is.finite(ll), ll, -Inf)
-  best <- runs[[which.max(score)]]
+  best <- mixture_screen_full(runs[[which.max(score)]], z, ctx)
   # the other starts that kept all G, best first: mixture_em_restarts()
   others <- setdiff(order(score, decreasing = TRUE), which.max(score))
   best$others <- runs[others[kept[others] & is.finite(ll[others])]]
   best$table <- data.frame(
-    start = vapply(runs, function(r) r$label, ""), loglik = ll,
+    start = vapply(runs, function(r) r$label, ""),
+    loglik = ll + mixture_screen_shift(z, z_s, ctx, ctx_s, std),
     components = vapply(runs, function(r) length(r$pars), 0L),
     stringsAsFactors = FALSE
   )
@@ -173,6 +193,7 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
 # given only when no run keeps all G (the first run is then the fit).
 mixture_em_restarts <- function(z, g, best, ctx, control) {
   run <- function(s) {
+    s <- mixture_screen_full(s, z, ctx)
     held <- list()
     em <- withCallingHandlers(
       mixture_em(z, s$pars, s$props, ctx, control$max_iter, control$trace),
@@ -240,6 +261,7 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
       message(sprintf("iter %4d  G %d  loglik %.10g  (%s)", iter,
                       length(nxt$state$pars), nxt$state$es$loglik, nxt$kind))
     }
+    behind <- mixture_screen_behind(ctx, cur, nxt$state, max_iter - iter)
     done <- nxt$kind != "drop" &&
       mixture_converged(cur, nxt$state,
                         n + mixture_shrink_rows(ctx$shrink, length(pars)),
@@ -249,6 +271,7 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
       status <- list(converged = TRUE, message = "converged")
       break
     }
+    if (behind) break
   }
   mixture_em_result(cur, iter, status, dropped, trace, ctx, final)
 }
@@ -360,6 +383,9 @@ mixture_squarem <- function(cur, s1, s2, ctx, step_max) {
 # (its sigma in the det gauge) and the log proportions relative to the
 # first.
 mixture_theta <- function(pars, props, ctx) {
+  if (!is.null(ctx$factors)) {
+    return(mixture_factor_theta(pars, props, ctx))
+  }
   d <- ncol(ctx$z)
   lower <- lower.tri(diag(d), diag = TRUE)
   on_diag <- diag(d)[lower] == 1
@@ -376,8 +402,11 @@ mixture_from_theta <- function(theta, cur, ctx) {
   g <- length(cur$pars)
   size <- (length(theta) - (g - 1L)) / g
   pars <- lapply(seq_len(g), function(k) {
-    par <- from_theta(theta[(k - 1L) * size + seq_len(size)], ctx$family,
-                      ctx$symmetric, ncol(ctx$z))
+    theta_k <- theta[(k - 1L) * size + seq_len(size)]
+    if (!is.null(ctx$factors)) {
+      return(factor_from_theta(theta_k, ctx))
+    }
+    par <- from_theta(theta_k, ctx$family, ctx$symmetric, ncol(ctx$z))
     dimnames(par$sigma) <- dimnames(cur$pars[[k]]$sigma)
     par
   })
@@ -402,8 +431,9 @@ mixture_converged <- function(old, new, n, ctl) {
 mixture_mstep <- function(es, pars, ctx, shrink_tr = NULL) {
   taus <- vapply(es$components, function(st) st$tau, 0)
   new <- lapply(seq_along(pars), function(k) {
+    step <- if (is.null(ctx$factors)) mix_mstep else factor_mstep
     par <- tryCatch(
-      mix_mstep(es$components[[k]], pars[[k]], ctx$family, ctx$symmetric),
+      step(es$components[[k]], pars[[k]], ctx$family, ctx$symmetric),
       error = function(e) NULL
     )
     if (!is.null(par) && !is.null(ctx$shrink)) {
@@ -419,18 +449,24 @@ mixture_mstep <- function(es, pars, ctx, shrink_tr = NULL) {
 }
 
 mixture_par_ok <- function(par) {
+  if (!is.null(par$loadings)) {
+    return(mixture_factor_par_ok(par))
+  }
   all(is.finite(unlist(par))) && gig_valid(par$p, par$a, par$b) &&
     mixture_sigma_ok(par$sigma)
 }
 
-# The components to drop: effective size sum(tau_k) below the larger of
+# The components to drop: effective size sum(tau_k) (on all rows, where
+# the E-step ran on a screening sample) below the larger of
 # d + 1 and the component's number of free parameters, a failed M-step
 # (non-finite or invalid parameters) or a sigma that is not positive
 # definite or has a condition number above 1e12 (in the standardised
 # units): the degenerate solutions at which the likelihood runs away.
 mixture_degenerate <- function(up, es, d, ctx) {
-  taus <- vapply(es$components, function(st) st$tau, 0)
-  min_size <- max(d + 1, mix_df(ctx$family, ctx$symmetric, d))
+  taus <- mixture_screen_size(vapply(es$components, function(st) st$tau, 0),
+                              ctx)
+  min_size <- max(d + 1, mixture_member_df(ctx$family, ctx$symmetric, d,
+                                           ctx$factors))
   small <- taus < min_size
   failed <- vapply(up$pars, is.null, NA)
   which <- which(small | failed)
@@ -468,10 +504,7 @@ mixture_result <- function(em, x, std, family, args, data, call) {
   n <- if (is.null(w)) nrow(x) else sum(w)
   d <- ncol(x)
   pars <- lapply(em$pars, function(par) {
-    par <- from_std(par, std)
-    names(par$mu) <- names(par$gamma) <- colnames(x)
-    dimnames(par$sigma) <- list(colnames(x), colnames(x))
-    par
+    mixture_par_names(from_std(par, std), colnames(x))
   })
   gauge <- mixture_gauge(pars, args$gauge, call)
   pars <- lapply(pars, set_gauge, gauge = gauge)
@@ -490,7 +523,8 @@ mixture_result <- function(em, x, std, family, args, data, call) {
     starts = em$starts, restarts = em$restarts, data = x,
     na_action = data$dropped,
     nrow = nrow(x), weights = w, weighted = !is.null(w),
-    control = args$control, threads = args$threads, call = call
+    control = args$control, threads = args$threads, call = call,
+    factors = args$factors
   )
   if (!is.null(args$prior)) {
     fit$objective <- mixture_shrink_objective(em$objective, args$prior,
@@ -514,7 +548,8 @@ mixture_result <- function(em, x, std, family, args, data, call) {
 mixture_finish <- function(fit) {
   g <- length(fit$components)
   fit$G <- g
-  fit$df <- (g - 1L) + g * mix_df(fit$family, fit$symmetric, fit$d)
+  fit$df <- (g - 1L) +
+    g * mixture_member_df(fit$family, fit$symmetric, fit$d, fit$factors)
   z <- fit$z
   colnames(z) <- paste0("component_", seq_len(g))
   fit$z <- z
@@ -550,6 +585,18 @@ mixture_gauge <- function(pars, gauge, call) {
   "det"
 }
 
+# The names of a component's parameters (in the data's units): those of
+# the columns, and for a factor member the documented rotation of its
+# loadings (factor_rotate()).
+mixture_par_names <- function(par, vars) {
+  if (!is.null(par$loadings)) {
+    return(factor_names(factor_rotate(par), vars))
+  }
+  names(par$mu) <- names(par$gamma) <- vars
+  dimnames(par$sigma) <- list(vars, vars)
+  par
+}
+
 # Components by the first coordinate of mu, then the following ones, then
 # by decreasing proportion.
 mixture_order <- function(pars, props) {
@@ -573,7 +620,7 @@ mixture_from_single <- function(fit, dropped) {
     dropped = NULL, start = "single fit", starts = NULL, data = fit$data,
     na_action = dropped, control = fit$control, threads = fit$threads,
     call = fit$call, nrow = fit_nrow(fit), weights = fit$weights,
-    weighted = isTRUE(fit$weighted)
+    weighted = isTRUE(fit$weighted), factors = fit$factors
   )
   if (!is.null(fit$shrink)) {
     out$objective <- fit$objective

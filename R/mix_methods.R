@@ -45,7 +45,9 @@ mixture_label <- function(x) {
 #' @param cluster Where the E-steps of `vcov()` run, as for
 #'   [vcov.ghmix_fit()].
 #' @param nsim,seed As for [simulate.ghmix_fit()].
-#' @param ... Not used.
+#' @param ... `coef()` with `component`: passed to [coef.ghmix_fit()]
+#'   (`sigma = TRUE` adds a factor component's \eqn{\Sigma}); otherwise not
+#'   used.
 #' @return `print()`: `x`, invisibly. `summary()`: an object of class
 #'   `"summary.ghmix_mixture"`. `coef()`: a list. `logLik()`: a `"logLik"`
 #'   object. `predict()`, `fitted()`: a matrix or vector. `simulate()`: as
@@ -90,7 +92,7 @@ mixture_table <- function(x) {
       stats::setNames(par$mu[show], paste0("mu[", names(par$mu)[show], "]")),
       stats::setNames(par$gamma[show],
                       paste0("gamma[", names(par$mu)[show], "]")),
-      stats::setNames(diag(par$sigma)[show],
+      stats::setNames(mixture_sigma_diag(par)[show],
                       paste0("Sigma[", names(par$mu)[show], ",",
                              names(par$mu)[show], "]")),
       p = par$p, a = par$a, b = par$b)
@@ -110,6 +112,12 @@ mixture_status_line <- function(x) {
 }
 
 mixture_print_extra <- function(x, digits) {
+  if (!is.null(x$factors)) {
+    cat(sprintf(
+      "Each Sigma_k = F_k F_k' + diag(D_k) with %s (see coef(, component)).\n",
+      mixture_factor_label(x$factors)
+    ))
+  }
   if (!is.null(x$shrink)) {
     cat(shrink_line(x), "\n", sep = "")
   }
@@ -134,6 +142,30 @@ mixture_print_extra <- function(x, digits) {
 #' @rdname ghmix_mixture
 #' @export
 summary.ghmix_mixture <- function(object, ...) {
+  tab <- if (is.null(object$factors)) {
+    mixture_summary_tables(object)
+  } else {
+    mixture_factor_tables(object)
+  }
+  structure(
+    list(proportions = object$proportions, proportions_se = tab$prop_se,
+         has_se = tab$has_se, coefficients = tab$tables,
+         label = mixture_label(object), loglik = object$loglik,
+         df = object$df, nobs = object$nobs, n_label = fit_n_label(object),
+         AIC = object$AIC,
+         BIC = object$BIC, ICL = object$ICL,
+         sizes = tabulate(object$classification, object$G),
+         status = mixture_status_line(object), criteria = object$criteria,
+         criterion = object$criterion, G = object$G,
+         shrink = object$shrink, objective = object$objective,
+         restarts = object$restarts, factors = object$factors),
+    class = "summary.ghmix_mixture"
+  )
+}
+
+# Per component its estimates with standard errors from vcov(), and the
+# proportions' standard errors.
+mixture_summary_tables <- function(object) {
   se <- if (is.null(object$shrink)) {
     sqrt(pmax(diag(stats::vcov(object)), 0))
   } else {
@@ -148,21 +180,8 @@ summary.ghmix_mixture <- function(object, ...) {
                                     object$symmetric)
     out
   })
-  prop_se <- unname(se[object$G * size + seq_len(object$G)])
-  structure(
-    list(proportions = object$proportions, proportions_se = prop_se,
-         has_se = !all(is.na(se)), coefficients = tables,
-         label = mixture_label(object), loglik = object$loglik,
-         df = object$df, nobs = object$nobs, n_label = fit_n_label(object),
-         AIC = object$AIC,
-         BIC = object$BIC, ICL = object$ICL,
-         sizes = tabulate(object$classification, object$G),
-         status = mixture_status_line(object), criteria = object$criteria,
-         criterion = object$criterion, G = object$G,
-         shrink = object$shrink, objective = object$objective,
-         restarts = object$restarts),
-    class = "summary.ghmix_mixture"
-  )
+  list(tables = tables, has_se = !all(is.na(se)),
+       prop_se = unname(se[object$G * size + seq_len(object$G)]))
 }
 
 #' @rdname ghmix_mixture
@@ -180,7 +199,9 @@ print.summary.ghmix_mixture <- function(x,
     ))
     print(signif(x$coefficients[[k]], digits))
   }
-  if (!x$has_se && is.null(x$shrink)) {
+  if (!is.null(x$factors)) {
+    cat("(No standard errors: vcov() of factor mixtures is not available.)\n")
+  } else if (!x$has_se && is.null(x$shrink)) {
     cat("(No standard errors: see the warning of vcov().)\n")
   }
   cat(sprintf(
@@ -215,7 +236,7 @@ coef.ghmix_mixture <- function(object, component = NULL,
     )
   }
   stats::coef(mixture_component_fit(object, component),
-              parametrization = parametrization)
+              parametrization = parametrization, ...)
 }
 
 # Component k as a fit of one distribution (for coef()).
@@ -223,7 +244,7 @@ mixture_component_fit <- function(object, k) {
   structure(
     list(parameters = object$components[[k]], family = object$family,
          symmetric = object$symmetric, gauge = object$gauge, d = object$d,
-         scaling = NULL),
+         scaling = NULL, factors = object$factors),
     class = c(paste0("ghmix_fit_", object$family), "ghmix_fit")
   )
 }

@@ -3,31 +3,42 @@
 # pars G parameter lists.
 
 # The candidate starts: the user's (labels or a previous mixture fit), or
-# k-means, Ward's hierarchical clustering and nstart random centres.
-mixture_starts <- function(z, g, family, nstart, start, std, call) {
+# k-means, Ward's hierarchical clustering and nstart random centres
+# (factors: NULL, or the r of factor-analytic members).  With screen =
+# TRUE, the rows to screen them on (mixture_screen_sample(), NULL for all)
+# are kept as the attribute "screen".
+mixture_starts <- function(z, g, family, nstart, start, std, call,
+                           screen = FALSE, factors = NULL) {
   if (!is.null(start)) {
-    return(list(mixture_start_user(z, g, family, start, std, call)))
+    return(list(mixture_start_user(z, g, family, start, std, call,
+                                   factors)))
   }
+  idx <- if (screen) mixture_screen_sample(nrow(z))
   labels <- c(
-    list(kmeans = mixture_kmeans(z, g), hclust = mixture_hclust(z, g)),
+    list(kmeans = mixture_kmeans(z, g),
+         hclust = mixture_hclust(z, g, mixture_screen_ward(idx))),
     stats::setNames(lapply(seq_len(nstart), function(i) {
       mixture_nearest(z, z[sample.int(nrow(z), g), , drop = FALSE])
     }), paste0("random ", seq_len(nstart), recycle0 = TRUE))
   )
+  if (!is.null(idx)) labels <- mixture_screen_distinct(labels, g)
   starts <- Map(function(lab, nm) {
-    mixture_start_labels(z, lab, g, family, nm)
+    mixture_start_labels(z, lab, g, family, nm, factors)
   }, labels, names(labels))
-  Filter(Negate(is.null), starts)
+  structure(Filter(Negate(is.null), starts), screen = idx)
 }
 
 mixture_kmeans <- function(z, g) {
   stats::kmeans(z, g, iter.max = 50L, nstart = 1L)$cluster
 }
 
-# Ward's method (ward.D2 on Euclidean distances) on at most 2000 rows (it
-# costs O(m^2) memory); the other rows join the nearest cluster centre.
-mixture_hclust <- function(z, g, m = 2000L) {
-  idx <- if (nrow(z) > m) sort(sample.int(nrow(z), m)) else seq_len(nrow(z))
+# Ward's method (ward.D2 on Euclidean distances) on the rows idx, or on at
+# most 2000 rows (it costs O(m^2) memory); the other rows join the nearest
+# cluster centre.
+mixture_hclust <- function(z, g, idx = NULL, m = 2000L) {
+  if (is.null(idx)) {
+    idx <- if (nrow(z) > m) sort(sample.int(nrow(z), m)) else seq_len(nrow(z))
+  }
   tree <- stats::hclust(stats::dist(z[idx, , drop = FALSE]), "ward.D2")
   lab <- stats::cutree(tree, g)
   centres <- rowsum(z[idx, , drop = FALSE], lab) / as.vector(table(lab))
@@ -43,12 +54,16 @@ mixture_nearest <- function(z, centres) {
 
 # Per cluster: its mean and covariance, gamma 0 and the family's mixing law
 # with mean 1 (a NIG law for GH); NULL when a cluster has fewer than d + 1
-# rows or a singular covariance.
-mixture_start_labels <- function(z, labels, g, family, label) {
+# rows or a singular covariance (factor members: mixture_factor_start()).
+mixture_start_labels <- function(z, labels, g, family, label,
+                                 factors = NULL) {
   d <- ncol(z)
   counts <- tabulate(labels, g)
   if (any(counts < d + 1L)) {
     return(NULL)
+  }
+  if (!is.null(factors)) {
+    return(mixture_factor_start(z, labels, counts, family, label, factors))
   }
   base <- mix_start(z, NULL, if (family == "gh") "nig" else family, FALSE,
                     NULL, list(center = rep(0, d), cov = diag(d)))
@@ -67,12 +82,14 @@ mixture_start_labels <- function(z, labels, g, family, label) {
 }
 
 # A user start: labels (a vector or factor of length n) or a mixture fit.
-mixture_start_user <- function(z, g, family, start, std, call) {
+mixture_start_user <- function(z, g, family, start, std, call,
+                               factors = NULL) {
   if (inherits(start, "ghmix_mixture")) {
+    mixture_factor_check_start(start, factors, call)
     return(mixture_start_fit(z, g, family, start, std, call))
   }
   labels <- mixture_check_labels(start, nrow(z), ncol(z), g, call)
-  out <- mixture_start_labels(z, labels, g, family, "labels")
+  out <- mixture_start_labels(z, labels, g, family, "labels", factors)
   if (is.null(out)) {
     mixture_abort_start(
       "`start` labels give a cluster with a singular covariance.", call

@@ -16,6 +16,7 @@
 #' @export
 vcov.ghmix_mixture <- function(object, cluster = NULL, ...) {
   vcov_check_shrink(object, sys.call()) # a posterior mode: no SEs
+  mixture_factor_abort_vcov(object, sys.call())
   nm <- mixture_vcov_names(object)
   na_cov <- matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
   if (!isTRUE(object$converged)) {

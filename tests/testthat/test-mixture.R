@@ -1,17 +1,5 @@
 # Finite mixtures of GH-family distributions (components = G).
 
-# The adjusted Rand index (Hubert and Arabie 1985) from the contingency
-# table of two labelings.
-ari <- function(a, b) {
-  tab <- table(a, b)
-  pairs <- function(v) sum(v * (v - 1) / 2)
-  s_ij <- pairs(tab)
-  s_a <- pairs(rowSums(tab))
-  s_b <- pairs(colSums(tab))
-  expected <- s_a * s_b / pairs(sum(tab))
-  (s_ij - expected) / ((s_a + s_b) / 2 - expected)
-}
-
 # G separated NIG clusters in d = 2 with known labels and parameters.
 sim_clusters <- function(n, seed) {
   set.seed(seed)
