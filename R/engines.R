@@ -25,10 +25,14 @@
 #             returns the raw statistics of a G-component E-step of all its
 #             rows (as ffi_mix_estep_mixture() lays them out; weighted by
 #             the rows' weights it holds), summed over chunks in chunk
-#             order;
-#   estep_factor  NULL, or (the engine of a factor fit) a function of (par,
-#             what, rows) that returns factor_estep()'s statistics of all
-#             its rows (R/factor_estep.R; weighted by the weights it holds);
+#             order; on the CPU, args may instead be factor_estep_args()
+#             (one component with Sigma = F F' + diag(D)): then the raw
+#             statistics of ffi_mix_estep_factor() (without its
+#             attributes), weighted and summed alike;
+#   estep_factor  NULL, or (the engine of an in-memory factor fit) a
+#             function of (par, what, rows) that returns factor_estep()'s
+#             statistics of all its rows (R/factor_estep.R; weighted by the
+#             weights it holds);
 # and, filled for chunked kinds (in memory: workers 1, the others NULL),
 #   workers   the processes that compute (1 for "stream");
 #   clock     an environment of counters: seconds of work and reading,
@@ -135,6 +139,11 @@ mix_engine_cpu <- function(x, threads, weights = NULL) {
   }
   new_engine("cpu", nrow(x), ncol(x), estep = estep,
              estep_mixture = function(args) {
+               if (!is.null(args$loadings)) {
+                 return(.Call(ffi_mix_estep_factor, x, weights, args$center,
+                              args$loadings, args$uniquenesses, args$gamma,
+                              args$pab, args$what, FALSE, threads))
+               }
                .Call(ffi_mix_estep_mixture, x, args$centers, args$chols,
                      args$gs, args$consts, args$log_props, weights,
                      args$what, FALSE, threads)

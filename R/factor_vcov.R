@@ -28,10 +28,13 @@
 # information of a factor fit (2 k E-steps).
 factor_vcov_max_k <- 5000L
 
-factor_vcov <- function(object, cluster, call) {
+factor_vcov <- function(object, cluster, call, log_scale = NULL) {
+  if (!is.null(object$scaling)) {
+    return(factor_vcov_scaled(object, cluster, call))
+  }
   if (!is.null(cluster)) {
     factor_abort_mode(
-      "vcov() of a factor fit runs in memory only: use cluster = NULL.", call
+      "vcov() of a factor fit runs here only: use cluster = NULL.", call
     )
   }
   par <- object$parameters
@@ -46,11 +49,11 @@ factor_vcov <- function(object, cluster, call) {
   }
   theta <- factor_vcov_pack(par, family, symmetric)
   steps <- factor_vcov_steps(par, family, symmetric)
-  x <- object$data
-  w <- weights_in_sums(object$weights)
+  estep <- factor_vcov_estep(object, cluster)
+  on.exit(estep(NULL))
   jac <- central_jacobian(function(th) {
-    factor_score_at(x, w, factor_vcov_unpack(th, par, family, symmetric),
-                    family, symmetric, object$threads)
+    factor_score_at(estep, factor_vcov_unpack(th, par, family, symmetric),
+                    family, symmetric)
   }, theta, steps)
   info <- if (is.null(jac)) NULL else -(jac + t(jac)) / 2
   cov_theta <- fit_gauge_inverse(info, factor_vcov_null(par, family,
@@ -64,8 +67,8 @@ factor_vcov <- function(object, cluster, call) {
   }
   norm <- central_jacobian(function(th) {
     at <- factor_vcov_unpack(th, par, family, symmetric)
-    factor_vcov_pack(factor_rotate(set_gauge(at, object$gauge)), family,
-                     symmetric)
+    factor_vcov_pack(factor_rotate(set_gauge(at, object$gauge), log_scale),
+                     family, symmetric)
   }, theta, steps)
   out <- norm %*% cov_theta %*% t(norm)
   out <- (out + t(out)) / 2
@@ -170,9 +173,9 @@ factor_vcov_null <- function(par, family, symmetric) {
 }
 
 # The score at par (factor_vcov_pack()'s order), or NULL where the E-step
-# fails.
-factor_score_at <- function(x, w, par, family, symmetric, threads) {
-  st <- factor_estep(x, par, mix_what(family), w, threads = threads)
+# (estep(par): factor_vcov_estep()) fails.
+factor_score_at <- function(estep, par, family, symmetric) {
+  st <- estep(par)
   wb <- factor_woodbury(par)
   if (is.null(st) || st$n_bad > 0 || is.null(wb)) {
     return(NULL)

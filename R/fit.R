@@ -465,7 +465,9 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{r} leading principal components of the sample covariance of at
 #'   most \eqn{\max(2000, d)}{max(2000, d)} rows evenly spaced through the
 #'   data, by a few subspace iterations (\eqn{O(n d r)} each; the
-#'   covariance is not formed), with \eqn{D} the remaining variance. The
+#'   covariance is not formed), with \eqn{D} the remaining variance (for
+#'   chunked data or a cluster, the same iterations on the cross-products
+#'   of the chunks' one-pass summary). The
 #'   loadings are rotated only once the EM has ended, and are
 #'   reported in the rotation where \eqn{F' D^{-1} F}{F' D^-1 F} is
 #'   diagonal with decreasing entries, each column's largest entry in
@@ -486,10 +488,23 @@ print.ghmix_control <- function(x, ...) {
 #'   `factors` (see the section Factors, shrinkage and units of
 #'   [ghmix_online()]). With `components` (see the Mixtures section) each
 #'   component is factor-analytic with its own \eqn{F_k} and \eqn{D_k}.
-#'   Not supported yet
-#'   (an error of class `ghmix_error_factor_mode`): `factors` with
-#'   chunked data or a cluster, `fixed`, and data whose scale needs the
-#'   standardisation of the Units section. [dgh()] and [rgh()] take the
+#'   Chunked data and
+#'   clusters (`cluster =`, a `parallel` cluster or a future plan) work as
+#'   for a full \eqn{\Sigma} (one component): each chunk returns its
+#'   \eqn{O(d r)} E-step sums, added in chunk order (`vcov()` of a chunked
+#'   factor fit reads the chunks here). `fit_gh(fixed = )` holds `mu`, `p`,
+#'   `a`, `b` and `gamma = 0` as in the full model, by the same conditional
+#'   M-steps. Data whose scale needs the standardisation of the Units
+#'   section are fitted standardised (one component), with
+#'   \eqn{F \to \mathrm{diag}(s)F}{F -> diag(s) F} and
+#'   \eqn{D \to s^2 D}{D -> s^2 D} back in the data's units. Not
+#'   supported yet (an error of class `ghmix_error_factor_mode`): `factors`
+#'   with `backend = "cuda"` on chunked data or a cluster, a nonzero
+#'   `fixed$gamma`, `vcov(cluster = )`,
+#'   with `components`, chunked data, clusters, `backend = "cuda"`,
+#'   `shrink` and data that need standardising, and online EM with
+#'   `factors` and `shrink` together or `factors` and `fixed`. [dgh()] and
+#'   [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
 #'   the fit with a diagonal \eqn{\Sigma}. With `shrink`, the penalised
 #'   factor fit of the Factor models section of [ghmix_shrink()] (no

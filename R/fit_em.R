@@ -57,7 +57,9 @@ mix_tri_index <- function(ctx, d) {
 
 mix_update <- function(pt, ctx) {
   t0 <- proc.time()[[3]]
-  par <- if (!is.null(ctx$factors)) {
+  par <- if (!is.null(ctx$factors) && !is.null(ctx$fixed)) {
+    factor_mstep_fixed(pt$st, pt$par, ctx, pt$shrink_tr)
+  } else if (!is.null(ctx$factors)) {
     factor_mstep(pt$st, pt$par, ctx$family, ctx$symmetric, ctx$shrink,
                  pt$shrink_tr)
   } else if (is.null(ctx$fixed)) {

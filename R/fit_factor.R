@@ -34,13 +34,16 @@ check_factors <- function(factors, call) {
   as.integer(factors)
 }
 
-# The combinations factor fits do not support (yet): classed errors.
+# The combinations factor fits do not support (yet): classed errors (the
+# batch fit passes fixed = NULL: it holds them, R/factor_data.R; online EM
+# does not).
 check_factor_mode <- function(factors, x, backend, cluster, fixed, call) {
   if (is.null(factors)) {
     return(invisible())
   }
-  what <- if (!is.null(cluster) || inherits(x, "ghmix_data")) {
-    "chunked data or a cluster"
+  what <- if (identical(backend, "cuda") &&
+                (!is.null(cluster) || inherits(x, "ghmix_data"))) {
+    "backend = \"cuda\" on chunked data or a cluster"
   } else if (!is.null(fixed)) {
     "`fixed`"
   }
@@ -55,9 +58,9 @@ factor_abort_mode <- function(message, call) {
                                  "ghmix_error_argument"), call = call)
 }
 
-# The rows as fitted and their moments (center, scale: no covariance),
-# for a factor fit with r factors; data whose scale would need the
-# standardisation of R/fit_scaling.R are refused.
+# The rows as fitted (x, or x standardised where the rule of
+# R/fit_scaling.R asks for it), their scaling and moments (center, scale:
+# no covariance), for a factor fit with r factors.
 factor_fitted_rows <- function(x, w, r, call) {
   if (r >= ncol(x)) {
     abort_argument(
@@ -66,42 +69,41 @@ factor_fitted_rows <- function(x, w, r, call) {
       call
     )
   }
+  mix_fitted_rows(x, w, factor_moments)
+}
+
+# The columns' (weighted) means and standard deviations.
+factor_moments <- function(x, w) {
   tot <- if (is.null(w)) nrow(x) else sum(w)
   vw <- if (is.null(w)) rep(1, nrow(x)) else w
   center <- drop(crossprod(vw, x)) / tot
   u <- x - rep(center, each = nrow(x))
   scale <- sqrt(drop(crossprod(vw, u^2)) / (tot - 1))
-  std <- list(center = stats::setNames(center, colnames(x)),
-              scale = stats::setNames(scale, colnames(x)))
-  if (!is.null(mix_scaling(x, std, w))) {
-    factor_abort_mode(
-      paste(
-        "`factors` with data whose scale needs standardising (a column's",
-        "standard deviation outside [2^-128, 2^128], or a mean beyond",
-        "2^26 of them) is not supported yet: rescale `x`."
-      ),
-      call
-    )
-  }
-  list(x = x, scaling = NULL, std = std)
+  list(center = stats::setNames(center, colnames(x)),
+       scale = stats::setNames(scale, colnames(x)))
 }
 
 # The start of a factor fit (any gauge): mu, gamma and the mixing law as
 # mix_start() has them, F and D from the r leading principal components
 # of the sample covariance C (principal-factor start: F = V (L - s2)^1/2,
 # s2 the mean of the other eigenvalues, D = diag(C) - rowSums(F^2), at
-# least diag(C) / 10), or those of `start`.
+# least diag(C) / 10), or those of `start`; in the units the rows are
+# fitted in (src$scaling).  C is that of the rows in memory (src$rows),
+# else that of the chunks' summary.
 factor_start <- function(src, start, family, args, call) {
-  x <- src$stored
-  d <- ncol(x)
+  d <- length(src$std$center)
   r <- args$factors
   par <- c(list(mu = src$std$center, gamma = rep(0, d)),
            mix_start_mixing(family))
   if (!is.null(start)) {
-    par <- factor_start_from(start, par, family, d, r, call)
+    par <- factor_start_from(start, par, family, d, r, call, src$scaling)
   }
   if (is.null(par$loadings) || is.null(par$uniquenesses)) {
-    pc <- factor_pca(x, weights_in_sums(src$weights), src$std, r)
+    pc <- if (is.null(src$rows)) {
+      factor_pca_summary(src$engine$summary, src$std, r)
+    } else {
+      factor_pca(src$rows, weights_in_sums(src$weights), src$std, r)
+    }
     par[c("loadings", "uniquenesses")] <- factor_principal(pc, r)
   }
   if (is.null(factor_woodbury(par))) {
@@ -113,7 +115,7 @@ factor_start <- function(src, start, family, args, call) {
   }
   if (args$symmetric) par$gamma <- rep(0, d)
   factor_names(par[c("mu", "gamma", "loadings", "uniquenesses", "p", "a",
-                     "b")], colnames(x))
+                     "b")], colnames(src$stored))
 }
 
 # F and D from the principal components pc (factor_pca()).
@@ -146,14 +148,20 @@ factor_pca <- function(x, w, std, r, iter = 4L) {
   u <- x - rep(std$center, each = nrow(x))
   uw <- if (is.null(w)) u else u * w
   k <- min(d, r + 5L)
-  apply_c <- function(v) crossprod(uw, u %*% v) / (tot - 1)
   top <- order(std$scale, decreasing = TRUE)[seq_len(k)]
-  v <- qr.Q(qr(crossprod(uw, u[, top, drop = FALSE])))
+  factor_subspace(function(v) crossprod(uw, u %*% v) / (tot - 1),
+                  crossprod(uw, u[, top, drop = FALSE]), std$scale, iter)
+}
+
+# The subspace iteration of factor_pca() for C v = apply_c(v), from the
+# block `first`; scale: the columns' standard deviations (diag C).
+factor_subspace <- function(apply_c, first, scale, iter) {
+  v <- qr.Q(qr(first))
   for (i in seq_len(iter)) v <- qr.Q(qr(apply_c(v)))
   cv <- apply_c(v)
   e <- eigen(crossprod(v, cv), symmetric = TRUE)
   list(values = pmax(e$values, 0), vectors = v %*% e$vectors,
-       diag = std$scale^2)
+       diag = scale^2)
 }
 
 factor_pca_rows <- 2000L
@@ -167,21 +175,22 @@ factor_pca_subset <- function(n, d) {
 
 # A start given by the user: a factor fit (with as many factors), any other
 # fit (its mu, gamma and mixing law), or a list of some of mu, gamma,
-# loadings, uniquenesses, p, a, b.
-factor_start_from <- function(start, par, family, d, r, call) {
-  if (inherits(start, "ghmix_start_internal")) {
-    start <- start$parameters
-  } else if (inherits(start, "ghmix_fit")) {
-    start <- start$parameters
+# loadings, uniquenesses, p, a, b; moved into the units of `scaling`.
+factor_start_from <- function(start, par, family, d, r, call,
+                              scaling = NULL) {
+  fitted <- start_of_fit(start)
+  from <- fitted$from
+  if (is.null(fitted)) {
+    factor_check_start_list(start, family, d, r, call)
+  } else {
+    start <- fitted$par
     if (!is.null(start$loadings) && ncol(start$loadings) != r) {
       start[c("loadings", "uniquenesses")] <- NULL
     }
-  } else {
-    factor_check_start_list(start, family, d, r, call)
   }
   given <- intersect(names(start),
                      c("mu", "gamma", "loadings", "uniquenesses"))
-  par[given] <- start[given]
+  par[given] <- factor_scaling_move(start[given], from, scaling)
   if (!is.null(par$loadings)) {
     par$loadings <- matrix(as.double(par$loadings), d, r)
   }
@@ -220,15 +229,17 @@ factor_logdet <- function(par) factor_woodbury(par)$logdet
 # The documented rotation of the loadings: F' D^-1 F diagonal with
 # decreasing entries (F -> F V, V its eigenvectors: Sigma unchanged), and
 # each column's sign such that its largest entry in absolute value is
-# positive.
-factor_rotate <- function(par) {
+# positive (log_scale: NULL, or the logs of the factors of the rows of F in
+# the user's units, for F in standardised units).
+factor_rotate <- function(par, log_scale = NULL) {
   f <- par$loadings
   if (ncol(f) == 0L) {
     return(par)
   }
   e <- eigen(crossprod(f, f / par$uniquenesses), symmetric = TRUE)
   f <- f %*% e$vectors
-  top <- f[cbind(max.col(abs(t(f)), "first"), seq_len(ncol(f)))]
+  size <- if (is.null(log_scale)) abs(t(f)) else t(log(abs(f)) + log_scale)
+  top <- f[cbind(max.col(size, "first"), seq_len(ncol(f)))]
   f <- f * rep(ifelse(top < 0, -1, 1), each = nrow(f))
   dimnames(f) <- dimnames(par$loadings)
   par$loadings <- f
@@ -244,6 +255,7 @@ factor_rotate <- function(par) {
 # parameter rule, while the M-step (factor_fa_step()) is equivariant
 # under F -> F R (R orthogonal), so the unrotated iteration is smooth.
 factor_point <- function(par, ctx) {
+  if (!is.null(ctx$fixed)) par <- fixed_impose(par, ctx$fixed)
   z <- to_std(par, ctx$std)
   ld <- factor_logdet(z)
   if (is.null(ld)) {
@@ -278,7 +290,7 @@ factor_ctx_estep <- function(par, ctx) {
   if (!is.null(run)) {
     return(run(par, ctx$what, FALSE))
   }
-  factor_estep(ctx$rows, par, ctx$what, ctx$weights, threads = ctx$threads)
+  factor_point_estep(par, ctx)
 }
 
 # A factor fit's second SQUAREM candidate (mix_squarem()), tried where the
@@ -404,7 +416,10 @@ factor_df <- function(family, symmetric, d, r) {
 # The fit object's factor parts: the parameters in the documented rotation
 # (in the data's units), $factors, $loadings, $uniquenesses.
 factor_result <- function(fit) {
-  par <- factor_names(factor_rotate(fit$parameters), colnames(fit$data))
+  if (!is.null(fit$scaling)) fit <- factor_result_scaled(fit)
+  par <- if (is.null(fit$scaling)) factor_rotate(fit$parameters) else
+    fit$parameters
+  par <- factor_names(par, colnames(fit$data))
   fit$parameters <- par
   fit$factors <- ncol(par$loadings)
   fit$loadings <- par$loadings

@@ -151,6 +151,12 @@ mix_mstep_fixed <- function(st, par, ctx) {
   } else {
     mix_mstep_mu_held(st, par, ctx$symmetric)
   }
+  c(out, fixed_mstep_sub(st, par, ctx))
+}
+
+# The M-step of the mixing parameters, p held where ctx$fixed holds it.
+fixed_mstep_sub <- function(st, par, ctx) {
+  fixed <- ctx$fixed
   n <- st$tau
   eta <- c(st$s_log / n, st$s_inv / n, st$s_y / n)
   start <- c(par$p, par$a, par$b)
@@ -160,7 +166,7 @@ mix_mstep_fixed <- function(st, par, ctx) {
   } else {
     .Call(ffi_mix_subordinator_fixed_p, fixed$p, eta, start)
   }
-  c(out, list(p = sub$p, a = sub$a, b = sub$b))
+  list(p = sub$p, a = sub$a, b = sub$b)
 }
 
 # mu held (the E-step's statistics are about it): gamma = mean x / mean E Y

@@ -172,6 +172,23 @@ gauge_q <- function(v, fixed, m) {
 # them).
 mix_mstep_gauge <- function(st, par, ctx) {
   fixed <- ctx$fixed
+  best <- gauge_search(st, par, fixed)
+  gamma_held <- !is.null(fixed$gamma)
+  out <- if (gamma_held) {
+    list(mu = par$mu + best$normal$mu_u, gamma = fixed$gamma / best$k,
+         sigma = best$normal$sigma)
+  } else if (is.null(fixed$mu)) {
+    mix_mstep_normal(st, par, ctx$symmetric)
+  } else {
+    mix_mstep_mu_held(st, par, ctx$symmetric)
+  }
+  dimnames(out$sigma) <- dimnames(par$sigma)
+  names(out$gamma) <- names(par$gamma)
+  c(out[c("mu", "gamma", "sigma")], gauge_mixing(best))
+}
+
+# The maximiser of Q over the search variables (gauge_q()), from par's.
+gauge_search <- function(st, par, fixed) {
   m <- gauge_means(st)
   gamma_held <- !is.null(fixed$gamma)
   v0 <- gauge_pack(par, fixed, gamma_held)
@@ -193,18 +210,12 @@ mix_mstep_gauge <- function(st, par, ctx) {
     cand <- gauge_q(opt$par, fixed, m)
     if (cand$q >= best$q) best <- cand
   }
-  out <- if (gamma_held) {
-    list(mu = par$mu + best$normal$mu_u, gamma = fixed$gamma / best$k,
-         sigma = best$normal$sigma)
-  } else if (is.null(fixed$mu)) {
-    mix_mstep_normal(st, par, ctx$symmetric)
-  } else {
-    mix_mstep_mu_held(st, par, ctx$symmetric)
-  }
-  dimnames(out$sigma) <- dimnames(par$sigma)
-  names(out$gamma) <- names(par$gamma)
-  c(out[c("mu", "gamma", "sigma")],
-    list(p = best$p, a = best$w / best$c, b = best$w * best$c))
+  best
+}
+
+# The mixing parameters at gauge_search()'s answer.
+gauge_mixing <- function(best) {
+  list(p = best$p, a = best$w / best$c, b = best$w * best$c)
 }
 
 # par moved onto the constraints (any gauge; its scale c is kept): p and w

@@ -15,7 +15,7 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
   }
   t_start <- proc.time()[[3]]
   factors <- check_factors(factors, call)
-  check_factor_mode(factors, x, backend, cluster, fixed, call)
+  check_factor_mode(factors, x, backend, cluster, NULL, call)
   args <- fit_args(symmetric, control, gauge, na.rm, backend, threads,
                    device, cluster, call)
   args$weights <- weights # checked with the rows (fit_source())
@@ -51,6 +51,7 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
   on.exit(src$engine$free())
   args$fixed <- check_fixed(args$fixed, src$engine$d, call)
   check_fixed_mode(args$fixed, args, call)
+  factor_check_fixed(args$fixed, args$factors, call)
   if (fixed_gamma_zero(args$fixed)) args$symmetric <- TRUE
   args$prior <- shrink_setup(args$shrink, src, call,
                              shrink_fold_fitter(src, family, args, call),
@@ -80,7 +81,8 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
 # what the likelihood counts), the ties, the scaling
 # (NULL, or the standardisation the rows are fitted in: R/fit_scaling.R),
 # the moments the iteration is standardised by and starts from (std:
-# center, scale, cov; of the rows as fitted), the engine, and the hooks
+# center, scale, cov; of the rows as fitted), for a factor fit in memory
+# the rows as fitted (rows; NULL otherwise), the engine, and the hooks
 # progress(ctx, state, stage, trace) (NULL or mix_em()'s ctx$progress) and
 # finish(fit, engine).
 fit_source <- function(x, args, call) {
@@ -101,6 +103,7 @@ fit_source <- function(x, args, call) {
     stored = x, dropped = data$dropped, ties = mix_ties(x, w),
     weights = weights, nobs = if (is.null(w)) nrow(x) else sum(w),
     scaling = fitted$scaling, std = fitted$std,
+    rows = if (!full) fitted$x,
     engine = if (full) {
       mix_engine(fitted$x, args$backend, args$threads, args$device, w)
     } else {
@@ -112,13 +115,13 @@ fit_source <- function(x, args, call) {
 
 # The rows as they are fitted (x, or x standardised where the rule of
 # R/fit_scaling.R asks for it), their scaling and moments (weighted by w,
-# unless NULL).
-mix_fitted_rows <- function(x, w = NULL) {
-  std <- mix_moments(x, w)
+# unless NULL; moments(x, w): those a factor fit needs are fewer).
+mix_fitted_rows <- function(x, w = NULL, moments = mix_moments) {
+  std <- moments(x, w)
   scaling <- mix_scaling(x, std, w)
   if (!is.null(scaling)) {
     x <- scaling_apply(x, scaling)
-    std <- mix_moments(x, w)
+    std <- moments(x, w)
   }
   list(x = x, scaling = scaling, std = std)
 }
@@ -201,9 +204,10 @@ mix_context <- function(src, family, args, call) {
   ctx$shrink <- args$prior
   ctx$clock <- list(estep = 0, mstep = 0, esteps = 0L, launches = 0L)
   if (!is.null(args$factors)) {
-    # the factor E-step's rows, weights and threads (factor_point())
+    # the factor E-step's rows (NULL: the engine's chunks), weights and
+    # threads, for factor_point()
     ctx$factors <- args$factors
-    ctx$rows <- src$stored
+    ctx$rows <- src$rows
     ctx$weights <- weights_in_sums(src$weights)
     ctx$threads <- args$threads
   }
@@ -258,15 +262,12 @@ mix_start_internal <- function(par, scaling) {
 }
 
 mix_start_from <- function(start, par, family, d, call, scaling) {
-  from <- NULL
-  if (inherits(start, "ghmix_start_internal")) {
-    from <- start$scaling
-    start <- start$parameters
-  } else if (inherits(start, "ghmix_fit")) {
-    from <- start$scaling
-    start <- if (is.null(from)) start$parameters else from$parameters
-  } else {
+  fitted <- start_of_fit(start)
+  from <- fitted$from
+  if (is.null(fitted)) {
     check_start_list(start, family, d, call)
+  } else {
+    start <- fitted$par
   }
   given <- intersect(names(start), c("mu", "gamma", "sigma"))
   if (!is.null(start$sigma)) start$sigma <- as.matrix(start$sigma)
@@ -288,6 +289,20 @@ mix_start_from <- function(start, par, family, d, call, scaling) {
     )
   }
   par
+}
+
+# NULL where start is a list; for a fit or mix_start_internal(), its
+# parameters (par) in the units of its scaling (from: NULL, the data's).
+start_of_fit <- function(start) {
+  if (inherits(start, "ghmix_start_internal")) {
+    return(list(par = start$parameters, from = start$scaling))
+  }
+  if (!inherits(start, "ghmix_fit")) {
+    return(NULL)
+  }
+  from <- start$scaling
+  list(par = if (is.null(from)) start$parameters else from$parameters,
+       from = from)
 }
 
 # A list of starting values: known elements, each numeric and finite of its

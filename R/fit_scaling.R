@@ -104,7 +104,8 @@ scaling_log_k <- function(sc, gauge) {
   if (gauge == "det") 2 * sum(log(sc$scale)) / length(sc$scale) else 0
 }
 
-# The user's parameters from those in z units (in the gauge there); the
+# The user's parameters from those in z units (in the gauge there; for a
+# factor fit F = D F_z / sqrt(k) and uniquenesses s^2 D_z / k); the
 # factors are taken in logs, so that only parameters that cannot be
 # represented over- or underflow.
 scaling_to_user <- function(par_z, sc, log_k) {
@@ -112,7 +113,12 @@ scaling_to_user <- function(par_z, sc, log_k) {
   par <- par_z
   par$mu <- sc$center + sc$scale * par_z$mu
   par$gamma <- par_z$gamma * exp(ls - log_k)
-  par$sigma <- par_z$sigma * exp(outer(ls, ls, "+") - log_k)
+  if (is.null(par_z$loadings)) {
+    par$sigma <- par_z$sigma * exp(outer(ls, ls, "+") - log_k)
+  } else {
+    par$loadings <- par_z$loadings * exp(ls - log_k / 2)
+    par$uniquenesses <- par_z$uniquenesses * exp(2 * ls - log_k)
+  }
   par$a <- par_z$a * exp(-log_k)
   par$b <- par_z$b * exp(log_k)
   par
@@ -120,8 +126,9 @@ scaling_to_user <- function(par_z, sc, log_k) {
 
 # Warn when a parameter cannot be represented in the user's units.
 scaling_check <- function(par, par_z, call) {
-  z <- unlist(par_z[c("mu", "gamma", "sigma", "a", "b")])
-  u <- unlist(par[c("mu", "gamma", "sigma", "a", "b")])
+  keep <- c("mu", "gamma", "sigma", "loadings", "uniquenesses", "a", "b")
+  z <- unlist(par_z[keep])
+  u <- unlist(par[keep])
   lost <- (is.finite(z) & !is.finite(u)) |
     (z != 0 & abs(u) < .Machine$double.xmin) # zero or subnormal
   if (!any(lost)) {

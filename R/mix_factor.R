@@ -44,7 +44,19 @@ mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
                                  call) {
   x <- data$x
   d <- ncol(x)
-  std <- factor_fitted_rows(x, data$weights, args$factors, call)$std
+  fitted <- factor_fitted_rows(x, data$weights, args$factors, call)
+  if (!is.null(fitted$scaling)) {
+    factor_abort_mode(
+      paste(
+        "`factors` with `components` and data whose scale needs",
+        "standardising (a column's standard deviation outside",
+        "[2^-128, 2^128], or a mean beyond 2^26 of them) is not supported",
+        "yet: rescale `x`."
+      ),
+      call
+    )
+  }
+  std <- fitted$std
   z <- sweep(sweep(x, 2L, std$center), 2L, std$scale, "/")
   ctx <- list(family = family, symmetric = args$symmetric,
               control = args$control, threads = args$threads, call = call,

@@ -261,11 +261,6 @@ test_that("factor fits: bad input and unsupported combinations", {
   # test-factor-mixture.R; with shrink as well not yet)
   expect_error(fit_nig(x, factors = 1, components = 2, shrink = "diagonal"),
                class = mode)
-  expect_error(fit_gh(x, factors = 1, fixed = list(p = 1)), class = mode)
-  expect_error(fit_nig(ghmix_data(list(x[1:100, ], x[101:200, ])),
-                       factors = 1),
-               class = mode)
-  expect_error(fit_nig(x * 1e300, factors = 1), class = mode)
   expect_error(fit_nig(x, factors = 1, start = list(loadings = 1:3)),
                class = err, regexp = "loadings")
   expect_error(fit_nig(x, factors = 1, start = list(sigma = diag(4))),

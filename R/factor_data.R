@@ -1,0 +1,182 @@
+# Factor fits (`factors = r`, R/fit_factor.R) wherever the rows are and
+# whatever is held: the E-step over chunks or on a cluster (the factor
+# E-step's statistics add over rows, so each chunk returns its O(d r)
+# numbers and the engine sums them in chunk order, as for a full Sigma),
+# the principal-component start from the chunks' one-pass summary, the
+# parameters of `fixed` held by conditional M-steps, and the parameters of
+# data fitted standardised (R/fit_scaling.R) in the user's units.
+
+# The E-step of factor_point(): the rows in memory (ctx$rows) or the
+# chunks of ctx$engine.
+factor_point_estep <- function(par, ctx) {
+  if (!is.null(ctx$rows)) {
+    return(factor_estep(ctx$rows, par, ctx$what, ctx$weights,
+                        threads = ctx$threads))
+  }
+  factor_estep_chunks(ctx$engine, par, ctx$what)
+}
+
+# factor_estep() of all the rows of a chunked engine: the sums from the
+# chunks, and the constants of the parameters (beta = F' Sigma^-1, log det
+# Sigma, gamma' Sigma^-1 gamma) from the C glue on no rows, so that they
+# are the numbers the in-memory E-step uses.
+factor_estep_chunks <- function(engine, par, what) {
+  d <- engine$d
+  head <- factor_estep(matrix(0, 0L, d), par, what)
+  if (is.null(head)) {
+    return(NULL)
+  }
+  raw <- engine$estep_mixture(factor_estep_args(par, what))
+  st <- factor_unpack(raw, d, ncol(par$loadings))
+  st[c("proj", "logdet", "gsg")] <- head[c("proj", "logdet", "gsg")]
+  st
+}
+
+# The arguments of a factor E-step as the engines' estep_mixture() and the
+# chunk tasks (chunk_estep()) take them; the "weights" flag is set where
+# the rows have weights.
+factor_estep_args <- function(par, what) {
+  loadings <- par$loadings
+  storage.mode(loadings) <- "double"
+  list(center = as.double(par$mu), loadings = loadings,
+       uniquenesses = as.double(par$uniquenesses),
+       gamma = as.double(par$gamma), pab = as.double(c(par$p, par$a, par$b)),
+       what = bitwAnd(as.integer(what), bitwNot(ghmix_flags("estep",
+                                                             "weights"))))
+}
+
+# The principal components of factor_pca() from the chunks' merged
+# summary (chunk_merge(): its cross-products cp about the mean, which the
+# summary already holds): the same subspace iteration, C V = cp V /
+# (n - 1), O(d^2 r) per step.
+factor_pca_summary <- function(tot, std, r, iter = 4L) {
+  d <- length(std$scale)
+  k <- min(d, r + 5L)
+  den <- (if (is.null(tot$w)) tot$n else tot$w) - 1
+  top <- order(std$scale, decreasing = TRUE)[seq_len(k)]
+  factor_subspace(function(v) tot$cp %*% v / den,
+                  tot$cp[, top, drop = FALSE], std$scale, iter)
+}
+
+# Held parameters ------------------------------------------------------------
+
+# The conditional M-step of a factor fit with the parameters of ctx$fixed
+# held (ECM, Meng and Rubin 1993): mu held gives the location step of
+# mix_mstep_mu_held() (the scatter about mu + Y gamma), p, a and b the
+# mixing steps of the full fits (fixed_mstep_sub(), gauge_search()); F and
+# D then by the factor-analysis step on that scatter (penalised with a
+# prior, shrink_tr: tr(Sigma^-1 T) at par), as in factor_mstep().
+factor_mstep_fixed <- function(st, par, ctx, shrink_tr = NULL) {
+  fixed <- ctx$fixed
+  loc <- if (is.null(fixed$mu)) {
+    mix_mstep_location(st, par, ctx$symmetric)
+  } else {
+    factor_location_mu_held(st, par, ctx$symmetric)
+  }
+  sc <- factor_scatter(st, factor_scatter_terms(loc))
+  if (!is.null(ctx$shrink)) {
+    sc <- factor_shrink_scatter(sc, st, ctx$shrink, shrink_tr)
+  }
+  fd <- factor_fa_step(sc, st$proj, par$loadings)
+  sub <- if (fixed_in_gauge(fixed)) {
+    gauge_mixing(gauge_search(st, par, fixed))
+  } else {
+    fixed_mstep_sub(st, par, ctx)
+  }
+  c(list(mu = loc$mu, gamma = loc$gamma), fd, sub)
+}
+
+# mix_mstep_location()'s result with mu held: gamma = mean u / mean E Y
+# (0 when symmetric) and no move of mu.
+factor_location_mu_held <- function(st, par, symmetric) {
+  n <- st$tau
+  xbar <- st$sx / n
+  eta <- st$s_y / n
+  gamma <- if (symmetric) rep(0, length(xbar)) else xbar / eta
+  list(mu = par$mu, gamma = gamma, mu_u = rep(0, length(xbar)),
+       delta = st$s_inv / n, eta = eta, xbar = xbar, xw = st$sxw / n,
+       held = FALSE)
+}
+
+# A nonzero gamma held in the gauge E[Y] = 1 needs the log-determinant of
+# the scatter at each trial scale (fit_fixed_gauge.R), which a factor fit
+# has no closed form for: not supported yet.
+factor_check_fixed <- function(fixed, factors, call) {
+  if (!is.null(factors) && !is.null(fixed$gamma) && any(fixed$gamma != 0)) {
+    factor_abort_mode(
+      "`factors` with a nonzero `fixed$gamma` is not supported yet.", call
+    )
+  }
+}
+
+# Standardised data ----------------------------------------------------------
+
+# The factor parameters present in par (loadings, uniquenesses) from the
+# units of scaling `from` into those of `to` (scaling_move() moves mu,
+# gamma): F -> diag(r) F, D -> r^2 D with r the ratio of the scales.
+factor_scaling_move <- function(par, from, to) {
+  out <- scaling_move(par[intersect(names(par), c("mu", "gamma"))], from, to)
+  par[names(out)] <- out
+  if (identical(from[c("center", "scale")], to[c("center", "scale")])) {
+    return(par)
+  }
+  d <- length(if (is.null(from)) to$scale else from$scale)
+  r <- (if (is.null(from)) rep(1, d) else from$scale) /
+    (if (is.null(to)) rep(1, d) else to$scale)
+  if (!is.null(par$loadings)) {
+    par$loadings <- as.double(par$loadings) * r
+  }
+  if (!is.null(par$uniquenesses)) {
+    par$uniquenesses <- par$uniquenesses * r^2
+  }
+  par
+}
+
+# A standardised factor fit's parameters: those in z units
+# (fit$scaling$parameters) in the documented rotation, the column signs
+# chosen by the loadings in the user's units (compared in logs, where they
+# may overflow), and the user's from them (scaling_to_user()).
+factor_result_scaled <- function(fit) {
+  sc <- fit$scaling
+  z <- factor_rotate(sc$parameters, log(sc$scale))
+  fit$scaling$parameters <- z
+  held <- fit$parameters[c("mu", "gamma", "p", "a", "b")]
+  fit$parameters <- scaling_to_user(z, sc, sc$log_k)
+  fit$parameters[names(held)] <- held
+  fit
+}
+
+# vcov() of a standardised factor fit: in its units, then by the (linear)
+# change of units, as vcov.ghmix_fit() does for a full Sigma.
+factor_vcov_scaled <- function(object, cluster, call) {
+  sc <- object$scaling
+  out <- factor_vcov(fit_std_view(object), cluster, call, log(sc$scale))
+  ls <- log(sc$scale)
+  lk <- sc$log_k
+  mixing <- c(p = 0, a = -lk, b = lk)[mix_family(object$family)$free]
+  lf <- c(ls, if (!object$symmetric) ls - lk,
+          rep(ls - lk / 2, ncol(sc$parameters$loadings)), 2 * ls - lk,
+          mixing)
+  out[] <- out * exp(outer(lf, lf, "+"))
+  out
+}
+
+# The factor E-step at the fit's rows for vcov(): a function of par (NULL:
+# release the engine) over the rows in memory, or over the chunks of a
+# chunked fit, read here (fit_engine()).
+factor_vcov_estep <- function(object, cluster) {
+  what <- mix_what(object$family)
+  x <- object$data
+  if (!inherits(x, "ghmix_data") && is.null(cluster)) {
+    w <- weights_in_sums(object$weights)
+    return(function(par) {
+      if (!is.null(par)) {
+        factor_estep(x, par, what, w, threads = object$threads)
+      }
+    })
+  }
+  engine <- fit_engine(object, cluster)
+  function(par) {
+    if (is.null(par)) engine$free() else factor_estep_chunks(engine, par, what)
+  }
+}
