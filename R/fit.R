@@ -259,8 +259,10 @@ print.ghmix_control <- function(x, ...) {
 #'   one of them; a start whose partition is that of an earlier one on 99%
 #'   of the rows is not screened, and a start's cycles stop once its
 #'   log-likelihood, extended by its last gain for each cycle left, stays
-#'   below the best an earlier start reached. The chosen start's five
-#'   cycles then run again on every row, and its EM continues from there.
+#'   below the best an earlier start reached. The EM on every row then
+#'   continues from the chosen start's parameters after its five cycles.
+#'   A start's clusters are numbered by their first row, so that the same
+#'   partition gives the same start whatever the seed.
 #'   The starts use R's random number generator, so `set.seed()`
 #'   reproduces a fit.
 #'   `start` may instead be cluster labels (an integer vector or factor

@@ -166,14 +166,13 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
       ctx_s$screen_bar <<- max(ctx_s$screen_bar, em$objective)
     }
     list(pars = em$pars, props = em$props, label = s$label,
-         loglik = em$objective, kept = kept,
-         origin = if (!is.null(idx)) c(s, list(iters = iters)))
+         loglik = em$objective, kept = kept)
   })
   ll <- vapply(runs, function(r) r$loglik, 0)
   kept <- vapply(runs, function(r) r$kept, NA)
   score <- ifelse(kept & is.finite(ll), ll, -Inf)
   if (all(score == -Inf)) score <- ifelse(is.finite(ll), ll, -Inf)
-  best <- mixture_screen_full(runs[[which.max(score)]], z, ctx)
+  best <- runs[[which.max(score)]]
   # the other starts that kept all G, best first: mixture_em_restarts()
   others <- setdiff(order(score, decreasing = TRUE), which.max(score))
   best$others <- runs[others[kept[others] & is.finite(ll[others])]]
@@ -193,7 +192,6 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
 # given only when no run keeps all G (the first run is then the fit).
 mixture_em_restarts <- function(z, g, best, ctx, control) {
   run <- function(s) {
-    s <- mixture_screen_full(s, z, ctx)
     held <- list()
     em <- withCallingHandlers(
       mixture_em(z, s$pars, s$props, ctx, control$max_iter, control$trace),

@@ -2,10 +2,9 @@
 # mixture_screen_max rows, the few EM cycles that rank the starts
 # (mixture_best_start()) run on mixture_screen_rows rows taken evenly
 # through the data, and Ward's clustering on every other one of them.
-# Only the chosen start's cycles run again on every row
-# (mixture_screen_full()), so the EM continues from where the screening of
-# every row would have left it: the fit is the one of that screening
-# whenever the sample ranks the same start first.
+# The EM on every row continues from the chosen start's parameters after
+# its cycles on the sample: it climbs to the same maximum as from the
+# screening of every row whenever the sample ranks the same start first.
 
 mixture_screen_max <- 2000L
 mixture_screen_rows <- 1000L
@@ -16,24 +15,6 @@ mixture_screen_sample <- function(n) {
     return(NULL)
   }
   unique(round(seq(1, n, length.out = mixture_screen_rows)))
-}
-
-# A start screened on a sample (its origin: the start and its cycles):
-# its cycles again on all the rows z, so that the EM continues where the
-# screening of every row would have left it.
-mixture_screen_full <- function(run, z, ctx) {
-  from <- run$origin
-  if (is.null(from)) {
-    return(run)
-  }
-  em <- suppressWarnings(
-    mixture_em(z, from$pars, from$props, ctx, from$iters, FALSE,
-               final = FALSE)
-  )
-  run$pars <- em$pars
-  run$props <- em$props
-  run$origin <- NULL
-  run
 }
 
 # What the screening log-likelihoods on z_s need besides the shift that

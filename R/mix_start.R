@@ -21,6 +21,9 @@ mixture_starts <- function(z, g, family, nstart, start, std, call,
       mixture_nearest(z, z[sample.int(nrow(z), g), , drop = FALSE])
     }), paste0("random ", seq_len(nstart), recycle0 = TRUE))
   )
+  # clusters numbered by their first row: a partition's start (and so its
+  # EM) does not depend on the names the seed gave its clusters
+  labels <- lapply(labels, function(lab) match(lab, unique(lab)))
   if (!is.null(idx)) labels <- mixture_screen_distinct(labels, g)
   starts <- Map(function(lab, nm) {
     mixture_start_labels(z, lab, g, family, nm, factors)

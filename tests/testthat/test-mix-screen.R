@@ -1,8 +1,8 @@
 # The screening of mixture starts on a sample of the rows (R/mix_screen.R):
-# on more than 2000 rows the starts are ranked on 1000 rows, and the chosen
-# start's cycles run again on every row, so the fit reaches the maximum of
-# the screening on every row (options(ghmix.mixture_screen = FALSE), the
-# reference).
+# on more than 2000 rows the starts are ranked on 1000 rows, and the EM on
+# every row continues from the chosen start's parameters there, so the fit
+# reaches the maximum of the screening on every row
+# (options(ghmix.mixture_screen = FALSE), the reference).
 
 screen_rows <- function(n, seed) {
   set.seed(seed)
@@ -103,4 +103,24 @@ test_that("a small cluster is not lost to the size of the screening sample", {
   expect_identical(fit$G, 3L)
   expect_equal(sort(colSums(fit$z)), sort(colSums(ref$z)), tolerance = 1e-6)
   expect_equal(fit$loglik, ref$loglik, tolerance = 1e-10)
+})
+
+test_that("a start does not depend on the names the seed gives its clusters", {
+  x <- screen_rows(3000L, 21L)
+  z <- scale(x)
+  # k-means under two seeds: the same partition, its clusters named
+  # differently (on main, the components came in another order)
+  starts <- lapply(c(5L, 99L), function(seed) {
+    set.seed(seed)
+    ghmix:::mixture_starts(z, 3L, "nig", 0L, NULL, NULL, NULL)$kmeans
+  })
+  expect_identical(starts[[1L]], starts[[2L]])
+  # component k of the start is the cluster of the first row with label k
+  set.seed(5)
+  lab <- stats::kmeans(z, 3L, iter.max = 50L, nstart = 1L)$cluster
+  first <- unique(lab)
+  for (k in 1:3) {
+    expect_equal(starts[[1L]]$pars[[k]]$mu, colMeans(z[lab == first[[k]], ]),
+                 ignore_attr = TRUE, tolerance = 1e-14)
+  }
 })
