@@ -427,15 +427,6 @@ factor_result <- function(fit) {
   fit
 }
 
-# components other than 1 with factors: not supported yet.
-factor_abort_components <- function(factors, call) {
-  if (!is.null(factors)) {
-    factor_abort_mode(
-      "`factors` with `components` other than 1 is not supported yet.", call
-    )
-  }
-}
-
 # Methods ----------------------------------------------------------------------
 
 # The largest d for which methods that need Sigma itself (plot(), coef()
