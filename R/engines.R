@@ -76,9 +76,12 @@ new_engine <- function(kind, n, d, estep, free = engine_holds_nothing,
     engine_fail("workers, clock, data or summary")
   }
   # no class: `$` on a classed list looks for a method at every access
-  list(kind = kind, n = n, d = d, shape = shape, estep = estep, free = free,
-       workers = workers, clock = clock, data = data, summary = summary,
-       estep_mixture = estep_mixture, estep_factor = estep_factor)
+  engine <- list(kind = kind, n = n, d = d, shape = shape, estep = estep,
+                 free = free, workers = workers, clock = clock, data = data,
+                 summary = summary, estep_mixture = estep_mixture)
+  # (only a factor fit's engine has the field)
+  if (!is.null(estep_factor)) engine$estep_factor <- estep_factor
+  engine
 }
 
 engine_chunks_valid <- function(workers, clock, data, summary) {
