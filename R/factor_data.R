@@ -6,9 +6,14 @@
 # parameters of `fixed` held by conditional M-steps, and the parameters of
 # data fitted standardised (R/fit_scaling.R) in the user's units.
 
-# The E-step of factor_point(): the rows in memory (ctx$rows) or the
-# chunks of ctx$engine.
+# The E-step of factor_point(): by the engine of the rows in memory (on
+# the CPU or a GPU: factor_engine()), or, in a context without one, on
+# ctx$rows, or over the chunks of ctx$engine.
 factor_point_estep <- function(par, ctx) {
+  run <- ctx$engine$estep_factor
+  if (!is.null(run)) {
+    return(run(par, ctx$what, FALSE))
+  }
   if (!is.null(ctx$rows)) {
     return(factor_estep(ctx$rows, par, ctx$what, ctx$weights,
                         threads = ctx$threads))

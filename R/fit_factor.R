@@ -265,7 +265,7 @@ factor_point <- function(par, ctx) {
   z <- apply_scale(z, exp(ld / length(z$mu)))
   par <- from_std(z, ctx$std)
   t0 <- proc.time()[[3]]
-  st <- factor_ctx_estep(par, ctx)
+  st <- factor_point_estep(par, ctx)
   ctx$clock$estep <- ctx$clock$estep + proc.time()[[3]] - t0
   ctx$clock$esteps <- ctx$clock$esteps + 1L
   if (!is.null(st$launches)) {
@@ -280,17 +280,6 @@ factor_point <- function(par, ctx) {
     st = st, ok = ok, loglik = loglik, objective = loglik
   )
   if (is.null(ctx$shrink)) pt else factor_shrink_point(pt, ctx$shrink)
-}
-
-# The E-step statistics at par: by the engine of the fit's rows (on the
-# CPU or a GPU: factor_engine()), or, in a context without one, by
-# factor_estep() on ctx$rows.
-factor_ctx_estep <- function(par, ctx) {
-  run <- ctx$engine$estep_factor
-  if (!is.null(run)) {
-    return(run(par, ctx$what, FALSE))
-  }
-  factor_point_estep(par, ctx)
 }
 
 # A factor fit's second SQUAREM candidate (mix_squarem()), tried where the
