@@ -32,11 +32,6 @@ factor_vcov <- function(object, cluster, call, log_scale = NULL) {
   if (!is.null(object$scaling)) {
     return(factor_vcov_scaled(object, cluster, call))
   }
-  if (!is.null(cluster)) {
-    factor_abort_mode(
-      "vcov() of a factor fit runs here only: use cluster = NULL.", call
-    )
-  }
   par <- object$parameters
   family <- object$family
   symmetric <- object$symmetric

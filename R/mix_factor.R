@@ -184,26 +184,36 @@ mixture_sigma_diag <- function(par) {
 }
 
 # The summary's tables of a factor mixture: each component's estimates as
-# factor_vcov_pack() has them (the names of factor_vcov_names()), without
-# standard errors (vcov() of factor mixtures is not available yet).
+# factor_vcov_pack() has them (the names of factor_vcov_names()) with
+# standard errors from vcov(), none where vcov() would refuse the size of
+# the information (factor_vcov_max_k); note says why there are none.
 mixture_factor_tables <- function(object) {
+  nm <- mixture_factor_vcov_names(object)
+  big <- length(nm) - 1L > factor_vcov_max_k
+  se <- if (big) {
+    rep(NA_real_, length(nm))
+  } else {
+    sqrt(pmax(diag(stats::vcov(object)), 0))
+  }
+  size <- length(se) %/% object$G - 1L
   vars <- colnames(object$data)
-  tables <- lapply(object$components, function(par) {
-    est <- factor_vcov_pack(par, object$family, object$symmetric)
-    out <- cbind(Estimate = est, `Std. Error` = NA_real_)
+  tables <- lapply(seq_len(object$G), function(k) {
+    est <- factor_vcov_pack(object$components[[k]], object$family,
+                            object$symmetric)
+    out <- cbind(Estimate = est,
+                 `Std. Error` = unname(se[(k - 1L) * size + seq_len(size)]))
     rownames(out) <- factor_vcov_names(vars, object$factors, object$family,
                                        object$symmetric)
     out
   })
-  list(tables = tables, prop_se = rep(NA_real_, object$G), has_se = FALSE)
-}
-
-mixture_factor_abort_vcov <- function(object, call) {
-  if (!is.null(object$factors)) {
-    factor_abort_mode(
-      paste("vcov() of a mixture with `factors` is not supported yet",
-            "(summary() gives the estimates without standard errors)."),
-      call
-    )
-  }
+  list(
+    tables = tables, has_se = !all(is.na(se)),
+    prop_se = unname(se[object$G * size + seq_len(object$G)]),
+    note = if (big) {
+      sprintf(
+        "vcov() is formed for at most %d parameters; this fit has %d",
+        factor_vcov_max_k, length(nm) - 1L
+      )
+    }
+  )
 }

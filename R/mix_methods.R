@@ -158,7 +158,8 @@ summary.ghmix_mixture <- function(object, ...) {
          status = mixture_status_line(object), criteria = object$criteria,
          criterion = object$criterion, G = object$G,
          shrink = object$shrink, objective = object$objective,
-         restarts = object$restarts, factors = object$factors),
+         restarts = object$restarts, factors = object$factors,
+         se_note = tab$note),
     class = "summary.ghmix_mixture"
   )
 }
@@ -199,8 +200,8 @@ print.summary.ghmix_mixture <- function(x,
     ))
     print(signif(x$coefficients[[k]], digits))
   }
-  if (!is.null(x$factors)) {
-    cat("(No standard errors: vcov() of factor mixtures is not available.)\n")
+  if (!is.null(x$se_note)) {
+    cat(sprintf("(No standard errors: %s.)\n", x$se_note))
   } else if (!x$has_se && is.null(x$shrink)) {
     cat("(No standard errors: see the warning of vcov().)\n")
   }

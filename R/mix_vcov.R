@@ -16,9 +16,37 @@
 #' @export
 vcov.ghmix_mixture <- function(object, cluster = NULL, ...) {
   vcov_check_shrink(object, sys.call()) # a posterior mode: no SEs
-  mixture_factor_abort_vcov(object, sys.call())
+  if (!is.null(object$factors)) {
+    return(mixture_factor_vcov(object, cluster, sys.call()))
+  }
   nm <- mixture_vcov_names(object)
   na_cov <- matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
+  if (mixture_vcov_warn_fit(object)) {
+    return(na_cov)
+  }
+  pars <- object$components
+  src <- mixture_vcov_source(object, cluster)
+  on.exit(src$free())
+  pars_z <- lapply(pars, to_std, std = src$std)
+  steps <- mixture_vcov_steps(pars_z, object)
+  info <- mixture_information(src, pars_z, object, steps)
+  orbit <- mixture_vcov_orbits(pars_z, object)
+  cov_theta <- fit_gauge_inverse(info, orbit, steps)
+  if (is.null(cov_theta)) {
+    mixture_vcov_warn_singular()
+    return(na_cov)
+  }
+  jac <- mixture_vcov_jacobian(pars_z, object, src$std, steps)
+  out <- jac %*% cov_theta %*% t(jac)
+  out <- (out + t(out)) / 2
+  dimnames(out) <- list(nm, nm)
+  out
+}
+
+# The warnings of a mixture's vcov() before the information: a fit that
+# did not converge; a GH component on the boundary of the family (TRUE: no
+# standard errors).
+mixture_vcov_warn_fit <- function(object) {
   if (!isTRUE(object$converged)) {
     warn_vcov(sprintf(
       paste(
@@ -35,27 +63,16 @@ vcov.ghmix_mixture <- function(object, cluster = NULL, ...) {
       "a GH component lies on the boundary of the family (a = 0 or b = 0),",
       "where the information is not defined; no standard errors"
     ))
-    return(na_cov)
+    return(TRUE)
   }
-  src <- mixture_vcov_source(object, cluster)
-  on.exit(src$free())
-  pars_z <- lapply(pars, to_std, std = src$std)
-  steps <- mixture_vcov_steps(pars_z, object)
-  info <- mixture_information(src, pars_z, object, steps)
-  orbit <- mixture_vcov_orbits(pars_z, object)
-  cov_theta <- fit_gauge_inverse(info, orbit, steps)
-  if (is.null(cov_theta)) {
-    warn_vcov(paste(
-      "the observed information of the mixture is not positive definite",
-      "(the fit is not at a maximum of the likelihood); no standard errors"
-    ))
-    return(na_cov)
-  }
-  jac <- mixture_vcov_jacobian(pars_z, object, src$std, steps)
-  out <- jac %*% cov_theta %*% t(jac)
-  out <- (out + t(out)) / 2
-  dimnames(out) <- list(nm, nm)
-  out
+  FALSE
+}
+
+mixture_vcov_warn_singular <- function() {
+  warn_vcov(paste(
+    "the observed information of the mixture is not positive definite",
+    "(the fit is not at a maximum of the likelihood); no standard errors"
+  ))
 }
 
 # "component_k:<name>" for each component's parameters (as vcov() of one

@@ -203,9 +203,14 @@ test_that("factor mixtures: the methods", {
   expect_output(print(fit), "F_k F_k' \\+ diag\\(D_k\\) with 1 factor")
   s <- summary(fit)
   expect_identical(rownames(s$coefficients[[1L]])[9L], "F[v1,F1]")
-  expect_true(all(is.na(s$coefficients[[1L]][, 2L])))
-  expect_output(print(s), "vcov\\(\\) of factor mixtures")
-  expect_error(vcov(fit), class = "ghmix_error_factor_mode")
+  # standard errors from vcov() (test-factor-mixture-vcov.R checks them)
+  v <- vcov(fit)
+  expect_identical(dim(v), c(38L, 38L))
+  expect_identical(rownames(v)[9L], "component_1:F[v1,F1]")
+  expect_true(all(s$coefficients[[1L]][, 2L] > 0))
+  expect_equal(unname(s$coefficients[[2L]][, 2L]),
+               unname(sqrt(diag(v))[19:36]))
+  expect_output(print(s), "Std. Error")
   cf <- coef(fit, component = 2)
   expect_equal(cf$loadings, fit$components[[2L]]$loadings)
   par <- fit$components[[2L]]

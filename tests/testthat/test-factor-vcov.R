@@ -174,7 +174,6 @@ test_that("vcov() of factor fits: not positive definite, too large", {
   expect_warning(v <- vcov(fit), class = "ghmix_warning_vcov")
   expect_true(all(is.na(v)))
   expect_identical(dim(v), c(18L, 18L))
-  expect_error(vcov(fit, cluster = "future"), class = "ghmix_error_factor_mode")
   # k = 3 d + d r + 2 > 5000 is refused before any E-step
   big <- fit
   vars <- sprintf("v%d", seq_len(1000))
@@ -186,4 +185,43 @@ test_that("vcov() of factor fits: not positive definite, too large", {
   se <- ghmix:::factor_summary_coefs(big)[, "Std. Error"]
   expect_true(all(is.na(se)))
   expect_length(se, 6002L)
+})
+
+# vcov(cluster = ): the E-steps on the workers, their sums in chunk order;
+# the in-memory vcov() up to the rounding of the sums' order (relative to
+# the standard errors; GH's information, nearly flat in p, amplifies it to
+# ~4e-9 at d = 5, r = 2).
+fvcov_same <- function(v, v0, tol = 1e-10) {
+  se <- sqrt(diag(v0))
+  expect_identical(dimnames(v), dimnames(v0))
+  expect_lt(max(abs(v - v0) / tcrossprod(se)), tol)
+}
+
+test_that("vcov(cluster = ) of a factor fit on a PSOCK cluster", {
+  skip_on_cran()
+  skip_on_os("windows")
+  cl <- tryCatch(parallel::makePSOCKcluster(2L), error = function(e) NULL)
+  skip_if(is.null(cl), "no PSOCK cluster can start here")
+  on.exit(parallel::stopCluster(cl), add = TRUE)
+  ctl <- ghmix_control(tol = 1e-14, param_tol = 1e-12, max_iter = 5000L)
+  fit <- fit_gh(fvcov_sim(500, 5, 2, "gh", 12), factors = 2, control = ctl)
+  fvcov_same(vcov(fit, cluster = cl), vcov(fit), tol = 1e-8)
+  # weighted rows travel with their chunks
+  x <- fvcov_sim(400, 4, 1, "nig", 21)
+  w <- rep(c(1, 2, 0.5), length.out = nrow(x))
+  fw <- fit_nig(x, factors = 1, weights = w, control = ctl)
+  fvcov_same(vcov(fw, cluster = cl), vcov(fw))
+})
+
+test_that("vcov(cluster = \"future\") of a factor fit", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  x <- fvcov_sim(400, 4, 1, "nig", 32)
+  fit <- fit_nig(x, factors = 1)
+  fvcov_same(vcov(fit, cluster = "future"), vcov(fit))
+  # a fit of chunked data, its chunks read by the futures
+  ch <- fit_nig(ghmix_data(list(x[1:150, ], x[151:400, ])), factors = 1)
+  fvcov_same(vcov(ch, cluster = "future"), vcov(ch))
 })
