@@ -304,9 +304,13 @@ print.ghmix_control <- function(x, ...) {
 #'   component is reported in the rotation of one factor fit, `df` is
 #'   \eqn{G - 1} plus G times the df of one factor fit, and the fit has
 #'   `factors`. Its methods work as for other mixtures, with `coef(fit,
-#'   component = k, sigma = TRUE)` adding \eqn{\Sigma_k}, except
-#'   `vcov()` (an error of class `ghmix_error_factor_mode`; `summary()`
-#'   gives the estimates without standard errors). Factor mixtures are
+#'   component = k, sigma = TRUE)` adding \eqn{\Sigma_k}; `vcov()` is
+#'   that of every component's \eqn{\mu_k}, \eqn{\gamma_k}, \eqn{F_k},
+#'   \eqn{D_k} and mixing parameters (named `"component_k:F[name,Fj]"`
+#'   etc., in the reported rotation and gauge) and of the proportions,
+#'   under each component's rotation and gauge constraints (rank `df`;
+#'   see [vcov.ghmix_fit()]), and `summary()` shows its standard errors
+#'   (none, without an error, beyond 5000 parameters). Factor mixtures are
 #'   fitted in memory on the CPU: chunked data, a `cluster`,
 #'   `backend = "cuda"`, `shrink` and `fixed` with them are errors of
 #'   class `ghmix_error_factor_mode` (`fixed`: `ghmix_error_argument`, as
@@ -494,7 +498,9 @@ print.ghmix_control <- function(x, ...) {
 #'   clusters (`cluster =`, a `parallel` cluster or a future plan) work as
 #'   for a full \eqn{\Sigma} (one component): each chunk returns its
 #'   \eqn{O(d r)} E-step sums, added in chunk order (`vcov()` of a chunked
-#'   factor fit reads the chunks here). `fit_gh(fixed = )` holds `mu`, `p`,
+#'   factor fit reads the chunks here, or on the `cluster` given to
+#'   `vcov()`, which also splits a fit's rows in memory among its
+#'   workers). `fit_gh(fixed = )` holds `mu`, `p`,
 #'   `a`, `b` and `gamma = 0` as in the full model, by the same conditional
 #'   M-steps. Data whose scale needs the standardisation of the Units
 #'   section are fitted standardised (one component), with
@@ -502,9 +508,9 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{D \to s^2 D}{D -> s^2 D} back in the data's units. Not
 #'   supported yet (an error of class `ghmix_error_factor_mode`): `factors`
 #'   with `backend = "cuda"` on chunked data or a cluster, a nonzero
-#'   `fixed$gamma`, `vcov(cluster = )`,
-#'   with `components`, chunked data, clusters, `backend = "cuda"`,
-#'   `shrink` and data that need standardising, and online EM with
+#'   `fixed$gamma`, `factors` with `components` and chunked data,
+#'   clusters (also in `vcov()`), `backend = "cuda"`, `shrink` or data
+#'   that need standardising, and online EM with
 #'   `factors` and `shrink` together or `factors` and `fixed`. [dgh()] and
 #'   [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is

@@ -61,7 +61,12 @@
 #' \eqn{d \times d}{d x d} matrix); the information has \eqn{k = 3d + d r
 #' + 3} rows at most, and fits with \eqn{k > 5000} are refused (an error
 #' of class `ghmix_error_factor_mode`; `summary()` then shows no standard
-#' errors).
+#' errors). A mixture of factor members (`components` with `factors`:
+#' [ghmix_mixture]) has the same treatment per component: the mixture's
+#' information, singular along each component's scaling and rotations,
+#' with the constraints of each component's rotation and gauge (rank
+#' `df`; \eqn{k} counts all the components' parameters and the \eqn{G -
+#' 1} free proportions).
 #'
 #' Standard errors are meaningful only at a maximum: for a fit that did not
 #' converge, or where the information is not positive definite, `vcov()`
@@ -73,7 +78,9 @@
 #'   [fit_skewt()].
 #' @param cluster Where the E-steps run, as in [fit_nig()]: `NULL` here (a
 #'   fit of chunked data reads its chunks one at a time), a `parallel`
-#'   cluster or `"future"`.
+#'   cluster or `"future"` (for full and factor fits alike: the rows of a
+#'   fit in memory are split among the workers, and their sums added in
+#'   chunk order).
 #' @param ... Not used.
 #' @return A symmetric matrix with rows and columns named `"mu[name]"`,
 #'   `"gamma[name]"`, `"Sigma[name1,name2]"`, `"p"`, `"a"`, `"b"` (those

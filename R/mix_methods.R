@@ -20,8 +20,13 @@ mixture_label <- function(x) {
 #' `"component_k:mu[name]"` etc. as [vcov.ghmix_fit()] names them) and
 #' the proportions (`"proportion[k]"`); like one distribution's, it has
 #' the rank of the free parameters (the gauges and the sum of the
-#' proportions tie some together). Where the information is not positive
-#' definite (or a GH component is at a = 0 or b = 0) it is all `NA` with
+#' proportions tie some together). For a mixture of factor members
+#' (`factors`) each component's parameters are those of a factor fit's
+#' `vcov()` (`"component_k:F[name,Fj]"`, `"component_k:D[name]"`), under
+#' its rotation's constraints as well (`cluster` must be `NULL`: an
+#' error of class `ghmix_error_factor_mode`). Where the information is not
+#' positive definite (or a GH component is at a = 0 or b = 0) it is all
+#' `NA` with
 #' a warning of class `ghmix_warning_vcov`, which also warns for a fit
 #' that did not converge. `coef()` gives one component's parameters in any
 #' parametrisation of [coef.ghmix_fit()] (`component = k`), or all of them
