@@ -120,6 +120,29 @@ test_that("vcov() of a factor mixture is the inverse Hessian of dgh()'s", {
   expect_output(print(s), "Std. Error")
 })
 
+test_that("vcov() of a factor mixture with r = 2: the rotations removed", {
+  # d = 5: (d - r)^2 >= d + r, so that F F' + D is identified (Ledermann)
+  set.seed(7)
+  f <- list(matrix(c(1, 0.8, 0.5, 0, 0.4, 0.2, -0.6, 0.7, 1, 0), 5, 2),
+            matrix(c(0.5, -0.7, 1, 0.3, 0, 0.9, 0.4, 0, -0.5, 0.6), 5, 2))
+  x <- do.call(rbind, lapply(1:2, function(k) {
+    rgh(300, c(0, 5)[k] * c(1, 1, -1, 0, 1), rep(0.2, 5),
+        factor_cov(f[[k]], rep(0.3, 5)), -0.5, 1, 1)
+  }))
+  colnames(x) <- paste0("v", 1:5)
+  fit <- fit_nig(x, components = 2, factors = 2,
+                 control = ghmix_control(tol = 1e-12, max_iter = 5000))
+  expect_true(fit$converged)
+  v <- vcov(fit)
+  expect_identical(dim(v), c(2L * 27L + 2L, 2L * 27L + 2L))
+  ev <- eigen(v, symmetric = TRUE, only.values = TRUE)$values
+  expect_gt(min(ev), -1e-10 * ev[1])
+  # 27 parameters per component less its gauge and its one rotation, and
+  # G - 1 proportions: df = 2 x 25 + 1
+  expect_identical(as.integer(fit$df), 51L)
+  expect_identical(sum(ev > 1e-9 * ev[1]), 51L)
+})
+
 test_that("vcov() of a factor mixture with r = 0, d = 1 is the full one's", {
   set.seed(11)
   x <- cbind(v1 = c(rgh(250, -2, 0.3, 0.5, -0.5, 1, 1),
