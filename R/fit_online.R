@@ -113,7 +113,15 @@
 #'   all the rows; the target (`"diagonal"`, `"identity"`) and the rule's
 #'   weight (`weight = NULL`) come from the first batch, `weight = "cv"`
 #'   is an error, and `objective` is `loglik` plus the penalty at the last
-#'   parameters. `shrink` with `factors` is not supported yet. Where the
+#'   parameters. With `factors` and `shrink`, the averaged complete-data
+#'   statistics are pulled toward those of the \eqn{k}
+#'   pseudo-observations of the target at the current parameters (the
+#'   scatter \eqn{T/c^*}; weight \eqn{\lambda = k/(W + k)}), so that
+#'   the fixed points are those of the penalised batch factor fit of
+#'   rows of weight \eqn{W}. `fixed` holds `mu`, `p` and `gamma = 0`
+#'   (with or without `factors`) by the conditional M-steps of the batch
+#'   fit, whose fixed points they share; `a`, `b` and a nonzero `gamma`
+#'   need the batch EM. Where the
 #'   first batch needs the standardisation of the Units section of
 #'   [fit_nig()] (or [update.ghmix_fit()] continues a fit that had it),
 #'   every batch is fitted standardised with the same centre and scales
