@@ -273,6 +273,18 @@ test_that("a nonzero fixed gamma with factors beats the truth, on chunks too", {
                       control = ctl_tight)
   expect_equal(on_chunks$loglik, fit$loglik, tolerance = 1e-10)
   expect_equal(fdata_sigma(on_chunks), fdata_sigma(fit), tolerance = 1e-6)
+  # data scaled by 1e-200 (fitted standardised): the same fit
+  tiny <- suppressWarnings(fit_gh(x * 1e-200, factors = 1,
+                                  fixed = list(gamma = g0 * 1e-200),
+                                  control = ctl_tight))
+  expect_equal(tiny$loglik, fit$loglik - 1000 * d * log(1e-200),
+               tolerance = 1e-10)
+  expect_equal(unname(tiny$parameters$gamma), g0 * 1e-200, tolerance = 1e-12)
+  # with shrink: gamma* held, the objective never decreases
+  pen <- fit_gh(x, factors = 1, fixed = list(gamma = g0), shrink = 200,
+                control = ctl_tight)
+  expect_identical(unname(pen$parameters$gamma), g0)
+  expect_gte(min(diff(pen$trace$objective)), -1e-9 * abs(pen$objective))
   # not with online EM (as for a full Sigma) or symmetric = TRUE
   expect_error(
     fit_gh(x, factors = 1, fixed = list(gamma = g0),
