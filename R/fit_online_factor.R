@@ -43,7 +43,20 @@
 # running averages and W the weight of the rows seen so far, so that the
 # stream tracks the penalised fit of all its rows (k pseudo-observations
 # against W rows); the target and the rule's weight come from the first
-# batch.
+# batch.  With factors, the penalised FA step of R/factor_shrink.R on S* =
+# S + lambda (T / c* - S), lambda = k / (W + k), needs S* beta' and
+# I - beta F + beta S* beta' (and diag S*), which are linear in S: the
+# averages C / tau, b_ff / tau and the diagonal are taken by the same
+# lambda toward T beta' / c*, I - beta F + beta T beta' / c* and
+# diag(T) / c* (the k pseudo-observations' complete-data statistics, at
+# the parameters of the E-step, whose beta it gives).  At a fixed point
+# (C = tau S beta', b_ff = tau (I - beta F + beta S beta')) that is the
+# batch penalised step with W rows, so the fixed points are those of the
+# penalised batch factor fit of rows of weight W.
+#
+# Fixed.  mu, p and gamma = 0 are held as in factor_mstep_fixed(): the
+# location with mu held (factor_location_mu_held()), p by
+# fixed_mstep_sub(); the same conditional steps, so the same fixed points.
 #
 # Units.  Where the first batch needs the standardisation (or update()
 # continues a fit that had it), the stream is fitted in its units: each
