@@ -27,7 +27,8 @@
 #' @param online `NULL` (default): the batch EM over all rows; or a
 #'   [ghmix_online()] object: online EM, one pass over mini-batches of
 #'   `x` (a matrix, a [ghmix_data()] description, or a function that
-#'   returns the next batch); see [ghmix_online()].
+#'   returns the next batch); see [ghmix_online()] (also with `factors`,
+#'   `shrink`, and `fixed` `mu`, `p` or `gamma = 0`).
 #' @return An object of class `"ghmix_control"`.
 #' @family fitting
 #' @export
@@ -370,7 +371,8 @@ print.ghmix_control <- function(x, ...) {
 #'   with `gauge = "det"`, with `symmetric = TRUE` and a nonzero `gamma`, and
 #'   with online EM): in that gauge two of \eqn{(p, a, b)} determine the
 #'   third, so any combination of `mu`, `gamma` and at most two of `p`, `a`,
-#'   `b` may be held, but not all three. With `a` and `p` held, `p` must be
+#'   `b` may be held, but not all three (with `factors` too: see the Factor
+#'   models section). With `a` and `p` held, `p` must be
 #'   below `a / 2`, and with `b` and `p`, above `-1 - b / 2` (no GIG law of
 #'   mean 1 has other values). Values that are not finite, of the wrong
 #'   length or outside their range are errors of class
@@ -415,7 +417,8 @@ print.ghmix_control <- function(x, ...) {
 #'   diagonal target), `"diagonal"`, `"identity"` or a target matrix (the
 #'   weight by the Ledoit-Wolf rule). With `components`, every component's
 #'   \eqn{\Sigma_k} gets the prior (see the Mixtures section of
-#'   [ghmix_shrink()]). Bad input is an error of class
+#'   [ghmix_shrink()]). With `factors`, also in online EM (see
+#'   [ghmix_online()]). Bad input is an error of class
 #'   `ghmix_error_shrink`. See the Shrinkage section.
 #' @section Shrinkage: With `shrink`, the EM maximises the penalised
 #'   objective \eqn{\ell + P^*(\Sigma)} of [ghmix_shrink()] (the
@@ -501,17 +504,22 @@ print.ghmix_control <- function(x, ...) {
 #'   factor fit reads the chunks here, or on the `cluster` given to
 #'   `vcov()`, which also splits a fit's rows in memory among its
 #'   workers). `fit_gh(fixed = )` holds `mu`, `p`,
-#'   `a`, `b` and `gamma = 0` as in the full model, by the same conditional
-#'   M-steps. Data whose scale needs the standardisation of the Units
-#'   section are fitted standardised (one component), with
+#'   `a`, `b` and `gamma` as in the full model, by the same conditional
+#'   M-steps; for a nonzero `gamma` (held in the gauge \eqn{E[Y] = 1}) the
+#'   step over the scale of \eqn{Y} takes \eqn{\Sigma} up to its scale
+#'   from the current \eqn{F} and \eqn{D} (\eqn{\mathrm{tr}(\Sigma^{-1}
+#'   M)}{tr(Sigma^-1 M)} by the Woodbury identity, \eqn{O(d r)} per trial
+#'   scale), then the factor-analysis step follows, so the log-likelihood
+#'   still never decreases. Online EM with `factors` holds `mu`, `p` and
+#'   `gamma = 0` as without, and takes `shrink`. Data whose scale needs
+#'   the standardisation of the Units section are fitted standardised (one
+#'   component), with
 #'   \eqn{F \to \mathrm{diag}(s)F}{F -> diag(s) F} and
 #'   \eqn{D \to s^2 D}{D -> s^2 D} back in the data's units. Not
 #'   supported yet (an error of class `ghmix_error_factor_mode`): `factors`
-#'   with `backend = "cuda"` on chunked data or a cluster, a nonzero
-#'   `fixed$gamma`, `factors` with `components` and chunked data,
-#'   clusters (also in `vcov()`), `backend = "cuda"`, `shrink` or data
-#'   that need standardising, and online EM with
-#'   `factors` and `shrink` together or `factors` and `fixed`. [dgh()] and
+#'   with `backend = "cuda"` on chunked data or a cluster,
+#'   and `factors` with `components` together with chunked data, clusters,
+#'   `backend = "cuda"`, `shrink` or data that need standardising. [dgh()] and
 #'   [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
 #'   the fit with a diagonal \eqn{\Sigma}. With `shrink`, the penalised

@@ -34,22 +34,18 @@ check_factors <- function(factors, call) {
   as.integer(factors)
 }
 
-# The combinations factor fits do not support (yet): classed errors (the
-# batch fit passes fixed = NULL: it holds them, R/factor_data.R; online EM
-# does not).
-check_factor_mode <- function(factors, x, backend, cluster, fixed, call) {
+# The combination factor fits do not support (yet): a classed error.
+check_factor_mode <- function(factors, x, backend, cluster, call) {
   if (is.null(factors)) {
     return(invisible())
   }
-  what <- if (identical(backend, "cuda") &&
-                (!is.null(cluster) || inherits(x, "ghmix_data"))) {
-    "backend = \"cuda\" on chunked data or a cluster"
-  } else if (!is.null(fixed)) {
-    "`fixed`"
-  }
-  if (!is.null(what)) {
-    factor_abort_mode(sprintf("`factors` with %s is not supported yet.", what),
-                      call)
+  if (identical(backend, "cuda") &&
+        (!is.null(cluster) || inherits(x, "ghmix_data"))) {
+    factor_abort_mode(
+      paste("`factors` with backend = \"cuda\" on chunked data or a cluster",
+            "is not supported yet."),
+      call
+    )
   }
 }
 

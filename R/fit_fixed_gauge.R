@@ -120,6 +120,13 @@ gauge_normal_at <- function(gamma, m, mu_held) {
   list(mu_u = mu_u, sigma = (sigma + t(sigma)) / 2)
 }
 
+# gauge_normal_at() with Q_N at its Sigma (q).
+gauge_normal_full <- function(gamma, m, mu_held) {
+  nrm <- gauge_normal_at(gamma, m, mu_held)
+  nrm$q <- gauge_q_normal(nrm$sigma)
+  nrm
+}
+
 gauge_q_normal <- function(sigma) {
   ch <- .Call(ffi_chol_lower, sigma)
   if (is.null(ch)) -Inf else -sum(log(diag(ch)))
@@ -157,8 +164,9 @@ gauge_q <- function(v, fixed, m) {
   }
   if (gamma_held) {
     c <- u$k / exp(gauge_log_ratio(u$p, u$w))
-    nrm <- gauge_normal_at(fixed$gamma / u$k, m, !is.null(fixed$mu))
-    q <- gauge_q_normal(nrm$sigma) + gauge_q_mixing(u$p, u$w, c, m)
+    normal_at <- if (is.null(m$normal_at)) gauge_normal_full else m$normal_at
+    nrm <- normal_at(fixed$gamma / u$k, m, !is.null(fixed$mu))
+    q <- nrm$q + gauge_q_mixing(u$p, u$w, c, m)
   } else {
     c <- gauge_best_c(u$p, u$w, m)
     nrm <- NULL
@@ -187,9 +195,12 @@ mix_mstep_gauge <- function(st, par, ctx) {
   c(out[c("mu", "gamma", "sigma")], gauge_mixing(best))
 }
 
-# The maximiser of Q over the search variables (gauge_q()), from par's.
-gauge_search <- function(st, par, fixed) {
+# The maximiser of Q over the search variables (gauge_q()), from par's;
+# normal_at(gamma, m, mu_held): Q_N's part (NULL: gauge_normal_full(); a
+# factor fit's: factor_gauge_normal()).
+gauge_search <- function(st, par, fixed, normal_at = NULL) {
   m <- gauge_means(st)
+  m$normal_at <- normal_at
   gamma_held <- !is.null(fixed$gamma)
   v0 <- gauge_pack(par, fixed, gamma_held)
   best <- gauge_q(v0, fixed, m)

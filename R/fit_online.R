@@ -113,7 +113,15 @@
 #'   all the rows; the target (`"diagonal"`, `"identity"`) and the rule's
 #'   weight (`weight = NULL`) come from the first batch, `weight = "cv"`
 #'   is an error, and `objective` is `loglik` plus the penalty at the last
-#'   parameters. `shrink` with `factors` is not supported yet. Where the
+#'   parameters. With `factors` and `shrink`, the averaged complete-data
+#'   statistics are pulled toward those of the \eqn{k}
+#'   pseudo-observations of the target at the current parameters (the
+#'   scatter \eqn{T/c^*}; weight \eqn{\lambda = k/(W + k)}), so that
+#'   the fixed points are those of the penalised batch factor fit of
+#'   rows of weight \eqn{W}. `fixed` holds `mu`, `p` and `gamma = 0`
+#'   (with or without `factors`) by the conditional M-steps of the batch
+#'   fit, whose fixed points they share; `a`, `b` and a nonzero `gamma`
+#'   need the batch EM. Where the
 #'   first batch needs the standardisation of the Units section of
 #'   [fit_nig()] (or [update.ghmix_fit()] continues a fit that had it),
 #'   every batch is fitted standardised with the same centre and scales
@@ -232,7 +240,7 @@ online_fit <- function(x, family, symmetric, start, control, gauge, na_rm,
   if (is.null(first)) {
     abort_argument("`x` gave no rows to fit.", call)
   }
-  args <- online_model_args(args, model, first$x, fixed, call)
+  args <- online_model_args(args, model, first$x, call)
   warm <- online_warmup(first, family, start, args, fixed, call)
   state <- online_state(warm$point, warm$ctx, control$online, first, t = 1)
   state$clock <- warm$clock
@@ -250,7 +258,7 @@ online_warmup <- function(first, family, start, args, fixed, call) {
   args$fixed <- check_fixed(fixed, src$engine$d, call)
   check_fixed_mode(args$fixed, args, call)
   if (fixed_gamma_zero(args$fixed)) args$symmetric <- TRUE
-  args$prior <- shrink_setup(args$shrink, src, call)
+  args$prior <- shrink_setup(args$shrink, src, call, NULL, args$factors)
   mix_warn_ties(src$ties, family, call, src$nobs)
   args$control$max_iter <- max(1L, args$control$online$warmup)
   args$control$trace <- FALSE
@@ -335,10 +343,13 @@ online_step <- function(state, batch, ctx, args, call) {
   t <- state$t + 1
   g <- online_gain(state$schedule, t)
   s <- online_average(state$s, online_stats(st, par), g)
-  new <- online_mstep(s, par, state, ctx)
-  if (!is.null(state$prior)) {
-    new$sigma <- online_shrink_sigma(new$sigma, par, state$prior,
-                                     state$nobs + st$tau)
+  w_seen <- state$nobs + st$tau
+  pen <- if (!is.null(state$factors)) {
+    online_factor_prior(state$prior, st, par, w_seen)
+  }
+  new <- online_mstep(s, par, state, ctx, pen)
+  if (!is.null(state$prior) && is.null(state$factors)) {
+    new$sigma <- online_shrink_sigma(new$sigma, par, state$prior, w_seen)
   }
   if (!online_valid(new)) {
     online_abort_batch(state, "the M-step gave invalid parameters", call)
@@ -386,10 +397,11 @@ online_estep <- function(state, batch, args) {
   mix_estep(engine, state$par, mix_what(state$family))
 }
 
-# The batch EM's M-step (mix_update()), from the averaged statistics.
-online_mstep <- function(s, par, state, ctx) {
+# The batch EM's M-step (mix_update()), from the averaged statistics; a
+# factor fit's with the prior's part pen (online_factor_prior()).
+online_mstep <- function(s, par, state, ctx, pen = NULL) {
   if (!is.null(state$factors)) {
-    return(online_factor_mstep(s, par, state$family, state$symmetric))
+    return(online_factor_mstep(s, par, state, pen))
   }
   new <- if (is.null(state$fixed)) {
     mix_mstep(s, par, state$family, state$symmetric)
@@ -763,7 +775,7 @@ update.ghmix_fit <- function(object, newdata, ..., weights = NULL,
   }
   state <- online_state_of(object, online, call)
   if (!is.null(online)) state$schedule <- online
-  check_factor_mode(state$factors, NULL, backend[[1L]], NULL, NULL, call)
+  check_factor_mode(state$factors, NULL, backend[[1L]], NULL, call)
   control <- object$control
   control$trace <- trace
   control$online <- state$schedule

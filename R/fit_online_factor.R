@@ -43,7 +43,20 @@
 # running averages and W the weight of the rows seen so far, so that the
 # stream tracks the penalised fit of all its rows (k pseudo-observations
 # against W rows); the target and the rule's weight come from the first
-# batch.
+# batch.  With factors, the penalised FA step of R/factor_shrink.R on S* =
+# S + lambda (T / c* - S), lambda = k / (W + k), needs S* beta' and
+# I - beta F + beta S* beta' (and diag S*), which are linear in S: the
+# averages C / tau, b_ff / tau and the diagonal are taken by the same
+# lambda toward T beta' / c*, I - beta F + beta T beta' / c* and
+# diag(T) / c* (the k pseudo-observations' complete-data statistics, at
+# the parameters of the E-step, whose beta it gives).  At a fixed point
+# (C = tau S beta', b_ff = tau (I - beta F + beta S beta')) that is the
+# batch penalised step with W rows, so the fixed points are those of the
+# penalised batch factor fit of rows of weight W.
+#
+# Fixed.  mu, p and gamma = 0 are held as in factor_mstep_fixed(): the
+# location with mu held (factor_location_mu_held()), p by
+# fixed_mstep_sub(); the same conditional steps, so the same fixed points.
 #
 # Units.  Where the first batch needs the standardisation (or update()
 # continues a fit that had it), the stream is fitted in its units: each
@@ -56,13 +69,10 @@ online_factor_fields <- c("sxx_diag", "sxx_proj", "proj")
 
 # The model arguments of an online fit (`factors`, `shrink`), checked with
 # its first batch x.
-online_model_args <- function(args, model, x, fixed, call) {
+online_model_args <- function(args, model, x, call) {
   args$factors <- check_factors(model$factors, call)
-  check_factor_mode(args$factors, x, args$backend, NULL, fixed, call)
+  check_factor_mode(args$factors, x, args$backend, NULL, call)
   args$shrink <- shrink_arg(model$shrink, call)
-  if (!is.null(args$factors) && !is.null(args$shrink)) {
-    abort_argument("`shrink` with `factors` is not supported yet.", call)
-  }
   if (identical(args$shrink$weight, "cv")) {
     abort_shrink(
       paste(
@@ -120,9 +130,16 @@ online_factor_latent <- function(st, par) {
 }
 
 # The factor M-step from the averaged complete-data statistics (the
-# header): mu, gamma and the mixing law as mix_mstep(), then F and D.
-online_factor_mstep <- function(s, par, family, symmetric) {
-  loc <- mix_mstep_location(s, par, symmetric)
+# header): mu, gamma and the mixing law as mix_mstep() (with the parameters
+# of state$fixed held as factor_mstep_fixed() holds them), then F and D,
+# penalised by pen (online_factor_prior(); NULL: none).
+online_factor_mstep <- function(s, par, state, pen = NULL) {
+  fixed <- state$fixed
+  loc <- if (is.null(fixed$mu)) {
+    mix_mstep_location(s, par, state$symmetric)
+  } else {
+    factor_location_mu_held(s, par, state$symmetric)
+  }
   n <- s$tau
   dg <- s$sxx_diag / n
   for (term in factor_scatter_terms(loc)) {
@@ -130,11 +147,44 @@ online_factor_mstep <- function(s, par, family, symmetric) {
   }
   cf <- (s$a_uf - tcrossprod(loc$mu_u, s$b_if) -
            tcrossprod(loc$gamma, s$b_f)) / n
-  f_new <- if (ncol(cf) == 0L) cf else t(solve(s$b_ff / n, t(cf)))
+  b_ff <- s$b_ff / n
+  if (!is.null(pen)) {
+    cf <- pen$step(cf, pen$tb)
+    b_ff <- pen$step(b_ff, pen$b_target)
+    dg <- pen$step(dg, pen$t_diag)
+  }
+  f_new <- if (ncol(cf) == 0L) cf else t(solve(b_ff, t(cf)))
   dd <- dg - rowSums(f_new * cf)
-  c(list(mu = loc$mu, gamma = loc$gamma, loadings = f_new,
-         uniquenesses = pmax(dd, factor_uniq_floor * dg)),
-    mix_mstep_sub(s, par, family))
+  sub <- if (is.null(fixed)) {
+    mix_mstep_sub(s, par, state$family)
+  } else {
+    fixed_mstep_sub(s, par, state)
+  }
+  new <- c(list(mu = loc$mu, gamma = loc$gamma, loadings = f_new,
+                uniquenesses = pmax(dd, factor_uniq_floor * dg)), sub)
+  if (is.null(fixed)) new else fixed_impose(new, fixed)
+}
+
+# The prior's part of the penalised factor M-step (R/factor_shrink.R) at
+# the E-step st of the parameters par, with w the weight of the rows seen:
+# the pseudo-observations' complete-data statistics at par, T beta' / c*,
+# I - beta F + beta T beta' / c* and diag(T) / c* (c* = tr(Sigma^-1 T) /
+# d), and step(a, b) = a + lambda (b - a), lambda = k / (w + k), which
+# takes the averages a toward them; NULL without a prior or for d = 1.
+online_factor_prior <- function(prior, st, par, w) {
+  if (is.null(prior) || prior$d == 1L) {
+    return(NULL)
+  }
+  r <- ncol(par$loadings)
+  beta <- if (r == 0L) matrix(0, 0L, prior$d) else st$proj
+  tb <- factor_target_times(prior, t(beta))
+  c_star <- factor_shrink_trace(par, tb, prior) / prior$d
+  k <- prior$weight
+  list(
+    tb = tb, t_diag = prior$target_diag,
+    b_target = c_star * (diag(r) - beta %*% par$loadings) + beta %*% tb,
+    step = function(a, b) shrink_sigma(a, b, k, w, c_star)
+  )
 }
 
 # The factor statistics about mu + shift (online_move()).
@@ -170,11 +220,18 @@ online_shrink_sigma <- function(sigma, par, prior, w) {
   shrink_mstep(sigma, pt, prior)
 }
 
-# The prior of a penalised batch fit, for update() (shrink_setup()'s form).
+# The prior of a penalised batch fit, for update() (shrink_setup()'s form;
+# a factor fit's: factor_shrink_target()'s).
 online_prior_of <- function(object) {
   sh <- object$shrink
   if (is.null(sh)) {
     return(NULL)
+  }
+  if (!is.null(object$factors)) {
+    given <- is.matrix(sh$target)
+    return(c(sh, list(target_diag = if (given) diag(sh$target) else
+      sh$target, target_fit = if (given) sh$target, d = object$d,
+      factor = TRUE)))
   }
   sc <- object$scaling
   fit <- if (is.null(sc)) sh$target else sh$target / tcrossprod(sc$scale)
@@ -186,15 +243,26 @@ online_prior_of <- function(object) {
 # parameters, in the data's units as mix_result() has it) of an online fit.
 online_shrink_result <- function(fit, state) {
   prior <- state$prior
-  chol_l <- .Call(ffi_chol_lower, state$par$sigma)
-  pen <- shrink_penalty(2 * sum(log(diag(chol_l))),
-                        sum(forwardsolve(chol_l, prior$chol_target)^2),
-                        prior$d, prior$weight)
+  pen <- online_penalty(state$par, prior)
   shift <- if (is.null(state$scaling)) 0 else
     prior$weight * sum(log(state$scaling$scale))
   fit$objective <- fit$loglik + pen - shift
   fit$shrink <- shrink_result(prior)
   fit
+}
+
+# P*(Sigma) at par (R/shrink.R; a factor fit's: R/factor_shrink.R).
+online_penalty <- function(par, prior) {
+  if (!is.null(par$loadings)) {
+    wb <- factor_woodbury(par)
+    tr <- factor_shrink_trace(par, factor_target_times(prior, t(wb$proj)),
+                              prior)
+    return(shrink_penalty(wb$logdet, tr, prior$d, prior$weight))
+  }
+  chol_l <- .Call(ffi_chol_lower, par$sigma)
+  shrink_penalty(2 * sum(log(diag(chol_l))),
+                 sum(forwardsolve(chol_l, prior$chol_target)^2),
+                 prior$d, prior$weight)
 }
 
 # The fit's scaling (mix_result()'s form) from the stream's, with par the

@@ -15,7 +15,7 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
   }
   t_start <- proc.time()[[3]]
   factors <- check_factors(factors, call)
-  check_factor_mode(factors, x, backend, cluster, NULL, call)
+  check_factor_mode(factors, x, backend, cluster, call)
   args <- fit_args(symmetric, control, gauge, na.rm, backend, threads,
                    device, cluster, call)
   args$weights <- weights # checked with the rows (fit_source())
@@ -51,7 +51,6 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
   on.exit(src$engine$free())
   args$fixed <- check_fixed(args$fixed, src$engine$d, call)
   check_fixed_mode(args$fixed, args, call)
-  factor_check_fixed(args$fixed, args$factors, call)
   if (fixed_gamma_zero(args$fixed)) args$symmetric <- TRUE
   args$prior <- shrink_setup(args$shrink, src, call,
                              shrink_fold_fitter(src, family, args, call),

@@ -89,7 +89,10 @@
 #'   `weight = "cv"` fits the factor model with the same \eqn{r} on the
 #'   folds. A diagonal \eqn{\Sigma} can have loadings that each load on
 #'   one column alone, so a very large weight toward `"diagonal"` makes
-#'   \eqn{FF'} diagonal rather than \eqn{F} zero.
+#'   \eqn{FF'} diagonal rather than \eqn{F} zero. Online EM with
+#'   `factors` takes the same step on its running averages of the factor
+#'   model's complete-data statistics, with \eqn{W} the weight of the rows
+#'   seen (see [ghmix_online()]).
 #' @param target `"diagonal"` (default): the diagonal of the (weighted)
 #'   sample covariance of the rows, so that the correlations are shrunk
 #'   toward 0; `"identity"`: the mean of those variances times the identity

@@ -197,10 +197,103 @@ test_that("fixed a is held in the gauge E[Y] = 1", {
                                tol = 1e-12)$root)
     expect_lt(fdata_loglik(x, at), ll)
   }
+})
+
+# Rows of a GH law with Sigma = sig and gamma = g0 / E[Y] in the gauge
+# E[Y] = 1 (gamma* = g0): GIG(-0.5, 1, 1) has mean 1 (sqrt(b / a) K_{1/2} /
+# K_{-1/2} = 1, DLMF 10.39.2).
+fdata_gamma_sim <- function(n, mu, g0, sig, seed) {
+  set.seed(seed)
+  y <- rgig(n, -0.5, 1, 1)
+  d <- length(mu)
+  rep(mu, each = n) + outer(y, g0) +
+    sqrt(y) * (matrix(stats::rnorm(n * d), n, d) %*% chol(sig))
+}
+
+test_that("a nonzero fixed gamma with factors: d = 2, r = 1 is the full fit", {
+  # every positive definite 2 x 2 Sigma is F F' + diag(D) with r = 1 and
+  # D > 0 (F = (t^1/2, s12 / t^1/2) for any s12^2 / s22 < t < s11), so the
+  # factor fit with gamma* held maximises the likelihood the full-Sigma fit
+  # with the same gamma* does: the same maximum, to the fits' convergence
+  g0 <- c(0.4, -0.3)
+  x <- fdata_gamma_sim(1500L, c(1, -1), g0,
+                       matrix(c(1, 0.5, 0.5, 2), 2L), seed = 3L)
+  colnames(x) <- c("v1", "v2")
+  ctl <- ghmix_control(tol = 1e-13, param_tol = 1e-7, max_iter = 5000L)
+  for (fx in list(list(gamma = g0), list(gamma = g0, mu = c(1, -1)),
+                  list(gamma = g0, a = 1.5))) {
+    full <- fit_gh(x, fixed = fx, control = ctl)
+    fac <- fit_gh(x, factors = 1, fixed = fx, control = ctl)
+    expect_true(fac$converged)
+    expect_identical(unname(fac$parameters$gamma), g0)
+    if (!is.null(fx$mu)) expect_identical(unname(fac$parameters$mu), fx$mu)
+    if (!is.null(fx$a)) expect_identical(fac$parameters$a, fx$a)
+    expect_equal(fac$loglik, full$loglik, tolerance = 1e-10)
+    expect_equal(fdata_loglik(x, fac$parameters), fac$loglik,
+                 tolerance = 1e-10)
+    expect_equal(unname(fdata_sigma(fac)), unname(full$parameters$sigma),
+                 tolerance = 1e-6)
+    # (p and a, b lie along the likelihood's flattest directions: the two
+    # fits stop some 1e-6 apart there, relative 1e-4 for a p near 0)
+    expect_equal(fac$parameters[c("mu", "p", "a", "b")],
+                 full$parameters[c("mu", "p", "a", "b")], tolerance = 1e-4)
+    # each iteration a GEM step
+    expect_gte(min(diff(fac$trace$loglik)), -1e-9 * abs(fac$loglik))
+  }
+})
+
+test_that("a nonzero fixed gamma with factors beats the truth, on chunks too", {
+  d <- 5L
+  f <- c(1, 0.8, -0.6, 0.5, 0.9)
+  dd <- c(0.5, 0.8, 0.6, 1, 0.7)
+  g0 <- c(0.3, -0.2, 0.1, 0, 0.4)
+  mu <- seq_len(d) / 10
+  x <- fdata_gamma_sim(1000L, mu, g0, tcrossprod(f) + diag(dd), seed = 8L)
+  colnames(x) <- paste0("v", seq_len(d))
+  fit <- fit_gh(x, factors = 1, fixed = list(gamma = g0), control = ctl_tight)
+  expect_true(fit$converged)
+  expect_identical(unname(fit$parameters$gamma), g0)
+  par <- fit$parameters
+  # E[Y] = 1 in the reported gauge
+  w <- sqrt(par$a * par$b)
+  expect_equal(sqrt(par$b / par$a) * besselK(w, par$p + 1) /
+                 besselK(w, par$p), 1, tolerance = 1e-8)
+  ll <- fdata_loglik(x, par)
+  expect_equal(fit$loglik, ll, tolerance = 1e-10)
+  truth <- list(mu = mu, gamma = g0, loadings = matrix(f), uniquenesses = dd,
+                p = -0.5, a = 1, b = 1)
+  expect_gt(ll, fdata_loglik(x, truth))
+  expect_gte(ll, fdata_perturbed(x, par, c("mu", "loadings", "uniquenesses"),
+                                 1e-3))
+  # gamma* held is not the free maximum
+  expect_gt(fit_gh(x, factors = 1, control = ctl_tight)$loglik, ll)
+  expect_identical(fit$df, fit_gh(x, factors = 1)$df - d)
+  chunks <- ghmix_data(list(x[1:400, ], x[401:1000, ]))
+  on_chunks <- fit_gh(chunks, factors = 1, fixed = list(gamma = g0),
+                      control = ctl_tight)
+  expect_equal(on_chunks$loglik, fit$loglik, tolerance = 1e-10)
+  expect_equal(fdata_sigma(on_chunks), fdata_sigma(fit), tolerance = 1e-6)
+  # data scaled by 1e-200 (fitted standardised): the same fit
+  tiny <- suppressWarnings(fit_gh(x * 1e-200, factors = 1,
+                                  fixed = list(gamma = g0 * 1e-200),
+                                  control = ctl_tight))
+  expect_equal(tiny$loglik, fit$loglik - 1000 * d * log(1e-200),
+               tolerance = 1e-10)
+  expect_equal(unname(tiny$parameters$gamma), g0 * 1e-200, tolerance = 1e-12)
+  # with shrink: gamma* held, the objective never decreases
+  pen <- fit_gh(x, factors = 1, fixed = list(gamma = g0), shrink = 200,
+                control = ctl_tight)
+  expect_identical(unname(pen$parameters$gamma), g0)
+  expect_gte(min(diff(pen$trace$objective)), -1e-9 * abs(pen$objective))
+  # not with online EM (as for a full Sigma) or symmetric = TRUE
   expect_error(
-    fit_gh(x, factors = 1, fixed = list(gamma = c(0.1, 0, 0, 0))),
-    class = "ghmix_error_factor_mode"
+    fit_gh(x, factors = 1, fixed = list(gamma = g0),
+           control = ghmix_control(online = ghmix_online(batch_size = 500))),
+    "full EM", class = "ghmix_error_argument"
   )
+  expect_error(fit_gh(x, factors = 1, fixed = list(gamma = g0),
+                      symmetric = TRUE),
+               "symmetric", class = "ghmix_error_argument")
 })
 
 test_that("data scaled by 1e-200 and 1e200 give the unscaled fit", {

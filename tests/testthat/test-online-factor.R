@@ -135,10 +135,9 @@ test_that("online factor fits give classed errors for what they do not take", {
                class = "ghmix_error_argument")
   expect_error(fit_nig(x, factors = 1.5, control = ctl), "`factors`",
                class = "ghmix_error_argument")
-  expect_error(fit_nig(x, factors = 1L, shrink = 10, control = ctl),
-               "`shrink` with `factors`", class = "ghmix_error_argument")
-  expect_error(fit_gh(x, factors = 1L, fixed = list(p = -0.5), control = ctl),
-               "`fixed`", class = "ghmix_error_factor_mode")
+  # (shrink and fixed with factors: test-online-factor-shrink.R)
+  expect_error(fit_gh(x, factors = 1L, fixed = list(b = 1), control = ctl),
+               "full EM", class = "ghmix_error_argument")
   # (without CUDA in the build, the backend's own error comes first)
   expect_error(fit_nig(x, factors = 1L, backend = "cuda", control = ctl),
                class = "ghmix_error")
