@@ -306,11 +306,22 @@ print.ghmix_control <- function(x, ...) {
 #'   `factors`. Its methods work as for other mixtures, with `coef(fit,
 #'   component = k, sigma = TRUE)` adding \eqn{\Sigma_k}, except
 #'   `vcov()` (an error of class `ghmix_error_factor_mode`; `summary()`
-#'   gives the estimates without standard errors). Factor mixtures are
-#'   fitted in memory on the CPU: chunked data, a `cluster`,
-#'   `backend = "cuda"`, `shrink` and `fixed` with them are errors of
-#'   class `ghmix_error_factor_mode` (`fixed`: `ghmix_error_argument`, as
-#'   for every mixture).
+#'   gives the estimates without standard errors). Chunked data, a
+#'   `cluster` and a future plan work as for full mixtures: each E-step is
+#'   one pass over the chunks, each chunk computing its rows' component
+#'   densities, their memberships and every component's factor sums
+#'   weighted by them (\eqn{O(G d r)} numbers back), added in chunk order,
+#'   so the fit is the in-memory factor mixture of the same rows up to
+#'   rounding (with the weights that come with the chunks, too). Data
+#'   whose scale needs the standardisation of the Units section are
+#'   fitted standardised, as one factor fit is: \eqn{F_k 	o
+#'   \mathrm{diag}(s)F_k}{F_k -> diag(s) F_k}, \eqn{D_k 	o s^2 D_k}{D_k ->
+#'   s^2 D_k} back in the data's units, the log-likelihood less
+#'   \eqn{n \sum \log s}{n sum(log s)}, and the fit's `scaling` holds the
+#'   components in the standardised units (which `predict()` and
+#'   `simulate()` use). `backend = "cuda"`, `shrink` and `fixed` with
+#'   factor mixtures are errors of class `ghmix_error_factor_mode`
+#'   (`fixed`: `ghmix_error_argument`, as for every mixture).
 #'
 #'   The result has class `c("ghmix_mixture_<family>", "ghmix_mixture")`:
 #'   `proportions`, `components` (a list of parameter lists), `loglik`,
@@ -494,18 +505,19 @@ print.ghmix_control <- function(x, ...) {
 #'   clusters (`cluster =`, a `parallel` cluster or a future plan) work as
 #'   for a full \eqn{\Sigma} (one component): each chunk returns its
 #'   \eqn{O(d r)} E-step sums, added in chunk order (`vcov()` of a chunked
-#'   factor fit reads the chunks here). `fit_gh(fixed = )` holds `mu`, `p`,
+#'   factor fit reads the chunks here); so do factor mixtures (the Mixtures
+#'   section). `fit_gh(fixed = )` holds `mu`, `p`,
 #'   `a`, `b` and `gamma = 0` as in the full model, by the same conditional
 #'   M-steps. Data whose scale needs the standardisation of the Units
-#'   section are fitted standardised (one component), with
+#'   section are fitted standardised (one component or a mixture), with
 #'   \eqn{F \to \mathrm{diag}(s)F}{F -> diag(s) F} and
 #'   \eqn{D \to s^2 D}{D -> s^2 D} back in the data's units. Not
 #'   supported yet (an error of class `ghmix_error_factor_mode`): `factors`
 #'   with `backend = "cuda"` on chunked data or a cluster, a nonzero
 #'   `fixed$gamma`, `vcov(cluster = )`,
-#'   with `components`, chunked data, clusters, `backend = "cuda"`,
-#'   `shrink` and data that need standardising, and online EM with
-#'   `factors` and `shrink` together or `factors` and `fixed`. [dgh()] and
+#'   with `components` and `backend = "cuda"` or `shrink`, and online EM
+#'   with `factors` and `shrink` together or `factors` and `fixed`. [dgh()]
+#'   and
 #'   [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
 #'   the fit with a diagonal \eqn{\Sigma}. With `shrink`, the penalised

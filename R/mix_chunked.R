@@ -1,7 +1,8 @@
 # Mixtures of chunked data (ghmix_data), and of any data on a `parallel`
 # cluster or the workers of a future plan: the EM of R/mix_fit.R with its
 # E-steps run by the chunked engine (R/engines.R: each chunk's G-component
-# E-step, ffi_mix_estep_mixture(), summed in chunk order).
+# E-step, ffi_mix_estep_mixture(), summed in chunk order; for factor
+# members that of mixture_factor_chunk_stats(), R/mix_factor.R).
 #
 # The engine holds the rows in the data's units; the EM works in the
 # standardised units z = (x - center) / scale of R/mix_fit.R.  Each E-step

@@ -12,6 +12,12 @@
 #   mixture log-likelihood never decreases) and pi_k = tau_k / sum(tau).
 # The components are iterated unrotated (as one factor fit is: see
 # factor_point()) and rotated once, in mixture_result().
+# Chunked data and clusters (R/mix_chunked.R): each chunk does the whole
+# E-step of its rows where it is read (densities, memberships, then the
+# weighted factor sums: mixture_factor_chunk_stats()), so one pass over
+# the chunks per E-step and O(G d r) numbers back from each.  Data whose
+# scale needs the standardisation of R/fit_scaling.R are fitted in its
+# units and reported in the user's (mixture_factor_unscale()).
 
 # The checked r of a factor mixture (NULL without factors); the
 # combinations not supported yet are classed errors.
