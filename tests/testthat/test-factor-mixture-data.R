@@ -89,6 +89,9 @@ test_that("chunked factor mixtures: weights that come with the chunks", {
   fit <- fmd_fit(ghmix_data(fmd_chunks(x, w)))
   expect_same_fmix(fit, ref)
   expect_equal(fit$nobs, sum(w))
+  # the weights as a column of every chunk
+  cols <- lapply(fmd_chunks(x, w), function(ch) cbind(ch$x, w = ch$weights))
+  expect_same_fmix(fmd_fit(ghmix_data(cols, weights = "w")), ref)
   # integer weights are replicated rows (an independent reference)
   rep_x <- x[rep(seq_len(nrow(x)), w), , drop = FALSE]
   again <- fit_nig(rep_x, components = 2, factors = 1, control = fmd_tight,
