@@ -28,7 +28,9 @@
 #             order; on the CPU, args may instead be factor_estep_args()
 #             (one component with Sigma = F F' + diag(D)): then the raw
 #             statistics of ffi_mix_estep_factor() (without its
-#             attributes), weighted and summed alike;
+#             attributes), weighted and summed alike, or
+#             list(factor_mixture = ) (a G-component factor mixture: the
+#             vector of mixture_factor_chunk_stats(), R/mix_factor.R);
 #   estep_factor  NULL, or (the engine of an in-memory factor fit) a
 #             function of (par, what, rows) that returns factor_estep()'s
 #             statistics of all its rows (R/factor_estep.R; weighted by the
@@ -142,6 +144,9 @@ mix_engine_cpu <- function(x, threads, weights = NULL) {
   }
   new_engine("cpu", nrow(x), ncol(x), estep = estep,
              estep_mixture = function(args) {
+               if (!is.null(args$factor_mixture)) {
+                 return(mixture_factor_chunk_stats(x, weights, args, threads))
+               }
                if (!is.null(args$loadings)) {
                  return(.Call(ffi_mix_estep_factor, x, weights, args$center,
                               args$loadings, args$uniquenesses, args$gamma,

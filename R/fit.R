@@ -311,11 +311,22 @@ print.ghmix_control <- function(x, ...) {
 #'   etc., in the reported rotation and gauge) and of the proportions,
 #'   under each component's rotation and gauge constraints (rank `df`;
 #'   see [vcov.ghmix_fit()]), and `summary()` shows its standard errors
-#'   (none, without an error, beyond 5000 parameters). Factor mixtures are
-#'   fitted in memory on the CPU: chunked data, a `cluster`,
-#'   `backend = "cuda"`, `shrink` and `fixed` with them are errors of
-#'   class `ghmix_error_factor_mode` (`fixed`: `ghmix_error_argument`, as
-#'   for every mixture).
+#'   (none, without an error, beyond 5000 parameters). Chunked data, a
+#'   `cluster` and a future plan work as for full mixtures: each E-step is
+#'   one pass over the chunks, each chunk computing its rows' component
+#'   densities, their memberships and every component's factor sums
+#'   weighted by them (\eqn{O(G d r)} numbers back), added in chunk order,
+#'   so the fit is the in-memory factor mixture of the same rows up to
+#'   rounding (with the weights that come with the chunks, too). Data
+#'   whose scale needs the standardisation of the Units section are
+#'   fitted standardised, as one factor fit is: \eqn{F_k \to
+#'   \mathrm{diag}(s)F_k}{F_k -> diag(s) F_k}, \eqn{D_k \to s^2 D_k}{D_k ->
+#'   s^2 D_k} back in the data's units, the log-likelihood less
+#'   \eqn{n \sum \log s}{n sum(log s)}, and the fit's `scaling` holds the
+#'   components in the standardised units (which `predict()` and
+#'   `simulate()` use). `backend = "cuda"`, `shrink` and `fixed` with
+#'   factor mixtures are errors of class `ghmix_error_factor_mode`
+#'   (`fixed`: `ghmix_error_argument`, as for every mixture).
 #'
 #'   The result has class `c("ghmix_mixture_<family>", "ghmix_mixture")`:
 #'   `proportions`, `components` (a list of parameter lists), `loglik`,
@@ -503,7 +514,8 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{O(d r)} E-step sums, added in chunk order (`vcov()` of a chunked
 #'   factor fit reads the chunks here, or on the `cluster` given to
 #'   `vcov()`, which also splits a fit's rows in memory among its
-#'   workers). `fit_gh(fixed = )` holds `mu`, `p`,
+#'   workers); so do factor mixtures (the Mixtures section).
+#'   `fit_gh(fixed = )` holds `mu`, `p`,
 #'   `a`, `b` and `gamma` as in the full model, by the same conditional
 #'   M-steps; for a nonzero `gamma` (held in the gauge \eqn{E[Y] = 1}) the
 #'   step over the scale of \eqn{Y} takes \eqn{\Sigma} up to its scale
@@ -513,13 +525,13 @@ print.ghmix_control <- function(x, ...) {
 #'   still never decreases. Online EM with `factors` holds `mu`, `p` and
 #'   `gamma = 0` as without, and takes `shrink`. Data whose scale needs
 #'   the standardisation of the Units section are fitted standardised (one
-#'   component), with
+#'   component or a mixture), with
 #'   \eqn{F \to \mathrm{diag}(s)F}{F -> diag(s) F} and
 #'   \eqn{D \to s^2 D}{D -> s^2 D} back in the data's units. Not
 #'   supported yet (an error of class `ghmix_error_factor_mode`): `factors`
 #'   with `backend = "cuda"` on chunked data or a cluster,
-#'   and `factors` with `components` together with chunked data, clusters,
-#'   `backend = "cuda"`, `shrink` or data that need standardising. [dgh()] and
+#'   and `factors` with `components` together with `backend = "cuda"` or
+#'   `shrink`. [dgh()] and
 #'   [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
 #'   the fit with a diagonal \eqn{\Sigma}. With `shrink`, the penalised

@@ -124,8 +124,9 @@ scaling_to_user <- function(par_z, sc, log_k) {
   par
 }
 
-# Warn when a parameter cannot be represented in the user's units.
-scaling_check <- function(par, par_z, call) {
+# Warn when a parameter cannot be represented in the user's units (uses:
+# the methods that compute in standardised units).
+scaling_check <- function(par, par_z, call, uses = NULL) {
   keep <- c("mu", "gamma", "sigma", "loadings", "uniquenesses", "a", "b")
   z <- unlist(par_z[keep])
   u <- unlist(par[keep])
@@ -134,12 +135,15 @@ scaling_check <- function(par, par_z, call) {
   if (!any(lost)) {
     return(invisible())
   }
+  if (is.null(uses)) {
+    uses <- "predict(), fitted(), vcov(), simulate() and coef()"
+  }
   ghmix_warn(
     paste(
       "Some fitted parameters overflow or underflow in the units of `x`",
       "(the data's scale is beyond the range of doubles for them); the",
-      "fit's `scaling` holds them in standardised units, which predict(),",
-      "fitted(), vcov(), simulate() and coef() use."
+      sprintf("fit's `scaling` holds them in standardised units, which %s use.",
+              uses)
     ),
     class = "ghmix_warning_scale", call = call
   )

@@ -1,7 +1,8 @@
 # Mixtures of chunked data (ghmix_data), and of any data on a `parallel`
 # cluster or the workers of a future plan: the EM of R/mix_fit.R with its
 # E-steps run by the chunked engine (R/engines.R: each chunk's G-component
-# E-step, ffi_mix_estep_mixture(), summed in chunk order).
+# E-step, ffi_mix_estep_mixture(), summed in chunk order; for factor
+# members that of mixture_factor_chunk_stats(), R/mix_factor.R).
 #
 # The engine holds the rows in the data's units; the EM works in the
 # standardised units z = (x - center) / scale of R/mix_fit.R.  Each E-step
@@ -34,10 +35,15 @@ mixture_chunked_components <- function(x, g_all, family, nstart, criterion,
       fit <- mix_fit(x, family, args$symmetric, NULL, args$control,
                      args$gauge, args$na_rm, args$backend, args$threads,
                      args$device, call, cluster = args$cluster,
-                     weights = weights, shrink = args$shrink)
+                     weights = weights, shrink = args$shrink,
+                     factors = args$factors)
       out <- mixture_from_single(fit, src$dropped)
       out$asked <- 1L
       return(out)
+    }
+    if (!is.null(args$factors)) {
+      return(mixture_factor_chunked_fit_g(src, g, family, nstart, start,
+                                          args, call))
     }
     mixture_chunked_fit_g(src, g, family, nstart, start, args, call)
   })
@@ -46,8 +52,12 @@ mixture_chunked_components <- function(x, g_all, family, nstart, criterion,
 
 # The engine over the chunks (a matrix split into one chunk per worker),
 # the standardisation, the rows for the starts (z, with their weights
-# start_w) and the final pass over all rows (rows()).
+# start_w) and the final pass over all rows (rows(), by the mixture E-step
+# estep in memory).  A matrix with factors is split as the in-memory
+# factor mixture fits it: in the units of its scaling (NULL: its own), the
+# user's rows kept as x.
 mixture_chunked_source <- function(x, args, weights, call) {
+  scaling <- NULL
   if (inherits(x, "ghmix_data")) {
     chunk_check_no_weights(weights, call)
     engine <- chunk_engine(x, args, args$na_rm, call)
@@ -59,14 +69,22 @@ mixture_chunked_source <- function(x, args, weights, call) {
     n_raw <- engine$n + length(dropped)
     w <- NULL
   } else {
-    data <- mix_data(x, args$na_rm, call)
+    full <- is.null(args$factors)
+    data <- mix_data(x, args$na_rm, call, collinear = full)
     w <- weights_in_sums(mix_weights(weights, data, call))
-    mix_check_weighted_shape(data$x, w, call)
-    engine <- chunk_engine(chunk_split(data$x, args$cluster, w), args,
-                           args$na_rm, call)
-    std <- mix_moments(data$x, w)
-    sub <- list(x = data$x, w = w)
+    mix_check_weighted_shape(data$x, w, call, collinear = full)
     stored <- data$x
+    if (full) {
+      std <- mix_moments(stored, w)
+    } else {
+      fitted <- factor_fitted_rows(stored, w, args$factors, call)
+      stored <- fitted$x
+      std <- fitted$std
+      scaling <- fitted$scaling
+    }
+    engine <- chunk_engine(chunk_split(stored, args$cluster, w), args,
+                           args$na_rm, call)
+    sub <- list(x = stored, w = w)
     dropped <- data$dropped
     n_raw <- NROW(x)
   }
@@ -75,10 +93,11 @@ mixture_chunked_source <- function(x, args, weights, call) {
   list(
     engine = engine, std = std, z = z, start_w = weights_in_sums(sub$w),
     stored = stored, dropped = dropped, n_raw = n_raw, weights = w,
-    nobs = if (is.null(sum_w)) engine$n else sum_w,
-    rows = function(pars, props, what, threads) {
+    nobs = if (is.null(sum_w)) engine$n else sum_w, scaling = scaling,
+    x = if (inherits(x, "ghmix_data")) stored else data$x,
+    rows = function(pars, props, what, threads, estep = mixture_estep) {
       mixture_chunked_rows(stored, std, pars, props, what,
-                           min(threads, max_threads()))
+                           min(threads, max_threads()), estep)
     }
   )
 }
@@ -135,14 +154,14 @@ mixture_estep_engine <- function(src) {
   }
 }
 
-# The memberships of every row at (pars, props) in z's units, and the
-# rows' weights (NULL: none): a matrix in memory, or the chunks read here
-# one after the other.
-mixture_chunked_rows <- function(stored, std, pars, props, what, threads) {
+# The memberships of every row at (pars, props) in z's units by estep (a
+# mixture E-step in memory), and the rows' weights (NULL: none): a matrix
+# in memory, or the chunks read here one after the other.
+mixture_chunked_rows <- function(stored, std, pars, props, what, threads,
+                                 estep = mixture_estep) {
   one <- function(x) {
-    es <- mixture_estep(mixture_standardise(x, std), pars, props,
-                        attr(x, "weights"), what, rows = TRUE,
-                        threads = threads)
+    es <- estep(mixture_standardise(x, std), pars, props,
+                attr(x, "weights"), what, rows = TRUE, threads = threads)
     w <- attr(x, "weights")
     cbind(if (is.null(w)) rep(1, nrow(x)) else w, es$rows$tau)
   }

@@ -12,6 +12,12 @@
 #   mixture log-likelihood never decreases) and pi_k = tau_k / sum(tau).
 # The components are iterated unrotated (as one factor fit is: see
 # factor_point()) and rotated once, in mixture_result().
+# Chunked data and clusters (R/mix_chunked.R): each chunk does the whole
+# E-step of its rows where it is read (densities, memberships, then the
+# weighted factor sums: mixture_factor_chunk_stats()), so one pass over
+# the chunks per E-step and O(G d r) numbers back from each.  Data whose
+# scale needs the standardisation of R/fit_scaling.R are fitted in its
+# units and reported in the user's (mixture_factor_unscale()).
 
 # The checked r of a factor mixture (NULL without factors); the
 # combinations not supported yet are classed errors.
@@ -20,8 +26,10 @@ mixture_factor_mode <- function(factors, x, args, call) {
   if (is.null(factors)) {
     return(NULL)
   }
-  what <- if (!is.null(args$cluster) || inherits(x, "ghmix_data")) {
-    "chunked data or a cluster"
+  chunked <- !is.null(args$cluster) || inherits(x, "ghmix_data")
+  what <- if (chunked && (!is.null(args$shrink) ||
+                            identical(args$backend, "cuda"))) {
+    "chunked data or a cluster with `shrink` or backend = \"cuda\""
   } else if (identical(args$backend, "cuda")) {
     "backend = \"cuda\""
   } else if (!is.null(args$shrink)) {
@@ -39,35 +47,64 @@ mixture_factor_mode <- function(factors, x, args, call) {
 
 # The fit of one G >= 2 (as mixture_fit_g(), in the factor form): the rows
 # standardised by their column means and standard deviations (no
-# covariance formed).
+# covariance formed), and where their scale needs it (R/fit_scaling.R)
+# fitted in the units of the scaling first, as a single factor fit is.
 mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
                                  call) {
   x <- data$x
-  d <- ncol(x)
   fitted <- factor_fitted_rows(x, data$weights, args$factors, call)
-  if (!is.null(fitted$scaling)) {
-    factor_abort_mode(
-      paste(
-        "`factors` with `components` and data whose scale needs",
-        "standardising (a column's standard deviation outside",
-        "[2^-128, 2^128], or a mean beyond 2^26 of them) is not supported",
-        "yet: rescale `x`."
-      ),
-      call
-    )
-  }
   std <- fitted$std
-  z <- sweep(sweep(x, 2L, std$center), 2L, std$scale, "/")
-  ctx <- list(family = family, symmetric = args$symmetric,
-              control = args$control, threads = args$threads, call = call,
-              estep = mixture_factor_estep, weights = data$weights,
-              factors = args$factors,
-              std = list(center = rep(0, d), scale = rep(1, d)))
+  z <- mixture_standardise(fitted$x, std)
+  ctx <- mixture_factor_ctx(family, args, call, data$weights, ncol(x))
   best <- mixture_best_start(z, g, family, nstart, start, std, ctx)
   em <- mixture_em_restarts(z, g, best, ctx, args$control)
-  fit <- mixture_result(em, x, std, family, args, data, call)
+  fit <- mixture_result(em, fitted$x, std, family, args, data, call)
+  fit <- mixture_factor_unscale(fit, fitted$scaling, x, call)
   fit$asked <- g
   fit
+}
+
+# The EM's context of a factor mixture whose E-steps run on rows in memory
+# (the rows' weights: w).
+mixture_factor_ctx <- function(family, args, call, w, d) {
+  list(family = family, symmetric = args$symmetric, control = args$control,
+       threads = args$threads, call = call, estep = mixture_factor_estep,
+       weights = w, factors = args$factors,
+       std = list(center = rep(0, d), scale = rep(1, d)))
+}
+
+# A factor mixture fitted in the units of scaling sc (NULL: none) in the
+# user's: as factor_result_scaled() for one fit, each component's
+# parameters in those units kept in fit$scaling$parameters (in the
+# documented rotation, the column signs chosen by the loadings in the
+# user's units), the user's from them (F -> diag(s) F / sqrt(k), D -> s^2
+# D / k, ...: scaling_to_user()), the log-likelihoods less n sum(log s),
+# and x (the user's rows) as the fit's data.
+mixture_factor_unscale <- function(fit, sc, x, call) {
+  if (is.null(sc)) {
+    return(fit)
+  }
+  ls <- log(sc$scale)
+  log_k <- scaling_log_k(sc, fit$gauge)
+  z_pars <- lapply(fit$components, factor_rotate, log_scale = ls)
+  user <- lapply(z_pars, scaling_to_user, sc = sc, log_k = log_k)
+  keep <- c("mu", "gamma", "loadings", "uniquenesses", "a", "b")
+  flat <- function(pars) {
+    lapply(stats::setNames(keep, keep), function(k) {
+      unlist(lapply(pars, function(par) par[[k]]))
+    })
+  }
+  scaling_check(flat(user), flat(z_pars), call,
+                "predict() and simulate()")
+  shift <- fit$nobs * sum(ls)
+  fit$components <- user
+  fit$scaling <- list(center = sc$center, scale = sc$scale, log_k = log_k,
+                      parameters = z_pars)
+  fit$loglik <- fit$loglik - shift
+  fit$trace$loglik <- fit$trace$loglik - shift
+  if (!is.null(fit$starts)) fit$starts$loglik <- fit$starts$loglik - shift
+  fit$data <- x
+  mixture_finish(fit)
 }
 
 # The mixture E-step of factor members, with the arguments and result of
@@ -76,6 +113,26 @@ mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
 # per-row log_y is that of `what` only with rows = TRUE.
 mixture_factor_estep <- function(x, pars, props, weights = NULL, what,
                                  rows = FALSE, threads = ghmix_threads()) {
+  mm <- mixture_factor_members(x, pars, props, weights, what, rows, threads)
+  if (is.null(mm)) {
+    return(NULL)
+  }
+  comps <- lapply(seq_along(pars), function(k) {
+    factor_estep(x, pars[[k]], what, mm$v[, k], threads = threads)
+  })
+  if (any(vapply(comps, is.null, NA))) {
+    return(NULL)
+  }
+  c(mm$sums, list(components = comps,
+                  rows = if (rows) mixture_rows_list(mm$mr)))
+}
+
+# The memberships of mixture_factor_estep(): the per-row results (mr:
+# mixture_rows_r()), the weights of each component's sums (v, n x G:
+# w_i tau_ik, 0 at rows left out) and the mixture's sums (n, weight,
+# loglik, n_bad); NULL when a component's parameters are not usable.
+mixture_factor_members <- function(x, pars, props, weights, what, rows,
+                                   threads) {
   # (the memberships need no E[log Y | x])
   logy <- ghmix_flags("estep", "logy")
   mr <- mixture_rows_r(x, pars, props, threads,
@@ -86,17 +143,104 @@ mixture_factor_estep <- function(x, pars, props, weights = NULL, what,
   w_in <- if (is.null(weights)) rep(1, nrow(x)) else as.double(weights)
   ok <- mr$ok & w_in > 0
   w <- ifelse(ok, w_in, 0)
-  comps <- lapply(seq_along(pars), function(k) {
-    factor_estep(x, pars[[k]], what, w * mr$z[, k], threads = threads)
-  })
-  if (any(vapply(comps, is.null, NA))) {
-    return(NULL)
-  }
   list(
-    n = sum(ok), weight = sum(w), loglik = sum(w[ok] * mr$logf[ok]),
-    n_bad = sum(!mr$ok & w_in > 0), components = comps,
-    rows = if (rows) mixture_rows_list(mr)
+    mr = mr, v = w * mr$z,
+    sums = list(n = sum(ok), weight = sum(w), loglik = sum(w[ok] * mr$logf[ok]),
+                n_bad = sum(!mr$ok & w_in > 0))
   )
+}
+
+# Chunked data and clusters ---------------------------------------------------
+
+# One G of a factor mixture over chunks or on a cluster (as
+# mixture_chunked_fit_g()): the best start from the rows in memory (their
+# E-steps in memory), then the EM with one pass over the chunks per E-step
+# (mixture_factor_estep_engine()).
+mixture_factor_chunked_fit_g <- function(src, g, family, nstart, start, args,
+                                         call) {
+  ctx <- mixture_factor_ctx(family, args, call, src$start_w,
+                            length(src$std$scale))
+  best <- mixture_best_start(src$z, g, family, nstart, start, src$std, ctx)
+  ctx$estep <- mixture_factor_estep_engine(src)
+  ctx$weights <- NULL
+  ctx$nobs <- src$nobs
+  em <- mixture_em_restarts(src$z, g, best, ctx, args$control)
+  weights <- src$weights
+  if (inherits(src$stored, "ghmix_data") && !is.null(src$engine$summary$w)) {
+    weights <- em$row_weights
+  }
+  fit <- mixture_result(em, src$stored, src$std, family, args,
+                        list(weights = weights, dropped = src$dropped), call)
+  fit <- mixture_factor_unscale(fit, src$scaling, src$x, call)
+  fit$asked <- g
+  fit$distributed <- mixture_distributed(src$engine)
+  fit
+}
+
+# One chunk's share of a factor mixture's E-step, where the chunk is read
+# (an engine's estep_mixture() given args$factor_mixture: the components
+# in the units z = (x - center) / scale of its std, their proportions and
+# the E-step flags): mixture_factor_estep() of its rows standardised here,
+# memberships and sums in one pass, as one vector that adds over chunks
+# (the rows in the sums, their weight, the log-likelihood, the bad rows,
+# then each component's raw statistics of ffi_mix_estep_factor()).
+mixture_factor_chunk_stats <- function(x, weights, args, threads) {
+  fm <- args$factor_mixture
+  z <- mixture_standardise(x, fm$std)
+  mm <- mixture_factor_members(z, fm$pars, fm$props, weights, fm$what, FALSE,
+                               threads)
+  if (is.null(mm)) {
+    stop("internal error: unusable factor mixture parameters", call. = FALSE)
+  }
+  raws <- lapply(seq_along(fm$pars), function(k) {
+    a <- factor_estep_args(fm$pars[[k]], fm$what)
+    as.vector(.Call(ffi_mix_estep_factor, z, mm$v[, k], a$center, a$loadings,
+                    a$uniquenesses, a$gamma, a$pab, a$what, FALSE,
+                    as.integer(threads)))
+  })
+  c(unlist(mm$sums, use.names = FALSE), unlist(raws))
+}
+
+# The E-step of a factor mixture in z's units over the chunks of
+# src$engine (the interface of mixture_estep_fun(); x, the rows of the
+# starts, is not read): one pass over the chunks, each returning
+# mixture_factor_chunk_stats(), summed in chunk order; the constants of
+# each component (proj, logdet, gsg) from factor_estep() on no rows, as
+# factor_estep_chunks() has them; rows = TRUE adds the memberships of every
+# row (src$rows()).
+mixture_factor_estep_engine <- function(src) {
+  d <- length(src$std$scale)
+  function(x, pars, props, weights = NULL, what, rows = FALSE, threads) {
+    heads <- lapply(pars, function(par) {
+      factor_estep(matrix(0, 0L, d), par, what)
+    })
+    if (any(vapply(heads, is.null, NA))) {
+      return(NULL)
+    }
+    fm <- list(pars = pars, props = props, what = what,
+               std = src$std[c("center", "scale")])
+    raw <- src$engine$estep_mixture(list(factor_mixture = fm))
+    es <- mixture_factor_unpack(raw, heads, d, ncol(pars[[1L]]$loadings))
+    if (rows) {
+      es$rows <- src$rows(pars, props, what, threads, mixture_factor_estep)
+    }
+    es
+  }
+}
+
+# The summed vector of mixture_factor_chunk_stats() as
+# mixture_factor_estep() returns its statistics.
+mixture_factor_unpack <- function(raw, heads, d, r) {
+  g <- length(heads)
+  size <- (length(raw) - 4L) / g
+  comps <- lapply(seq_len(g), function(k) {
+    part <- raw[4L + (k - 1L) * size + seq_len(size)]
+    st <- factor_unpack(part, d, r)
+    st[c("proj", "logdet", "gsg")] <- heads[[k]][c("proj", "logdet", "gsg")]
+    st
+  })
+  list(n = raw[[1L]], weight = raw[[2L]], loglik = raw[[3L]],
+       n_bad = raw[[4L]], components = comps)
 }
 
 # theta of a factor mixture (mixture_theta()): each component's mu, gamma,

@@ -288,16 +288,22 @@ predict.ghmix_mixture <- function(object, newdata = NULL,
   mixture_predict_rows(object, x, type, threads)
 }
 
+# (a fit with a scaling, R/fit_scaling.R: the rows in its units, the
+# density less sum(log scale))
 mixture_predict_rows <- function(object, x, type, threads) {
   ok <- rowSums(!is.finite(x)) == 0L
   z <- matrix(NA_real_, nrow(x), object$G,
               dimnames = list(rownames(x), colnames(object$z)))
   logf <- rep(NA_real_, nrow(x))
+  sc <- object$scaling
+  pars <- if (is.null(sc)) object$components else sc$parameters
   if (any(ok)) {
-    mr <- mixture_rows_r(x[ok, , drop = FALSE], object$components,
-                       object$proportions, threads)
+    rows <- x[ok, , drop = FALSE]
+    if (!is.null(sc)) rows <- scaling_apply(rows, sc)
+    mr <- mixture_rows_r(rows, pars, object$proportions, threads)
     z[ok, ] <- mr$z
     logf[ok] <- mr$logf
+    if (!is.null(sc)) logf[ok] <- logf[ok] - sum(log(sc$scale))
   }
   switch(type,
     membership = z,
@@ -334,12 +340,18 @@ mixture_simulate <- function(object, nsim) {
 
 # n draws of the mixture: the components by their proportions, then each
 # component's rows.
+# (a fit with a scaling: drawn in its units, then center + scale z)
 mixture_draw <- function(n, object, vars) {
   lab <- sample.int(object$G, n, replace = TRUE, prob = object$proportions)
   x <- matrix(0, n, object$d, dimnames = list(NULL, vars))
+  sc <- object$scaling
+  pars <- if (is.null(sc)) object$components else sc$parameters
   for (k in seq_len(object$G)) {
     rows <- which(lab == k)
-    x[rows, ] <- fit_draw(length(rows), object$components[[k]], vars)
+    x[rows, ] <- fit_draw(length(rows), pars[[k]], vars)
+  }
+  if (!is.null(sc)) {
+    x[] <- rep(sc$center, each = n) + rep(sc$scale, each = n) * x
   }
   attr(x, "component") <- lab
   x

@@ -77,17 +77,19 @@ chunk_estep_one <- function(chunk, bad, rows, args, opts) {
 }
 
 # The statistics of one chunk in memory (opts: backend, threads, device);
-# args: estep_args() of one component, mixture_estep_args() of G or
-# factor_estep_args() of a factor model.
+# args: estep_args() of one component, mixture_estep_args() of G,
+# factor_estep_args() of a factor model or list(factor_mixture = ) of a
+# factor mixture (R/mix_factor.R).
 chunk_estep <- function(x, args, opts, engine = NULL) {
   if (is.null(engine)) {
     engine <- chunk_local_engine(x, opts)
     on.exit(engine$free())
   }
-  if (!is.null(args$loadings) && engine$kind != "cpu") {
+  factor <- !is.null(args$loadings) || !is.null(args$factor_mixture)
+  if (factor && engine$kind != "cpu") {
     stop("factor E-steps run on the CPU only", call. = FALSE)
   }
-  if (!is.null(args$log_props) || !is.null(args$loadings)) {
+  if (!is.null(args$log_props) || factor) {
     return(as.vector(engine$estep_mixture(args)))
   }
   as.vector(engine$estep(args$center, args$chol_l, args$g, args$consts,

@@ -244,8 +244,11 @@ test_that("factor mixtures: the combinations not supported yet", {
   expect_error(fit_nig(sim$x, components = 2, factors = 1, backend = "cuda"),
                class = if (info$cuda && nrow(info$devices) > 0L) err else
                  "ghmix_error")
-  expect_error(fit_nig(ghmix_data(list(sim$x)), components = 2, factors = 1),
-               class = err)
+  # chunked data and clusters fit (test-factor-mixture-data.R), but not
+  # with `shrink`
+  expect_error(fit_nig(ghmix_data(list(sim$x)), components = 2, factors = 1,
+                       shrink = "diagonal"),
+               "chunked data or a cluster with `shrink`", class = err)
   expect_error(fit_nig(sim$x, components = 2, factors = 4),
                class = "ghmix_error_argument")
 })
