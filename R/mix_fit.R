@@ -240,11 +240,9 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
                  message = "maximum number of iterations reached")
   iter <- 0L
   step_max <- 1
-  ctx$limits_on <- final && ctx$family == "gh" && is.null(ctx$factors)
   while (cur$ok && iter < max_iter) {
     iter <- iter + 1L
-    nxt <- mixture_limit_try(cur, mixture_cycle(cur, ctx, step_max), ctx,
-                             iter)
+    nxt <- mixture_cycle(cur, ctx, step_max)
     if (!is.null(nxt$dropped)) {
       dropped <- rbind(dropped, cbind(iteration = iter, nxt$dropped))
     }
@@ -303,7 +301,7 @@ mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
                       loglik = trace$loglik, components = trace$g,
                       step = trace$step, stringsAsFactors = FALSE)
   if (!is.null(ctx$shrink)) frame$objective <- trace$objective
-  list(pars = cur$pars, props = cur$props, limits = mixture_limit_table(cur),
+  list(pars = cur$pars, props = cur$props,
        loglik = if (cur$ok) es$loglik else -Inf,
        objective = if (cur$ok) cur$objective else -Inf, z = es$rows$tau,
        row_weights = es$rows$weights,
@@ -325,7 +323,7 @@ mixture_state <- function(pars, props, ctx) {
 # One plain EM step from cur: the M-steps, the degenerate components
 # dropped (with their warning), the new state.
 mixture_em_step <- function(cur, ctx, warn = TRUE) {
-  up <- mixture_mstep(cur$es, cur$pars, ctx, cur$shrink_tr, cur$limits)
+  up <- mixture_mstep(cur$es, cur$pars, ctx, cur$shrink_tr)
   bad <- mixture_degenerate(up, cur$es, ncol(ctx$z), ctx)
   out <- list(kind = "em", dropped = NULL)
   if (length(bad$which) > 0L) {
@@ -340,7 +338,6 @@ mixture_em_step <- function(cur, ctx, warn = TRUE) {
     return(out)
   }
   out$state <- mixture_state(up$pars, up$props, ctx)
-  out$state <- mixture_limit_carry(out$state, cur, bad$which)
   out$message <- "the E-step gave a non-finite log-likelihood"
   out
 }
@@ -409,13 +406,13 @@ mixture_from_theta <- function(theta, cur, ctx) {
     }
     par <- from_theta(theta_k, ctx$family, ctx$symmetric, ncol(ctx$z))
     dimnames(par$sigma) <- dimnames(cur$pars[[k]]$sigma)
-    mixture_limit_impose(par, cur$limits[k])
+    par
   })
   w <- exp(c(0, theta[g * size + seq_len(g - 1L)]))
   if (!all(vapply(pars, mixture_par_ok, NA)) || !all(is.finite(w))) {
     return(NULL)
   }
-  mixture_limit_carry(mixture_state(pars, w / sum(w), ctx), cur)
+  mixture_state(pars, w / sum(w), ctx)
 }
 
 # The mean log-likelihood changed by at most tol and the parameter vector
@@ -429,13 +426,12 @@ mixture_converged <- function(old, new, n, ctl) {
 
 # The M-step of every component from its statistics, each put in the det
 # gauge (NULL where the step fails), and the new proportions.
-mixture_mstep <- function(es, pars, ctx, shrink_tr = NULL, limits = NULL) {
+mixture_mstep <- function(es, pars, ctx, shrink_tr = NULL) {
   taus <- vapply(es$components, function(st) st$tau, 0)
   new <- lapply(seq_along(pars), function(k) {
     step <- if (is.null(ctx$factors)) mix_mstep else factor_mstep
     par <- tryCatch(
-      step(es$components[[k]], pars[[k]],
-           mixture_limit_family(limits, k, ctx$family), ctx$symmetric),
+      step(es$components[[k]], pars[[k]], ctx$family, ctx$symmetric),
       error = function(e) NULL
     )
     if (!is.null(par) && !is.null(ctx$shrink)) {
@@ -528,7 +524,6 @@ mixture_result <- function(em, x, std, family, args, data, call) {
     control = args$control, threads = args$threads, call = call,
     factors = args$factors
   )
-  fit$limits <- mixture_limit_report(em$limits, ord, call)
   if (!is.null(args$prior)) {
     fit$objective <- mixture_shrink_objective(em$objective, args$prior,
                                               length(pars), std$scale, shift)
