@@ -251,10 +251,7 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
       break
     }
     step_max <- nxt$step_max
-    trace$loglik <- c(trace$loglik, nxt$state$es$loglik)
-    trace$objective <- c(trace$objective, nxt$state$objective)
-    trace$g <- c(trace$g, length(nxt$state$pars))
-    trace$step <- c(trace$step, nxt$kind)
+    trace <- mixture_trace_add(trace, nxt$state, nxt$kind)
     if (trace_on) {
       message(sprintf("iter %4d  G %d  loglik %.10g  (%s)", iter,
                       length(nxt$state$pars), nxt$state$es$loglik, nxt$kind))
@@ -270,8 +267,25 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
       break
     }
     if (behind) break
+    if (iter < max_iter && mixture_direct_applies(ctx, iter, final)) {
+      direct <- mixture_direct(cur, ctx)
+      if (!is.null(direct)) {
+        iter <- iter + 1L
+        cur <- direct
+        step_max <- 1
+        trace <- mixture_trace_add(trace, cur, "direct")
+      }
+    }
   }
   mixture_em_result(cur, iter, status, dropped, trace, ctx, final)
+}
+
+mixture_trace_add <- function(trace, state, kind) {
+  trace$loglik <- c(trace$loglik, state$es$loglik)
+  trace$objective <- c(trace$objective, state$objective)
+  trace$g <- c(trace$g, length(state$pars))
+  trace$step <- c(trace$step, kind)
+  trace
 }
 
 # The rows (or their weight) the likelihood counts: ctx$nobs where the
