@@ -18,9 +18,24 @@
 mixture_direct_after <- 200L
 
 # Whether the fit goes on by the direct maximisation after iteration iter.
-mixture_direct_applies <- function(ctx, iter, final) {
-  final && iter == mixture_direct_after && ctx$family == "gh" &&
-    is.null(ctx$factors) && is.null(ctx$shrink) && is.null(ctx$nobs)
+mixture_direct_applies <- function(ctx, iter, max_iter, final) {
+  all(final, iter == mixture_direct_after, iter < max_iter,
+      ctx$family == "gh", is.null(ctx$factors), is.null(ctx$shrink),
+      is.null(ctx$nobs))
+}
+
+# The EM's run (cur, trace, iter, step_max), with a step "direct" to the
+# direct maximum where mixture_direct_applies() and that is above cur.
+mixture_direct_jump <- function(run, ctx, max_iter, final) {
+  if (!mixture_direct_applies(ctx, run$iter, max_iter, final)) {
+    return(run)
+  }
+  direct <- mixture_direct(run$cur, ctx)
+  if (is.null(direct)) {
+    return(run)
+  }
+  list(cur = direct, trace = mixture_trace_add(run$trace, direct, "direct"),
+       iter = run$iter + 1L, step_max = 1)
 }
 
 # The state at the direct maximum from cur, or NULL where it is not above
@@ -104,4 +119,45 @@ mixture_direct_score_k <- function(st, par, ctx) {
   mixing[-1L][c(par$a, par$b) <= 1e-300] <- 0
   mixing[!is.finite(mixing)] <- 0
   c(sc$mu, if (!ctx$symmetric) sc$gamma, d_chol, mixing)
+}
+
+# The iteration of the step "direct" in a trace (NULL: none).
+mixture_direct_iteration <- function(trace) {
+  at <- trace$iteration[trace$step == "direct"]
+  if (length(at) == 0L) NULL else at
+}
+
+# The GH components at the skew-t (a = 0) or variance-gamma (b = 0) limit
+# of the family, where a maximum may lie: NULL, or a data frame
+# (component, limit).
+mixture_limits <- function(pars, family) {
+  if (family != "gh") {
+    return(NULL)
+  }
+  limit <- vapply(pars, function(par) {
+    if (par$a == 0) "skew-t (a = 0)" else if (par$b == 0) {
+      "variance gamma (b = 0)"
+    } else {
+      NA_character_
+    }
+  }, "")
+  at <- which(!is.na(limit))
+  if (length(at) == 0L) {
+    return(NULL)
+  }
+  data.frame(component = at, limit = limit[at], stringsAsFactors = FALSE)
+}
+
+# The lines of print() and summary() on them.
+mixture_limits_lines <- function(x) {
+  if (!is.null(x$direct)) {
+    cat(sprintf(paste(
+      "The EM went on by a direct maximisation of the log-likelihood",
+      "at iteration %d.\n"
+    ), x$direct[[1L]]))
+  }
+  if (!is.null(x$limits)) {
+    cat(sprintf("Component %d is at the %s limit of the GH family.\n",
+                x$limits$component, x$limits$limit), sep = "")
+  }
 }

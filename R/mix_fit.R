@@ -267,15 +267,12 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
       break
     }
     if (behind) break
-    if (iter < max_iter && mixture_direct_applies(ctx, iter, final)) {
-      direct <- mixture_direct(cur, ctx)
-      if (!is.null(direct)) {
-        iter <- iter + 1L
-        cur <- direct
-        step_max <- 1
-        trace <- mixture_trace_add(trace, cur, "direct")
-      }
-    }
+    run <- mixture_direct_jump(list(cur = cur, trace = trace, iter = iter,
+                                    step_max = step_max), ctx, max_iter, final)
+    cur <- run$cur
+    trace <- run$trace
+    iter <- run$iter
+    step_max <- run$step_max
   }
   mixture_em_result(cur, iter, status, dropped, trace, ctx, final)
 }
@@ -538,6 +535,8 @@ mixture_result <- function(em, x, std, family, args, data, call) {
     control = args$control, threads = args$threads, call = call,
     factors = args$factors
   )
+  fit$limits <- mixture_limits(fit$components, family)
+  fit$direct <- mixture_direct_iteration(em$trace)
   if (!is.null(args$prior)) {
     fit$objective <- mixture_shrink_objective(em$objective, args$prior,
                                               length(pars), std$scale, shift)

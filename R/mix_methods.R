@@ -121,6 +121,7 @@ mixture_print_extra <- function(x, digits) {
   if (!is.null(x$shrink)) {
     cat(shrink_line(x), "\n", sep = "")
   }
+  mixture_limits_lines(x)
   if (length(x$restarts) > 0L) {
     cat(sprintf(
       "The EM from the best start lost a component; tried again from: %s.\n",
@@ -158,7 +159,8 @@ summary.ghmix_mixture <- function(object, ...) {
          status = mixture_status_line(object), criteria = object$criteria,
          criterion = object$criterion, G = object$G,
          shrink = object$shrink, objective = object$objective,
-         restarts = object$restarts, factors = object$factors),
+         restarts = object$restarts, factors = object$factors,
+         limits = object$limits, direct = object$direct),
     class = "summary.ghmix_mixture"
   )
 }
