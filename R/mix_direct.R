@@ -96,7 +96,7 @@ mixture_direct_score <- function(state, ctx) {
     mixture_direct_score_k(es$components[[k]], state$pars[[k]], ctx)
   })
   taus <- vapply(es$components, function(st) st$tau, 0)
-  c(unlist(comps), taus[-1L] - sum(taus) * state$props[-1L])
+  unname(c(unlist(comps), taus[-1L] - sum(taus) * state$props[-1L]))
 }
 
 # One component's block: the score of (mu, gamma, Sigma, p, a, b)
