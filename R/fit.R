@@ -243,10 +243,10 @@ print.ghmix_control <- function(x, ...) {
 #'   or at `max_iter` cycles, and its log-likelihood never decreases (except
 #'   where a component is dropped). It runs on the rows standardised by their
 #'   column means and standard deviations, and reports in the data's units.
-#'   A GH mixture (in memory, full \eqn{\Sigma_k}, no `shrink`) whose EM
-#'   has not converged after 200 cycles, as on small data where a
-#'   component's \eqn{\Sigma_k} tends to a nearly singular matrix with its
-#'   mixing law at the skew-t or variance-gamma limit and the EM gains
+#'   A mixture in memory (full \eqn{\Sigma_k}, no `shrink`) whose EM has
+#'   not converged after 200 cycles, as on small data where a component's
+#'   \eqn{\Sigma_k} tends to a nearly singular matrix (for GH with its
+#'   mixing law at the skew-t or variance-gamma limit) and the EM gains
 #'   1e-8 to 1e-6 per row per cycle, goes on by a direct quasi-Newton
 #'   maximisation ([stats::nlminb()]) of the log-likelihood over the EM's
 #'   parameter vector, with the analytic score of Fisher's identity; it is
@@ -330,7 +330,7 @@ print.ghmix_control <- function(x, ...) {
 #'   `AIC`, `BIC`, `ICL`, `z` (the n x G membership probabilities),
 #'   `classification` (the component of highest membership), `uncertainty`
 #'   (1 minus the highest membership), `iterations`, `converged`, `trace`,
-#'   `dropped`, `start`, `starts`, for a GH mixture `limits` and `direct`
+#'   `dropped`, `start`, `starts`, `direct` and for a GH mixture `limits`
 #'   where there are any (above), and, for several G, `criteria`. See
 #'   [ghmix_mixture] for its methods and [plot.ghmix_mixture()]. Mixtures are
 #'   fitted in memory, on the CPU or with `backend = "cuda"` (the rows

@@ -1,10 +1,10 @@
-# GH mixtures whose EM crawls (issue 14): on small data (faithful, MixGHD's
+# Mixtures whose EM crawls (issue 14): on small data (faithful, MixGHD's
 # banknote and bankruptcy) a component's Sigma tends to a nearly singular
 # matrix, along whose null direction X - mu is spread by Y gamma alone,
-# while its mixing law sits at (or next to) its skew-t or VG limit; the EM
-# gains 1e-8 .. 1e-6 per row per iteration there (its rate of convergence
-# tends to 1) and ran to max_iter.  A GH mixture's EM that has not
-# converged after mixture_direct_after iterations therefore goes on by a
+# while a GH member's mixing law sits at (or next to) its skew-t or VG
+# limit; the EM gains 1e-8 .. 1e-6 per row per iteration there (its rate
+# of convergence tends to 1) and ran to max_iter.  A mixture's EM that has
+# not converged after mixture_direct_after iterations therefore goes on by a
 # direct quasi-Newton maximisation (stats::nlminb(), PORT) of the mixture
 # log-likelihood over the EM's vector theta (mixture_theta(): log-Cholesky
 # Sigma, log a, log b, log proportion ratios), with the analytic score of
@@ -13,14 +13,14 @@
 # maximum (taken only where its log-likelihood is at least the EM's): the
 # EM's own test decides convergence there.
 
-# The EM iterations after which a GH mixture that has not converged is
+# The EM iterations after which a mixture that has not converged is
 # maximised directly.
 mixture_direct_after <- 200L
 
 # Whether the fit goes on by the direct maximisation after iteration iter.
 mixture_direct_applies <- function(ctx, iter, max_iter, final) {
   all(final, iter == mixture_direct_after, iter < max_iter,
-      ctx$family == "gh", is.null(ctx$factors), is.null(ctx$shrink),
+      is.null(ctx$factors), is.null(ctx$shrink),
       is.null(ctx$nobs))
 }
 
@@ -114,11 +114,23 @@ mixture_direct_score_k <- function(st, par, ctx) {
   on_diag <- diag(nrow(d_l))[lower] == 1
   d_chol <- d_l[lower]
   d_chol[on_diag] <- d_chol[on_diag] * diag(chol_l)
-  mixing <- c(sc$p, par$a * sc$a, par$b * sc$b)
-  # (a, b at or below 1e-300: theta holds log 1e-300, a constant)
-  mixing[-1L][c(par$a, par$b) <= 1e-300] <- 0
-  mixing[!is.finite(mixing)] <- 0
-  c(sc$mu, if (!ctx$symmetric) sc$gamma, d_chol, mixing)
+  c(sc$mu, if (!ctx$symmetric) sc$gamma, d_chol,
+    mixture_direct_score_mixing(sc, par, ctx$family))
+}
+
+# The score of the family's mixing coordinates of theta (theta_pack()):
+# GH (p, log a, log b), NIG (log a, log b), VG (log p, log a), skew-t
+# (log(-p), log b), from that of (p, a, b).
+mixture_direct_score_mixing <- function(sc, par, family) {
+  d_log_a <- if (par$a <= 1e-300) 0 else par$a * sc$a
+  d_log_b <- if (par$b <= 1e-300) 0 else par$b * sc$b
+  # (GH: a, b at or below 1e-300 are held at log 1e-300 in theta)
+  switch(family,
+    gh = c(sc$p, d_log_a, d_log_b),
+    nig = c(d_log_a, d_log_b),
+    vg = c(par$p * sc$p, d_log_a),
+    skewt = c(par$p * sc$p, d_log_b)
+  )
 }
 
 # The iteration of the step "direct" in a trace (NULL: none).

@@ -104,34 +104,64 @@ test_that("banknote G = 2 converges above the EM that crawled", {
   expect_true(all(diff(fit$trace$loglik) >= -1e-9))
 })
 
+# The standardised rows of x and an EM context of family for them.
+score_context <- function(x, family) {
+  std <- ghmix:::mix_moments(x, NULL)
+  z <- sweep(sweep(x, 2L, std$center), 2L, std$scale, "/")
+  list(std = std,
+       ctx = list(family = family, symmetric = FALSE, threads = 1L, z = z,
+                  estep = ghmix:::mixture_estep_fun(), weights = NULL))
+}
+
+# Mixing parameters of each family inside its parameter space.
+score_mixing <- list(
+  gh = list(p = -1.3, a = 0.3, b = 0.8), nig = list(p = -0.5, a = 0.6, b = 1.1),
+  vg = list(p = 2.5, a = 1.7, b = 0), skewt = list(p = -3.5, a = 0, b = 2.2)
+)
+
 test_that("the direct maximisation's score is the log-likelihood's gradient", {
   x <- faithful_rows
   set.seed(3)
   fit <- suppressWarnings(fit_gh(x, components = 2,
                                  control = ghmix_control(max_iter = 20)))
-  std <- ghmix:::mix_moments(x, NULL)
-  z <- sweep(sweep(x, 2L, std$center), 2L, std$scale, "/")
-  ctx <- list(family = "gh", symmetric = FALSE, threads = 1L, z = z,
-              estep = ghmix:::mixture_estep_fun(), weights = NULL)
-  # a point inside the family: the fit's components in the standardised
-  # units, a and b moved off 0
-  pars <- lapply(fit$components, function(par) {
-    par <- ghmix:::to_std(par, std)
-    par$a <- max(par$a, 0.3)
-    par$b <- max(par$b, 0.2)
-    ghmix:::set_gauge(par, "det")
-  })
-  state <- ghmix:::mixture_state(pars, fit$proportions, ctx)
-  score <- ghmix:::mixture_direct_score(state, ctx)
-  loglik_at <- function(theta) {
-    ghmix:::mixture_from_theta(theta, state, ctx)$es$loglik
+  for (family in names(score_mixing)) {
+    sc <- score_context(x, family)
+    pars <- lapply(fit$components, function(par) {
+      par <- utils::modifyList(ghmix:::to_std(par, sc$std),
+                               score_mixing[[family]])
+      ghmix:::set_gauge(par, "det")
+    })
+    state <- ghmix:::mixture_state(pars, fit$proportions, sc$ctx)
+    score <- ghmix:::mixture_direct_score(state, sc$ctx)
+    loglik_at <- function(theta) {
+      ghmix:::mixture_from_theta(theta, state, sc$ctx)$es$loglik
+    }
+    h <- 1e-5
+    numeric <- vapply(seq_along(state$theta), function(j) {
+      e <- replace(0 * state$theta, j, h)
+      (loglik_at(state$theta + e) - loglik_at(state$theta - e)) / (2 * h)
+    }, 0)
+    expect_equal(score, numeric, tolerance = 1e-5, label = family)
   }
-  h <- 1e-5
-  numeric <- vapply(seq_along(state$theta), function(j) {
-    e <- replace(0 * state$theta, j, h)
-    (loglik_at(state$theta + e) - loglik_at(state$theta - e)) / (2 * h)
-  }, 0)
-  expect_equal(unname(score), numeric, tolerance = 1e-5)
+})
+
+test_that("NIG, VG and skew-t mixtures of faithful converge too", {
+  # (each ran to max_iter = 1000 unconverged before)
+  for (fun in list(fit_nig, fit_vg, fit_skewt)) {
+    set.seed(1)
+    fit <- fun(faithful_rows, components = 2)
+    expect_true(fit$converged)
+    expect_lt(fit$iterations, 300L)
+    expect_identical(fit$direct, 201L)
+    expect_equal(dgh_mixture_loglik(faithful_rows, fit$components,
+                                    fit$proportions),
+                 fit$loglik, tolerance = 1e-10)
+    expect_true(all(diff(fit$trace$loglik) >= -1e-9))
+    set.seed(1)
+    em <- suppressWarnings(fun(faithful_rows, components = 2,
+                               control = ghmix_control(max_iter = 200)))
+    expect_gt(fit$loglik, em$loglik)
+  }
 })
 
 test_that("fits that converge within 200 iterations take no direct step", {
