@@ -244,6 +244,18 @@ print.ghmix_control <- function(x, ...) {
 #'   or at `max_iter` cycles, and its log-likelihood never decreases (except
 #'   where a component is dropped). It runs on the rows standardised by their
 #'   column means and standard deviations, and reports in the data's units.
+#'   A mixture in memory (full \eqn{\Sigma_k}, no `shrink`) whose EM has
+#'   not converged after 200 cycles, as on small data where a component's
+#'   \eqn{\Sigma_k} tends to a nearly singular matrix (for GH with its
+#'   mixing law at the skew-t or variance-gamma limit) and the EM gains
+#'   1e-8 to 1e-6 per row per cycle, goes on by a direct quasi-Newton
+#'   maximisation ([stats::nlminb()]) of the log-likelihood over the EM's
+#'   parameter vector, with the analytic score of Fisher's identity; it is
+#'   taken where its log-likelihood is at least the EM's (trace step
+#'   `"direct"`, its iteration in `direct`), and the EM resumes from it
+#'   with its own convergence test. Components at \eqn{a_k = 0} (skew-t
+#'   limit) or \eqn{b_k = 0} (variance-gamma limit) are listed in `limits`
+#'   and by `print()` and `summary()`.
 #'
 #'   Starts: k-means ([stats::kmeans()] on the standardised rows), Ward's
 #'   hierarchical clustering ([stats::hclust()], `"ward.D2"`, on at most
@@ -334,7 +346,8 @@ print.ghmix_control <- function(x, ...) {
 #'   `AIC`, `BIC`, `ICL`, `z` (the n x G membership probabilities),
 #'   `classification` (the component of highest membership), `uncertainty`
 #'   (1 minus the highest membership), `iterations`, `converged`, `trace`,
-#'   `dropped`, `start`, `starts` and, for several G, `criteria`. See
+#'   `dropped`, `start`, `starts`, `direct` and for a GH mixture `limits`
+#'   where there are any (above), and, for several G, `criteria`. See
 #'   [ghmix_mixture] for its methods and [plot.ghmix_mixture()]. Mixtures are
 #'   fitted in memory, on the CPU or with `backend = "cuda"` (the rows
 #'   copied to the GPU once; each E-step one launch for all rows and

@@ -251,10 +251,7 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
       break
     }
     step_max <- nxt$step_max
-    trace$loglik <- c(trace$loglik, nxt$state$es$loglik)
-    trace$objective <- c(trace$objective, nxt$state$objective)
-    trace$g <- c(trace$g, length(nxt$state$pars))
-    trace$step <- c(trace$step, nxt$kind)
+    trace <- mixture_trace_add(trace, nxt$state, nxt$kind)
     if (trace_on) {
       message(sprintf("iter %4d  G %d  loglik %.10g  (%s)", iter,
                       length(nxt$state$pars), nxt$state$es$loglik, nxt$kind))
@@ -270,8 +267,22 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
       break
     }
     if (behind) break
+    run <- mixture_direct_jump(list(cur = cur, trace = trace, iter = iter,
+                                    step_max = step_max), ctx, max_iter, final)
+    cur <- run$cur
+    trace <- run$trace
+    iter <- run$iter
+    step_max <- run$step_max
   }
   mixture_em_result(cur, iter, status, dropped, trace, ctx, final)
+}
+
+mixture_trace_add <- function(trace, state, kind) {
+  trace$loglik <- c(trace$loglik, state$es$loglik)
+  trace$objective <- c(trace$objective, state$objective)
+  trace$g <- c(trace$g, length(state$pars))
+  trace$step <- c(trace$step, kind)
+  trace
 }
 
 # The rows (or their weight) the likelihood counts: ctx$nobs where the
@@ -524,6 +535,8 @@ mixture_result <- function(em, x, std, family, args, data, call) {
     control = args$control, threads = args$threads, call = call,
     factors = args$factors
   )
+  fit$limits <- mixture_limits(fit$components, family)
+  fit$direct <- mixture_direct_iteration(em$trace)
   if (!is.null(args$prior)) {
     fit$objective <- mixture_shrink_objective(em$objective, args$prior,
                                               length(pars), std$scale, shift)

@@ -126,6 +126,7 @@ mixture_print_extra <- function(x, digits) {
   if (!is.null(x$shrink)) {
     cat(shrink_line(x), "\n", sep = "")
   }
+  mixture_limits_lines(x)
   if (length(x$restarts) > 0L) {
     cat(sprintf(
       "The EM from the best start lost a component; tried again from: %s.\n",
@@ -164,7 +165,8 @@ summary.ghmix_mixture <- function(object, ...) {
          criterion = object$criterion, G = object$G,
          shrink = object$shrink, objective = object$objective,
          restarts = object$restarts, factors = object$factors,
-         se_note = tab$note),
+         se_note = tab$note, limits = object$limits,
+         direct = object$direct),
     class = "summary.ghmix_mixture"
   )
 }
