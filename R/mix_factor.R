@@ -24,8 +24,6 @@ mixture_factor_mode <- function(factors, x, args, call) {
     "chunked data or a cluster"
   } else if (identical(args$backend, "cuda")) {
     "backend = \"cuda\""
-  } else if (!is.null(args$shrink)) {
-    "`shrink`"
   }
   if (!is.null(what)) {
     factor_abort_mode(
@@ -63,8 +61,12 @@ mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
               estep = mixture_factor_estep, weights = data$weights,
               factors = args$factors,
               std = list(center = rep(0, d), scale = rep(1, d)))
+  ctx$shrink <- mixture_factor_shrink_setup(args$shrink, x, std,
+                                            data$weights, g, args$factors,
+                                            call)
   best <- mixture_best_start(z, g, family, nstart, start, std, ctx)
   em <- mixture_em_restarts(z, g, best, ctx, args$control)
+  args$prior <- ctx$shrink
   fit <- mixture_result(em, x, std, family, args, data, call)
   fit$asked <- g
   fit
