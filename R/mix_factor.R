@@ -22,8 +22,6 @@ mixture_factor_mode <- function(factors, x, args, call) {
   }
   what <- if (!is.null(args$cluster) || inherits(x, "ghmix_data")) {
     "chunked data or a cluster"
-  } else if (identical(args$backend, "cuda")) {
-    "backend = \"cuda\""
   }
   if (!is.null(what)) {
     factor_abort_mode(
@@ -61,6 +59,12 @@ mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
               estep = mixture_factor_estep, weights = data$weights,
               factors = args$factors,
               std = list(center = rep(0, d), scale = rep(1, d)))
+  if (args$backend == "cuda") {
+    # the standardised rows copied to the GPU once for the whole fit
+    rows_gpu <- factor_cuda_data(z, rep(1, nrow(z)), args$device)
+    on.exit(rows_gpu$free(), add = TRUE)
+    ctx$estep <- mixture_factor_estep_cuda(rows_gpu)
+  }
   ctx$shrink <- mixture_factor_shrink_setup(args$shrink, x, std,
                                             data$weights, g, args$factors,
                                             call)
@@ -78,18 +82,48 @@ mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
 # per-row log_y is that of `what` only with rows = TRUE.
 mixture_factor_estep <- function(x, pars, props, weights = NULL, what,
                                  rows = FALSE, threads = ghmix_threads()) {
+  member <- function(par, what, v, rows) {
+    factor_estep(x, par, what, v, rows = rows, threads = threads)
+  }
+  mixture_factor_estep_by(member, nrow(x), pars, props, weights, what, rows)
+}
+
+# The E-step of mixture_factor_estep() on the GPU, on the rows of `data`
+# (factor_cuda_data(), made with weights; the x of the call, the same rows
+# in this process, is not read): each component's E-step runs on the
+# device, its weights w_i tau_ik copied over the data's before its sums.
+mixture_factor_estep_cuda <- function(data) {
+  member <- function(par, what, v, rows) {
+    if (!is.null(v)) {
+      .Call(ffi_cuda_factor_data_weights, data$handle, as.double(v))
+    }
+    factor_estep(data, par, what, rows = rows, backend = "cuda")
+  }
+  function(x, pars, props, weights = NULL, what, rows = FALSE, threads) {
+    mixture_factor_estep_by(member, data$dim[[1L]], pars, props, weights,
+                            what, rows)
+  }
+}
+
+# mixture_factor_estep() with the factor E-step of one component on the
+# n rows given as member(par, what, v, rows) (v: NULL, or the rows'
+# weights): per component first its per-row log densities (unweighted),
+# the memberships from them, then its sums with row weights w_i tau_ik.
+mixture_factor_estep_by <- function(member, n, pars, props, weights, what,
+                                    rows) {
   # (the memberships need no E[log Y | x])
   logy <- ghmix_flags("estep", "logy")
-  mr <- mixture_rows_r(x, pars, props, threads,
-                       if (rows) what else bitwAnd(what, bitwNot(logy)))
+  what_rows <- if (rows) what else bitwAnd(what, bitwNot(logy))
+  per <- lapply(pars, function(par) member(par, what_rows, NULL, TRUE)$rows)
+  mr <- mixture_rows_combine(per, props)
   if (is.null(mr)) {
     return(NULL)
   }
-  w_in <- if (is.null(weights)) rep(1, nrow(x)) else as.double(weights)
+  w_in <- if (is.null(weights)) rep(1, n) else as.double(weights)
   ok <- mr$ok & w_in > 0
   w <- ifelse(ok, w_in, 0)
   comps <- lapply(seq_along(pars), function(k) {
-    factor_estep(x, pars[[k]], what, w * mr$z[, k], threads = threads)
+    member(pars[[k]], what, w * mr$z[, k], FALSE)
   })
   if (any(vapply(comps, is.null, NA))) {
     return(NULL)
