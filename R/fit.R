@@ -306,11 +306,18 @@ print.ghmix_control <- function(x, ...) {
 #'   `factors`. Its methods work as for other mixtures, with `coef(fit,
 #'   component = k, sigma = TRUE)` adding \eqn{\Sigma_k}, except
 #'   `vcov()` (an error of class `ghmix_error_factor_mode`; `summary()`
-#'   gives the estimates without standard errors). Factor mixtures are
-#'   fitted in memory on the CPU: chunked data, a `cluster`,
-#'   `backend = "cuda"`, `shrink` and `fixed` with them are errors of
-#'   class `ghmix_error_factor_mode` (`fixed`: `ghmix_error_argument`, as
-#'   for every mixture).
+#'   gives the estimates without standard errors). With `shrink`, every
+#'   \eqn{\Sigma_k} gets the prior in the factor form (the Mixtures and
+#'   Factor models sections of [ghmix_shrink()]): the EM maximises
+#'   \eqn{\ell + \sum_k P^*(F_k F_k' + D_k)}{loglik + sum_k P*(F_k F_k' +
+#'   D_k)}, which never decreases. With `backend = "cuda"` both factor
+#'   E-steps of each component run on the GPU (the rows copied to the
+#'   device once, each component's row weights \eqn{w_i \tau_{ik}} copied
+#'   in before its sums); without a usable device that is the error of
+#'   the CUDA backend, as for every fit. Factor mixtures are
+#'   fitted in memory: chunked data, a `cluster` and `fixed` with them are
+#'   errors of class `ghmix_error_factor_mode` (`fixed`:
+#'   `ghmix_error_argument`, as for every mixture).
 #'
 #'   The result has class `c("ghmix_mixture_<family>", "ghmix_mixture")`:
 #'   `proportions`, `components` (a list of parameter lists), `loglik`,
@@ -411,7 +418,7 @@ print.ghmix_control <- function(x, ...) {
 #'   diagonal target), `"diagonal"`, `"identity"` or a target matrix (the
 #'   weight by the Ledoit-Wolf rule). With `components`, every component's
 #'   \eqn{\Sigma_k} gets the prior (see the Mixtures section of
-#'   [ghmix_shrink()]). Bad input is an error of class
+#'   [ghmix_shrink()]), also with `factors`. Bad input is an error of class
 #'   `ghmix_error_shrink`. See the Shrinkage section.
 #' @section Shrinkage: With `shrink`, the EM maximises the penalised
 #'   objective \eqn{\ell + P^*(\Sigma)} of [ghmix_shrink()] (the
@@ -503,8 +510,8 @@ print.ghmix_control <- function(x, ...) {
 #'   supported yet (an error of class `ghmix_error_factor_mode`): `factors`
 #'   with `backend = "cuda"` on chunked data or a cluster, a nonzero
 #'   `fixed$gamma`, `vcov(cluster = )`,
-#'   with `components`, chunked data, clusters, `backend = "cuda"`,
-#'   `shrink` and data that need standardising, and online EM with
+#'   with `components`, chunked data, clusters and data that need
+#'   standardising, and online EM with
 #'   `factors` and `shrink` together or `factors` and `fixed`. [dgh()] and
 #'   [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is

@@ -12,6 +12,12 @@
 #   mixture log-likelihood never decreases) and pi_k = tau_k / sum(tau).
 # The components are iterated unrotated (as one factor fit is: see
 # factor_point()) and rotated once, in mixture_result().
+# With a prior (shrink), each component's factor M-step is that of one
+# penalised factor fit (R/factor_shrink.R) with its membership weight
+# W_k and c*_k: the MAP-EM argument of R/mix_shrink.R, component by
+# component, with R/factor_shrink.R's GEM step for each Sigma_k.  On a GPU
+# the rows are copied to the device once; each component's E-step runs
+# there, its weights w_i tau_ik copied over the rows' before its sums.
 
 # The checked r of a factor mixture (NULL without factors); the
 # combinations not supported yet are classed errors.

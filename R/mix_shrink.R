@@ -8,6 +8,9 @@
 # Sigma_k, and the objective never decreases.  The weight rules give the
 # pooled rows' k divided by G (a component of average size is then shrunk
 # with the rule's intensity); weight = "cv" is for one distribution.
+# Factor members (Sigma_k = F_k F_k' + D_k) take the factor form of the
+# prior (R/factor_shrink.R): P* by Woodbury from the E-step's logdet and
+# proj, the M-step on the penalised scatter (mixture_member_mstep()).
 
 # The prior of a mixture fit in the standardised units z of the EM (std:
 # the rows' center, scale and covariance; x: the rows in memory, or NULL).
