@@ -34,7 +34,7 @@ fshr_sigma <- function(par) {
 # Sigma_k = F_k F_k' + D_k, plus for each component the prior's profile
 # P*(Sigma) = -(k/2) [log det Sigma + d log(tr(Sigma^-1 T) / d) + d]
 # (R/shrink.R), T the target in the data's units.
-fshr_objective <- function(x, fit, target) {
+fshr_objective <- function(x, fit, target, w = rep(1, nrow(x))) {
   d <- ncol(x)
   k <- fit$shrink$weight
   pen <- vapply(fit$components, function(par) {
@@ -42,16 +42,16 @@ fshr_objective <- function(x, fit, target) {
     tr <- sum(diag(solve(sigma, target)))
     -(k / 2) * (as.numeric(determinant(sigma)$modulus) + d * log(tr / d) + d)
   }, 0)
-  fshr_loglik(x, fit) + sum(pen)
+  fshr_loglik(x, fit, w) + sum(pen)
 }
 
-fshr_loglik <- function(x, fit) {
+fshr_loglik <- function(x, fit, w = rep(1, nrow(x))) {
   dens <- vapply(seq_len(fit$G), function(k) {
     par <- fit$components[[k]]
     fit$proportions[[k]] *
       dgh(x, par$mu, par$gamma, fshr_sigma(par), par$p, par$a, par$b)
   }, numeric(nrow(x)))
-  sum(log(rowSums(dens)))
+  sum(w * log(rowSums(dens)))
 }
 
 # A rank-one plus diagonal target with correlations between all columns.
@@ -94,6 +94,17 @@ test_that("factor mixtures with shrink: the objective is the formula's", {
   expect_equal(fit_i$objective,
                fshr_objective(x, fit_i, diag(mean(t_diag), d)),
                tolerance = 1e-9)
+  # row weights: the weighted log-likelihood, the target the weighted
+  # variances (frequency-weight divisor)
+  w <- rep(c(1, 3), length.out = nrow(x))
+  fit_w <- fshr_fit(x, shrink = ghmix_shrink("diagonal", weight = 50),
+                    weights = w)
+  m_w <- colSums(x * w) / sum(w)
+  t_w <- colSums(w * sweep(x, 2L, m_w)^2) / (sum(w) - 1)
+  expect_equal(unname(fit_w$shrink$target), unname(t_w), tolerance = 1e-10)
+  expect_equal(fit_w$objective, fshr_objective(x, fit_w, diag(t_w), w),
+               tolerance = 1e-9)
+  expect_output(print(fit_w), "Penalised fit \\(shrink\\): target diagonal")
 })
 
 test_that("factor mixtures with shrink: weight 0 is the unpenalised fit", {
