@@ -336,9 +336,18 @@ print.ghmix_control <- function(x, ...) {
 #'   s^2 D_k} back in the data's units, the log-likelihood less
 #'   \eqn{n \sum \log s}{n sum(log s)}, and the fit's `scaling` holds the
 #'   components in the standardised units (which `predict()` and
-#'   `simulate()` use). `backend = "cuda"`, `shrink` and `fixed` with
-#'   factor mixtures are errors of class `ghmix_error_factor_mode`
-#'   (`fixed`: `ghmix_error_argument`, as for every mixture).
+#'   `simulate()` use). With `shrink`, every
+#'   \eqn{\Sigma_k} gets the prior in the factor form (the Mixtures and
+#'   Factor models sections of [ghmix_shrink()]): the EM maximises
+#'   \eqn{\ell + \sum_k P^*(F_k F_k' + D_k)}{loglik + sum_k P*(F_k F_k' +
+#'   D_k)}, which never decreases. With `backend = "cuda"` both factor
+#'   E-steps of each component run on the GPU (the rows copied to the
+#'   device once, each component's row weights \eqn{w_i \tau_{ik}} copied
+#'   in before its sums); without a usable device that is the error of
+#'   the CUDA backend, as for every fit. Errors of class
+#'   `ghmix_error_factor_mode`: `shrink` or `backend = "cuda"` with chunked
+#'   data or a cluster, `shrink` on data that need standardising, and
+#'   `fixed` (`ghmix_error_argument`, as for every mixture).
 #'
 #'   The result has class `c("ghmix_mixture_<family>", "ghmix_mixture")`:
 #'   `proportions`, `components` (a list of parameter lists), `loglik`,
@@ -441,8 +450,8 @@ print.ghmix_control <- function(x, ...) {
 #'   diagonal target), `"diagonal"`, `"identity"` or a target matrix (the
 #'   weight by the Ledoit-Wolf rule). With `components`, every component's
 #'   \eqn{\Sigma_k} gets the prior (see the Mixtures section of
-#'   [ghmix_shrink()]). With `factors`, also in online EM (see
-#'   [ghmix_online()]). Bad input is an error of class
+#'   [ghmix_shrink()]), also with `factors`. With `factors`, also in
+#'   online EM (see [ghmix_online()]). Bad input is an error of class
 #'   `ghmix_error_shrink`. See the Shrinkage section.
 #' @section Shrinkage: With `shrink`, the EM maximises the penalised
 #'   objective \eqn{\ell + P^*(\Sigma)} of [ghmix_shrink()] (the
@@ -543,8 +552,9 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{D \to s^2 D}{D -> s^2 D} back in the data's units. Not
 #'   supported yet (an error of class `ghmix_error_factor_mode`): `factors`
 #'   with `backend = "cuda"` on chunked data or a cluster,
-#'   and `factors` with `components` together with `backend = "cuda"` or
-#'   `shrink`. [dgh()] and
+#'   and `factors` with `components` together with `shrink` or
+#'   `backend = "cuda"` on chunked data or a cluster, or with `shrink` on
+#'   data that need standardising. [dgh()] and
 #'   [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
 #'   the fit with a diagonal \eqn{\Sigma}. With `shrink`, the penalised

@@ -37,7 +37,6 @@ mixture_estep_r <- function(x, pars, props, weights = NULL,
 # (logf), the membership probabilities (z, 0 where the density is not
 # finite and positive) and whether it is (ok).  what: the E-step flags.
 mixture_rows_r <- function(x, pars, props, threads, what = mix_what_rows()) {
-  col <- estep_row_columns()
   per <- if (is.null(pars[[1L]]$loadings)) {
     engine <- mix_engine_cpu(x, threads)
     lapply(pars, function(par) mix_estep(engine, par, what, rows = TRUE)$rows)
@@ -46,16 +45,24 @@ mixture_rows_r <- function(x, pars, props, threads, what = mix_what_rows()) {
       factor_estep(x, par, what, rows = TRUE, threads = threads)$rows
     })
   }
+  mixture_rows_combine(per, props)
+}
+
+# mixture_rows_r()'s result from each component's E-step rows (per; NULL
+# where a component's parameters are not usable) and the proportions.
+mixture_rows_combine <- function(per, props) {
   if (any(vapply(per, is.null, NA))) {
     return(NULL)
   }
-  logf <- vapply(seq_along(pars), function(k) {
+  col <- estep_row_columns()
+  n <- nrow(per[[1L]])
+  logf <- vapply(seq_along(per), function(k) {
     lf <- per[[k]][, col[["loglik"]]]
     lf[is.na(lf)] <- -Inf
     log(props[[k]]) + lf
-  }, numeric(nrow(x)))
-  dim(logf) <- c(nrow(x), length(pars))
-  top <- logf[cbind(seq_len(nrow(x)), max.col(logf, "first"))]
+  }, numeric(n))
+  dim(logf) <- c(n, length(per))
+  top <- logf[cbind(seq_len(n), max.col(logf, "first"))]
   lse <- top + log(rowSums(exp(logf - top)))
   ok <- is.finite(top) & is.finite(lse)
   z <- exp(logf - lse)

@@ -12,12 +12,20 @@
 #   mixture log-likelihood never decreases) and pi_k = tau_k / sum(tau).
 # The components are iterated unrotated (as one factor fit is: see
 # factor_point()) and rotated once, in mixture_result().
+#
 # Chunked data and clusters (R/mix_chunked.R): each chunk does the whole
 # E-step of its rows where it is read (densities, memberships, then the
 # weighted factor sums: mixture_factor_chunk_stats()), so one pass over
 # the chunks per E-step and O(G d r) numbers back from each.  Data whose
 # scale needs the standardisation of R/fit_scaling.R are fitted in its
 # units and reported in the user's (mixture_factor_unscale()).
+#
+# With a prior (shrink), each component's factor M-step is that of one
+# penalised factor fit (R/factor_shrink.R) with its membership weight
+# W_k and c*_k: the MAP-EM argument of R/mix_shrink.R, component by
+# component, with R/factor_shrink.R's GEM step for each Sigma_k.  On a GPU
+# the rows are copied to the device once; each component's E-step runs
+# there, its weights w_i tau_ik copied over the rows' before its sums.
 
 # The checked r of a factor mixture (NULL without factors); the
 # combinations not supported yet are classed errors.
@@ -30,10 +38,6 @@ mixture_factor_mode <- function(factors, x, args, call) {
   what <- if (chunked && (!is.null(args$shrink) ||
                             identical(args$backend, "cuda"))) {
     "chunked data or a cluster with `shrink` or backend = \"cuda\""
-  } else if (identical(args$backend, "cuda")) {
-    "backend = \"cuda\""
-  } else if (!is.null(args$shrink)) {
-    "`shrink`"
   }
   if (!is.null(what)) {
     factor_abort_mode(
@@ -53,11 +57,28 @@ mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
                                  call) {
   x <- data$x
   fitted <- factor_fitted_rows(x, data$weights, args$factors, call)
+  if (!is.null(fitted$scaling) && !is.null(args$shrink)) {
+    factor_abort_mode(
+      paste("`factors` with `components` and `shrink` on data whose scale",
+            "needs standardising is not supported yet: rescale `x`."),
+      call
+    )
+  }
   std <- fitted$std
   z <- mixture_standardise(fitted$x, std)
   ctx <- mixture_factor_ctx(family, args, call, data$weights, ncol(x))
+  if (args$backend == "cuda") {
+    # the standardised rows copied to the GPU once for the whole fit
+    rows_gpu <- factor_cuda_data(z, rep(1, nrow(z)), args$device)
+    on.exit(rows_gpu$free(), add = TRUE)
+    ctx$estep <- mixture_factor_estep_cuda(rows_gpu)
+  }
+  ctx$shrink <- mixture_factor_shrink_setup(args$shrink, fitted$x, std,
+                                            data$weights, g, args$factors,
+                                            call)
   best <- mixture_best_start(z, g, family, nstart, start, std, ctx)
   em <- mixture_em_restarts(z, g, best, ctx, args$control)
+  args$prior <- ctx$shrink
   fit <- mixture_result(em, fitted$x, std, family, args, data, call)
   fit <- mixture_factor_unscale(fit, fitted$scaling, x, call)
   fit$asked <- g
@@ -113,12 +134,42 @@ mixture_factor_unscale <- function(fit, sc, x, call) {
 # per-row log_y is that of `what` only with rows = TRUE.
 mixture_factor_estep <- function(x, pars, props, weights = NULL, what,
                                  rows = FALSE, threads = ghmix_threads()) {
-  mm <- mixture_factor_members(x, pars, props, weights, what, rows, threads)
+  member <- function(par, what, v, rows) {
+    factor_estep(x, par, what, v, rows = rows, threads = threads)
+  }
+  mixture_factor_estep_by(member, nrow(x), pars, props, weights, what, rows)
+}
+
+# The E-step of mixture_factor_estep() on the GPU, on the rows of `data`
+# (factor_cuda_data(), made with weights; the x of the call, the same rows
+# in this process, is not read): each component's E-step runs on the
+# device, its weights w_i tau_ik copied over the data's before its sums.
+mixture_factor_estep_cuda <- function(data) {
+  member <- function(par, what, v, rows) {
+    if (!is.null(v)) {
+      .Call(ffi_cuda_factor_data_weights, data$handle, as.double(v))
+    }
+    factor_estep(data, par, what, rows = rows, backend = "cuda")
+  }
+  function(x, pars, props, weights = NULL, what, rows = FALSE, threads) {
+    mixture_factor_estep_by(member, data$dim[[1L]], pars, props, weights,
+                            what, rows)
+  }
+}
+
+# mixture_factor_estep() with the factor E-step of one component on the
+# n rows given as member(par, what, v, rows) (v: NULL, or the rows'
+# weights): the memberships (mixture_factor_members_by()), then each
+# component's sums with row weights w_i tau_ik.
+mixture_factor_estep_by <- function(member, n, pars, props, weights, what,
+                                    rows) {
+  mm <- mixture_factor_members_by(member, n, pars, props, weights, what,
+                                  rows)
   if (is.null(mm)) {
     return(NULL)
   }
   comps <- lapply(seq_along(pars), function(k) {
-    factor_estep(x, pars[[k]], what, mm$v[, k], threads = threads)
+    member(pars[[k]], what, mm$v[, k], FALSE)
   })
   if (any(vapply(comps, is.null, NA))) {
     return(NULL)
@@ -127,20 +178,34 @@ mixture_factor_estep <- function(x, pars, props, weights = NULL, what,
                   rows = if (rows) mixture_rows_list(mm$mr)))
 }
 
-# The memberships of mixture_factor_estep(): the per-row results (mr:
-# mixture_rows_r()), the weights of each component's sums (v, n x G:
-# w_i tau_ik, 0 at rows left out) and the mixture's sums (n, weight,
-# loglik, n_bad); NULL when a component's parameters are not usable.
+# The memberships of a factor mixture's E-step on rows x in memory
+# (mixture_factor_members_by() with the CPU factor E-step).
 mixture_factor_members <- function(x, pars, props, weights, what, rows,
                                    threads) {
+  member <- function(par, what, v, rows) {
+    factor_estep(x, par, what, v, rows = rows, threads = threads)
+  }
+  mixture_factor_members_by(member, nrow(x), pars, props, weights, what,
+                            rows)
+}
+
+# The memberships from each component's per-row log densities
+# (member(par, what, NULL, TRUE)$rows, unweighted): the per-row results
+# (mr: mixture_rows_combine()), the weights of each component's sums (v,
+# n x G: w_i tau_ik, 0 at rows left out) and the mixture's sums (n,
+# weight, loglik, n_bad); NULL when a component's parameters are not
+# usable.
+mixture_factor_members_by <- function(member, n, pars, props, weights, what,
+                                      rows) {
   # (the memberships need no E[log Y | x])
   logy <- ghmix_flags("estep", "logy")
-  mr <- mixture_rows_r(x, pars, props, threads,
-                       if (rows) what else bitwAnd(what, bitwNot(logy)))
+  what_rows <- if (rows) what else bitwAnd(what, bitwNot(logy))
+  per <- lapply(pars, function(par) member(par, what_rows, NULL, TRUE)$rows)
+  mr <- mixture_rows_combine(per, props)
   if (is.null(mr)) {
     return(NULL)
   }
-  w_in <- if (is.null(weights)) rep(1, nrow(x)) else as.double(weights)
+  w_in <- if (is.null(weights)) rep(1, n) else as.double(weights)
   ok <- mr$ok & w_in > 0
   w <- ifelse(ok, w_in, 0)
   list(

@@ -440,21 +440,32 @@ mixture_converged <- function(old, new, n, ctl) {
 mixture_mstep <- function(es, pars, ctx, shrink_tr = NULL) {
   taus <- vapply(es$components, function(st) st$tau, 0)
   new <- lapply(seq_along(pars), function(k) {
-    step <- if (is.null(ctx$factors)) mix_mstep else factor_mstep
     par <- tryCatch(
-      step(es$components[[k]], pars[[k]], ctx$family, ctx$symmetric),
+      mixture_member_mstep(es$components[[k]], pars[[k]], ctx,
+                           taus[[k]], shrink_tr[[k]]),
       error = function(e) NULL
     )
-    if (!is.null(par) && !is.null(ctx$shrink)) {
-      par$sigma <- mixture_shrink_sigma(par$sigma, ctx$shrink, taus[[k]],
-                                        shrink_tr[[k]])
-    }
     if (is.null(par) || !mixture_par_ok(par)) {
       return(NULL)
     }
     set_gauge(par, "det")
   })
   list(pars = new, props = taus / sum(taus))
+}
+
+# One component's M-step, penalised with a prior (a factor member's on
+# its penalised scatter: factor_mstep(); a full one's Sigma:
+# mixture_shrink_sigma()); tau: its membership weight, tr: tr(Sigma^-1 T)
+# at the current parameters.
+mixture_member_mstep <- function(st, par, ctx, tau, tr) {
+  if (!is.null(ctx$factors)) {
+    return(factor_mstep(st, par, ctx$family, ctx$symmetric, ctx$shrink, tr))
+  }
+  par <- mix_mstep(st, par, ctx$family, ctx$symmetric)
+  if (!is.null(ctx$shrink)) {
+    par$sigma <- mixture_shrink_sigma(par$sigma, ctx$shrink, tau, tr)
+  }
+  par
 }
 
 mixture_par_ok <- function(par) {

@@ -8,6 +8,9 @@
 # Sigma_k, and the objective never decreases.  The weight rules give the
 # pooled rows' k divided by G (a component of average size is then shrunk
 # with the rule's intensity); weight = "cv" is for one distribution.
+# Factor members (Sigma_k = F_k F_k' + D_k) take the factor form of the
+# prior (R/factor_shrink.R): P* by Woodbury from the E-step's logdet and
+# proj, the M-step on the penalised scatter (mixture_member_mstep()).
 
 # The prior of a mixture fit in the standardised units z of the EM (std:
 # the rows' center, scale and covariance; x: the rows in memory, or NULL).
@@ -15,6 +18,20 @@ mixture_shrink_setup <- function(spec, x, std, weights, g, call) {
   if (is.null(spec)) {
     return(NULL)
   }
+  mixture_shrink_check_cv(spec, call)
+  d <- length(std$scale)
+  src <- list(
+    engine = list(d = d), std = list(cov = std$cov / tcrossprod(std$scale)),
+    scaling = list(center = std$center, scale = std$scale), stored = x,
+    weights = weights,
+    nobs = if (is.null(weights)) NROW(x) else sum(weights)
+  )
+  prior <- shrink_setup(spec, src, call)
+  if (prior$rule != "given") prior$weight <- prior$weight / g
+  prior
+}
+
+mixture_shrink_check_cv <- function(spec, call) {
   if (identical(spec$weight, "cv")) {
     abort_shrink(
       paste(
@@ -24,14 +41,28 @@ mixture_shrink_setup <- function(spec, x, std, weights, g, call) {
       call
     )
   }
-  d <- length(std$scale)
+}
+
+# The prior of a factor mixture (R/factor_shrink.R's, with r factors):
+# its target and rule taken on the rows x in the data's units (as for one
+# factor fit), then the target moved to the units z of the EM (std: the
+# rows' center and scale) and the rule's weight divided by G.  prior$target
+# stays in the data's units (the fit's record).
+mixture_factor_shrink_setup <- function(spec, x, std, weights, g, r, call) {
+  if (is.null(spec)) {
+    return(NULL)
+  }
+  mixture_shrink_check_cv(spec, call)
   src <- list(
-    engine = list(d = d), std = list(cov = std$cov / tcrossprod(std$scale)),
-    scaling = list(center = std$center, scale = std$scale), stored = x,
-    weights = weights,
-    nobs = if (is.null(weights)) NROW(x) else sum(weights)
+    engine = list(d = ncol(x)), std = std, stored = x, weights = weights,
+    nobs = if (is.null(weights)) nrow(x) else sum(weights)
   )
-  prior <- shrink_setup(spec, src, call)
+  prior <- shrink_setup(spec, src, call, factors = r)
+  s <- unname(std$scale)
+  prior$target_diag <- prior$target_diag / s^2
+  if (!is.null(prior$target_fit)) {
+    prior$target_fit <- prior$target_fit / tcrossprod(s)
+  }
   if (prior$rule != "given") prior$weight <- prior$weight / g
   prior
 }
@@ -48,16 +79,27 @@ mixture_shrink_point <- function(state, ctx) {
   if (is.null(prior)) {
     return(state)
   }
-  parts <- vapply(state$pars, function(par) {
-    chol_l <- t(chol(par$sigma))
-    c(2 * sum(log(diag(chol_l))),
-      sum(forwardsolve(chol_l, prior$chol_target)^2))
+  parts <- vapply(seq_along(state$pars), function(k) {
+    mixture_shrink_parts(state$pars[[k]], state$es$components[[k]], prior)
   }, c(0, 0))
   state$shrink_tr <- parts[2L, ]
   pen <- shrink_penalty(parts[1L, ], parts[2L, ], prior$d, prior$weight)
   state$objective <- state$objective + sum(pen)
   state$ok <- is.finite(state$objective)
   state
+}
+
+# log det Sigma_k and tr(Sigma_k^-1 T) of component par (st: its E-step
+# statistics; a factor member's from their logdet and proj, by Woodbury:
+# factor_shrink_trace()).
+mixture_shrink_parts <- function(par, st, prior) {
+  if (!is.null(par$loadings)) {
+    tb <- factor_target_times(prior, t(st$proj))
+    return(c(st$logdet, factor_shrink_trace(par, tb, prior)))
+  }
+  chol_l <- t(chol(par$sigma))
+  c(2 * sum(log(diag(chol_l))),
+    sum(forwardsolve(chol_l, prior$chol_target)^2))
 }
 
 # Component k's M-step Sigma, penalised (d = 1: unchanged); tau: its

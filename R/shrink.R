@@ -67,7 +67,15 @@
 #'   rows' variances) is common to the components. BIC and ICL (and so
 #'   the choice among several G) use the log-likelihood at the penalised
 #'   estimates; `vcov()` is an error and `summary()` shows no standard
-#'   errors, as for one distribution.
+#'   errors, as for one distribution. With `factors = r` too (a mixture of
+#'   factor-analytic members), each component's prior is that of the
+#'   Factor models section at \eqn{\Sigma_k = F_k F_k' +
+#'   \mathrm{diag}(D_k)}{Sigma_k = F_k F_k' + diag(D_k)}: its M-step is the
+#'   factor-analysis step on the penalised scatter \eqn{S_k +
+#'   \lambda_k(T/c_k^* - S_k)}, \eqn{\lambda_k = k/(W_k + k)}, and the
+#'   objective still never decreases; the target and the rule are those of
+#'   one factor fit of the pooled rows (the target's diagonal kept as a
+#'   vector), the rule's weight divided by G.
 #' @section Factor models: With `factors = r` (one component, rows in
 #'   memory) the prior and the objective are the same, at \eqn{\Sigma = F
 #'   F' + \mathrm{diag}(D)}{Sigma = F F' + diag(D)}, and no \eqn{d \times

@@ -123,6 +123,12 @@ ghmix_status ghmix_cuda_factor_data_create(const double *x, size_t n,
 
 void ghmix_cuda_factor_data_free(void *handle) { (void)handle; }
 
+ghmix_status ghmix_cuda_factor_data_weights(void *handle, const double *weights,
+                                            ghmix_error *err) {
+  (void)handle, (void)weights;
+  return not_built(err);
+}
+
 ghmix_status ghmix_cuda_factor_estep(void *handle, const ghmix_factor_model *fm,
                                      double *stats, double *rows, int *launches,
                                      ghmix_error *err) {

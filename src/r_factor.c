@@ -129,6 +129,28 @@ SEXP ffi_cuda_factor_data_free(SEXP handle) {
   return R_NilValue;
 }
 
+/* New weights (n finite values >= 0) for the rows of a handle made with
+ * weights. */
+SEXP ffi_cuda_factor_data_weights(SEXP handle, SEXP weights) {
+  ghmix_error err;
+  void *h;
+  const double *w;
+  SEXP dims;
+  if (TYPEOF(handle) != EXTPTRSXP ||
+      R_ExternalPtrTag(handle) != factor_data_tag())
+    Rf_error("internal error: not a CUDA factor E-step data handle");
+  dims = R_ExternalPtrProtected(handle);
+  h = R_ExternalPtrAddr(handle);
+  if (h == NULL)
+    Rf_error("the CUDA factor E-step data have been freed");
+  w = ghmix_r_weights(weights, (R_xlen_t)REAL(dims)[0]);
+  if (w == NULL)
+    Rf_error("internal error: no CUDA factor E-step weights given");
+  if (ghmix_cuda_factor_data_weights(h, w, &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  return R_NilValue;
+}
+
 /* The arguments of ffi_mix_estep_factor less x, weights and threads, on the
  * data (and weights) of the handle: the same result, with attribute
  * "launches" (the kernel launches of the call). */

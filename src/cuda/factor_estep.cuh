@@ -161,6 +161,28 @@ extern "C" void ghmix_cuda_factor_data_free(void *handle) {
   free(h);
 }
 
+extern "C" ghmix_status ghmix_cuda_factor_data_weights(void *handle,
+                                                       const double *weights,
+                                                       ghmix_error *err) {
+  factor_data *h = static_cast<factor_data *>(handle);
+  device_guard guard;
+  ghmix_status st;
+  ghmix_error_clear(err);
+  if (h == NULL)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "the factor E-step data handle is NULL (freed?)");
+  if (h->n == 0)
+    return GHMIX_OK;
+  if (h->weights == NULL)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "the factor E-step data have no weights to "
+                           "replace");
+  if ((st = guard.enter(h->device, err)) != GHMIX_OK)
+    return st;
+  return copy_in(h->weights, weights, h->n * sizeof(double),
+                 "the E-step weights", err);
+}
+
 extern "C" ghmix_status ghmix_cuda_factor_estep(void *handle,
                                                 const ghmix_factor_model *fm,
                                                 double *stats, double *rows,

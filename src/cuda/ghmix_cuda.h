@@ -193,6 +193,13 @@ ghmix_status ghmix_cuda_factor_data_create(const double *x, size_t n,
                                            const double *weights, int device,
                                            void **handle, ghmix_error *err);
 void ghmix_cuda_factor_data_free(void *handle);
+/* New row weights for the data of a handle made with weights: n finite
+ * values >= 0 in host memory, copied over the old ones, for the E-steps
+ * that follow (a factor mixture's memberships times the row weights, each
+ * component in turn, on one copy of the rows).  GHMIX_ERR_DOMAIN for a
+ * NULL handle or one made without weights; nothing to do for n = 0. */
+ghmix_status ghmix_cuda_factor_data_weights(void *handle, const double *weights,
+                                            ghmix_error *err);
 ghmix_status ghmix_cuda_factor_estep(void *handle, const ghmix_factor_model *fm,
                                      double *stats, double *rows, int *launches,
                                      ghmix_error *err);

@@ -459,6 +459,21 @@ extern "C" void ghmix_cuda_factor_data_free(void *handle) {
   free(h);
 }
 
+extern "C" ghmix_status ghmix_cuda_factor_data_weights(void *handle,
+                                                       const double *weights,
+                                                       ghmix_error *err) {
+  mock_factor *h = (mock_factor *)handle;
+  ghmix_error_clear(err);
+  if (h == NULL)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1, "NULL handle");
+  if (h->n == 0)
+    return GHMIX_OK;
+  if (h->weights == NULL)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1, "no weights to replace");
+  memcpy(h->weights, weights, h->n * sizeof(double));
+  return GHMIX_OK;
+}
+
 /* The two kernels of src/cuda/factor_estep.cuh, one thread at a time, on
  * the model viewing a packed copy of its arrays (as on the device). */
 extern "C" ghmix_status ghmix_cuda_factor_estep(void *handle,

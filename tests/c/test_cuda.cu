@@ -1615,8 +1615,101 @@ static void test_factor_errors(void) {
   fac_setup_free(&s);
 }
 
+/* New weights on a handle (ghmix_cuda_factor_data_weights), as a factor
+ * mixture sets each component's: the E-step then is that of data made
+ * with those weights, bit for bit, and within TOL_STATS of the CPU
+ * driver's with them; the first weights set back give the first result
+ * again; a handle without weights is GHMIX_ERR_DOMAIN. */
+static void test_factor_reweight(void) {
+  const int d = 9, r = 2, what = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
+  const size_t n = 2003;
+  fac_setup s;
+  ghmix_estep_shape sh;
+  ghmix_error err;
+  ghmix_status st;
+  double *x = (double *)xmalloc(n * (size_t)d * sizeof(double));
+  double *w1 = (double *)xmalloc(n * sizeof(double));
+  double *w2 = (double *)xmalloc(n * sizeof(double));
+  double *first, *again, *fresh, *moved, *cpu, *scale, e;
+  void *h = NULL, *h2 = NULL, *h0 = NULL;
+  size_t ns, i, worst;
+  if (!fac_setup_init(&s, d, r, -0.6, 1.2, 0.9, what)) {
+    check(0, "factor reweight: invalid test parameters");
+    free(x);
+    free(w1);
+    free(w2);
+    return;
+  }
+  fac_data(&s, d, n, 0, x);
+  for (i = 0; i < n; i++) {
+    w1[i] = unif(0, 2);
+    w2[i] = i % 7 == 3 ? 0.0 : unif(0, 1);
+  }
+  sh = ghmix_factor_shape(&s.fm, 1);
+  ns = ghmix_estep_nstats(&sh);
+  first = (double *)xmalloc(ns * sizeof(double));
+  again = (double *)xmalloc(ns * sizeof(double));
+  fresh = (double *)xmalloc(ns * sizeof(double));
+  moved = (double *)xmalloc(ns * sizeof(double));
+  cpu = (double *)xmalloc(ns * sizeof(double));
+  scale = (double *)xmalloc(ns * sizeof(double));
+  poison(moved, ns);
+  st = ghmix_cuda_factor_data_create(x, n, n, d, w1, 0, &h, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_estep(h, &s.fm, first, NULL, NULL, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_data_weights(h, w2, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_estep(h, &s.fm, moved, NULL, NULL, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_data_create(x, n, n, d, w2, 0, &h2, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_estep(h2, &s.fm, fresh, NULL, NULL, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_factor_estep_cpu(x, n, n, &s.fm, w2, cpu, NULL, 1, &err);
+  check(st == GHMIX_OK && count_poison(moved, ns) == 0,
+        "factor reweight: status %d (%s)", (int)st, err.message);
+  check(memcmp(moved, fresh, ns * sizeof(double)) == 0,
+        "factor reweight: new weights give the E-step of data made with them");
+  check(memcmp(moved, first, ns * sizeof(double)) != 0,
+        "factor reweight: the new weights change the sums");
+  fac_scale(x, n, w2, &s.fm, &sh, scale);
+  e = fac_max_err(moved, cpu, scale, &sh, &worst);
+  check(e <= TOL_STATS * tol_scale,
+        "factor reweight: statistics within %.3g of the CPU's with the new "
+        "weights (worst slot %lu)",
+        e, (unsigned long)worst);
+  st = ghmix_cuda_factor_data_weights(h, w1, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_estep(h, &s.fm, again, NULL, NULL, &err);
+  check(st == GHMIX_OK && memcmp(again, first, ns * sizeof(double)) == 0,
+        "factor reweight: the first weights again give the first sums");
+  st = ghmix_cuda_factor_data_create(x, n, n, d, NULL, 0, &h0, &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_data_weights(h0, w2, &err);
+  check(st == GHMIX_ERR_DOMAIN,
+        "factor reweight: a handle without weights is GHMIX_ERR_DOMAIN");
+  st = ghmix_cuda_factor_data_weights(NULL, w2, &err);
+  check(st == GHMIX_ERR_DOMAIN,
+        "factor reweight: a NULL handle is GHMIX_ERR_DOMAIN");
+  ghmix_cuda_factor_data_free(h);
+  ghmix_cuda_factor_data_free(h2);
+  ghmix_cuda_factor_data_free(h0);
+  fac_setup_free(&s);
+  free(x);
+  free(w1);
+  free(w2);
+  free(first);
+  free(again);
+  free(fresh);
+  free(moved);
+  free(cpu);
+  free(scale);
+}
+
 static void test_factor(int quick) {
   test_factor_errors();
+  test_factor_reweight();
   test_factor_case("GH d=8 r=2", 8, 2, quick ? 5003 : 50003, -0.7, 1.3, 0.8, 0,
                    0);
   test_factor_case("NIG d=20 r=3, weighted", 20, 3, quick ? 3001 : 20011, -0.5,

@@ -461,3 +461,68 @@ test_that("factor fits: cuda matches cpu (fit, E-step launches, rows)", {
                1e-12)
   }
 })
+
+# Two clusters of factor-GH rows (d = 8, one factor each) and row weights.
+cuda_factor_mixture_data <- function(n = 1200L, d = 8L) {
+  set.seed(23)
+  x <- rbind(cuda_factor_data(n %/% 2L, d),
+             cuda_factor_data(n %/% 2L, d) + rep(c(5, rep(0, d - 1L)),
+                                                 each = n %/% 2L))
+  list(x = x, w = rep(c(0.5, 1, 2), length.out = n))
+}
+
+test_that("factor mixtures: cuda matches cpu (E-step, fits), or the error", {
+  dat <- cuda_factor_mixture_data()
+  reason <- cuda_device_skip_reason()
+  if (!is.null(reason)) {
+    cls <- cuda_unavailable_class()
+    expect_error(fit_nig(dat$x, components = 2, factors = 1,
+                         backend = "cuda"), class = cls)
+    expect_error(fit_gh(dat$x, components = 2, factors = 1, weights = dat$w,
+                        shrink = 10, backend = "cuda"), class = cls)
+    skip(reason)
+  }
+  # one E-step of the mixture: the GPU's per component (rows, then the
+  # sums with weights w_i tau_ik on the device) against the CPU's
+  z <- scale(dat$x)
+  d <- ncol(z)
+  pars <- lapply(c(-1, 1), function(s) {
+    list(mu = rep(s * 0.5, d), gamma = rep(0.1, d),
+         loadings = matrix(seq(0.2, 0.9, length.out = d), d, 1L),
+         uniquenesses = rep(0.6, d), p = -0.5, a = 1, b = 1)
+  })
+  what <- mix_what("nig")
+  cpu_es <- mixture_factor_estep(z, pars, c(0.4, 0.6), dat$w, what, TRUE, 1L)
+  rows_gpu <- factor_cuda_data(z, rep(1, nrow(z)), 0L)
+  gpu_es <- mixture_factor_estep_cuda(rows_gpu)(z, pars, c(0.4, 0.6), dat$w,
+                                                what, TRUE)
+  rows_gpu$free()
+  expect_equal(gpu_es$loglik, cpu_es$loglik, tolerance = 1e-12)
+  expect_identical(gpu_es$n, cpu_es$n)
+  expect_lte(max_err_abs1(gpu_es$rows$tau, cpu_es$rows$tau), 1e-12)
+  for (k in 1:2) {
+    for (nm in c("tau", "s_inv", "s_y", "sx", "sxw", "sxx_diag", "sxx_proj",
+                 "proj", "logdet")) {
+      expect_lte(max_err_abs1(gpu_es$components[[k]][[nm]],
+                              cpu_es$components[[k]][[nm]]), 1e-11)
+    }
+  }
+  # the fits: the same EM from the same starts, the sums differ by rounding
+  for (shrink in list(NULL, ghmix_shrink("diagonal", 20))) {
+    set.seed(3)
+    cpu <- fit_nig(dat$x, components = 2, factors = 1, weights = dat$w,
+                   shrink = shrink)
+    set.seed(3)
+    gpu <- fit_nig(dat$x, components = 2, factors = 1, weights = dat$w,
+                   shrink = shrink, backend = "cuda")
+    expect_equal(gpu$loglik, cpu$loglik, tolerance = 1e-9)
+    expect_equal(gpu$objective, cpu$objective, tolerance = 1e-9)
+    expect_equal(gpu$proportions, cpu$proportions, tolerance = 1e-6)
+    expect_equal(gpu$z, cpu$z, tolerance = 1e-6)
+    for (k in 1:2) {
+      sig <- function(par) tcrossprod(par$loadings) + diag(par$uniquenesses)
+      expect_equal(sig(gpu$components[[k]]), sig(cpu$components[[k]]),
+                   tolerance = 1e-5)
+    }
+  }
+})
