@@ -257,4 +257,8 @@ test_that("vcov() of a factor mixture on a PSOCK cluster", {
   expect_true(fit_ch$converged)
   fmv_expect_same_vcov(vcov(fit_ch, cluster = cl),
                        fmv_in_memory(fit_ch, x, w))
+  skip_if_not_installed("future")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  fmv_expect_same_vcov(vcov(fit, cluster = "future"), vcov(fit))
 })
