@@ -329,7 +329,8 @@ print.ghmix_control <- function(x, ...) {
 #'   densities, their memberships and every component's factor sums
 #'   weighted by them (\eqn{O(G d r)} numbers back), added in chunk order,
 #'   so the fit is the in-memory factor mixture of the same rows up to
-#'   rounding (with the weights that come with the chunks, too). Data
+#'   rounding (with the weights that come with the chunks, too), and so
+#'   is its `vcov()` (its E-steps over the chunks as well). Data
 #'   whose scale needs the standardisation of the Units section are
 #'   fitted standardised, as one factor fit is: \eqn{F_k \to
 #'   \mathrm{diag}(s)F_k}{F_k -> diag(s) F_k}, \eqn{D_k \to s^2 D_k}{D_k ->

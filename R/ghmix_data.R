@@ -40,7 +40,8 @@
 #'   that every chunk has its rows' weights in that column, which is then
 #'   not part of the data; a chunk given (or returned by its function) as
 #'   `list(x = , weights = )` carries them itself; a chunk without weights
-#'   counts each row once. Weights must be finite numbers \eqn{\ge 0}, one
+#'   counts each row once (also among chunks with weights, in every fit,
+#'   mixtures included). Weights must be finite numbers \eqn{\ge 0}, one
 #'   per row (an error of class `ghmix_error_chunk` otherwise); `na.rm` drops
 #'   the weights of the rows it drops. The one-pass summary (and so the
 #'   start) is weighted, and a row of weight above 1 counts as a tie with

@@ -107,7 +107,9 @@ mixture_standardise <- function(x, std) {
 }
 
 # The rows (and weights) of about m rows evenly through the chunks of
-# data, in chunk order: all of them where there are at most m.
+# data, in chunk order: all of them where there are at most m.  The
+# weights are NULL where no chunk read has any, else one per row (1 for
+# the rows of a chunk without weights).
 mixture_chunk_sample <- function(data, m) {
   n <- data$n
   take <- if (n <= m) seq_len(n) else unique(round(seq(1, n, length.out = m)))
@@ -118,13 +120,19 @@ mixture_chunk_sample <- function(data, m) {
       return(NULL)
     }
     x <- chunk_read(data$chunks[[i]], data$bad[[i]])
-    w <- attr(x, "weights")
-    list(x = x[want, , drop = FALSE], w = if (!is.null(w)) w[want])
+    list(x = x[want, , drop = FALSE], w = attr(x, "weights")[want])
   })
   parts <- Filter(Negate(is.null), parts)
   x <- do.call(rbind, lapply(parts, function(p) p$x))
   dimnames(x) <- list(NULL, data$names)
-  list(x = x, w = unlist(lapply(parts, function(p) p$w)))
+  weighted <- !vapply(parts, function(p) is.null(p$w), NA)
+  w <- if (any(weighted)) {
+    # a chunk without weights counts each row once (ghmix_data())
+    unlist(lapply(parts, function(p) {
+      if (is.null(p$w)) rep(1, nrow(p$x)) else p$w
+    }))
+  }
+  list(x = x, w = w)
 }
 
 # The E-step of a mixture in z's units over the engine's rows (the

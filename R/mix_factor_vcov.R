@@ -19,18 +19,14 @@
 # fit) + G - 1, the fit's df.
 
 mixture_factor_vcov <- function(object, cluster, call) {
-  if (!is.null(cluster)) {
-    factor_abort_mode(
-      "vcov() of a factor mixture runs here only: use cluster = NULL.", call
-    )
-  }
   nm <- mixture_factor_vcov_names(object)
   factor_check_vcov_size(length(nm) - 1L, call)
   na_cov <- matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
   if (mixture_vcov_warn_fit(object)) {
     return(na_cov)
   }
-  src <- mixture_factor_vcov_source(object)
+  src <- mixture_factor_vcov_source(object, cluster)
+  on.exit(src$free())
   pars_z <- lapply(object$components, to_std, std = src$std)
   steps <- mixture_factor_vcov_steps(pars_z, object)
   theta <- mixture_factor_vcov_theta(pars_z, object$proportions, object)
@@ -65,16 +61,33 @@ mixture_factor_vcov_names <- function(object) {
   )
 }
 
-# The E-step of the fit's rows (in memory: factor mixtures are fitted
-# there) in the units of std.
-mixture_factor_vcov_source <- function(object) {
+# Where the E-steps of vcov() run, in the units of std (the fit's rows'
+# column means and standard deviations): the fit's rows in memory, or
+# (chunked data, or a cluster) each chunk's share where it is read
+# (fit_engine(), mixture_factor_estep_engine()), as the EM of a chunked
+# factor mixture runs them.
+mixture_factor_vcov_source <- function(object, cluster) {
+  x <- object$data
   w <- weights_in_sums(object$weights)
-  std <- factor_moments(object$data, w)
-  z <- mixture_standardise(object$data, std)
   what <- mix_what(object$family)
-  list(std = std, estep = function(pars, props) {
-    mixture_factor_estep(z, pars, props, w, what, threads = object$threads)
-  })
+  if (is.null(cluster) && !inherits(x, "ghmix_data")) {
+    std <- factor_moments(x, w)
+    z <- mixture_standardise(x, std)
+    return(list(std = std, free = engine_holds_nothing,
+                estep = function(pars, props) {
+                  mixture_factor_estep(z, pars, props, w, what,
+                                       threads = object$threads)
+                }))
+  }
+  engine <- fit_engine(object, cluster)
+  std <- if (inherits(x, "ghmix_data")) {
+    chunk_std(engine$summary, engine$data$names)[c("center", "scale")]
+  } else {
+    factor_moments(x, w)
+  }
+  estep <- mixture_factor_estep_engine(list(engine = engine, std = std))
+  list(std = std, free = engine$free,
+       estep = function(pars, props) estep(NULL, pars, props, what = what))
 }
 
 mixture_factor_vcov_theta <- function(pars, props, object) {

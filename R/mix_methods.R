@@ -23,11 +23,14 @@ mixture_label <- function(x) {
 #' proportions tie some together). For a mixture of factor members
 #' (`factors`) each component's parameters are those of a factor fit's
 #' `vcov()` (`"component_k:F[name,Fj]"`, `"component_k:D[name]"`), under
-#' its rotation's constraints as well (`cluster` must be `NULL`: an
-#' error of class `ghmix_error_factor_mode`). Where the information is not
-#' positive definite (or a GH component is at a = 0 or b = 0) it is all
-#' `NA` with
-#' a warning of class `ghmix_warning_vcov`, which also warns for a fit
+#' its rotation's constraints as well. Of a fit of chunked data the
+#' E-steps of the information read the chunks again (here, or on the
+#' workers of `cluster`: a `parallel` cluster or `"future"`), and
+#' `cluster` sends the E-steps of any fit to the workers, for full and
+#' factor members alike: the same matrix as from the rows in memory, up to
+#' rounding. Where the information is not positive definite (or a GH
+#' component is at a = 0 or b = 0) it is all `NA` with a warning of class
+#' `ghmix_warning_vcov`, which also warns for a fit
 #' that did not converge. `coef()` gives one component's parameters in any
 #' parametrisation of [coef.ghmix_fit()] (`component = k`), or all of them
 #' with the proportions. `logLik()` carries `df` and `nobs`, so

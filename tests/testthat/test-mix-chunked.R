@@ -135,3 +135,44 @@ test_that("more rows than the starts read: the same maximum", {
                  control = mix_tight)
   expect_same_mixture(fit, ref)
 })
+
+test_that("chunks without weights among weighted ones count each row once", {
+  skip_on_cran()
+  x <- mix_chunked_sim()
+  set.seed(3)
+  w <- sample(0:3, nrow(x), replace = TRUE)
+  w[c(1:200, 451:700)] <- 1
+  # only the second chunk carries weights (ghmix_data(): the others' rows
+  # count once each, as in a single-distribution fit)
+  chunks <- mix_chunks(x)
+  chunks[[2L]] <- list(x = chunks[[2L]], weights = w[201:450])
+  data <- ghmix_data(chunks)
+  opts <- ghmix:::chunk_options("cpu", 1L, 0L, NULL, NULL)
+  eng <- ghmix:::chunk_engine(data, opts, na_rm = FALSE)
+  on.exit(eng$free(), add = TRUE)
+  sub <- ghmix:::mixture_chunk_sample(eng$data, 1e4)
+  expect_identical(sub$w, w)
+  expect_identical(ghmix:::mixture_chunk_sample(eng$data, 10L)$w,
+                   w[round(seq(1, 700, length.out = 10))])
+  one <- fit_nig(data)
+  expect_equal(one$loglik, fit_nig(x, weights = w)$loglik,
+               tolerance = 1e-10)
+  set.seed(1)
+  ref <- fit_nig(x, components = 2, weights = w, control = mix_tight)
+  set.seed(1)
+  fit <- fit_nig(data, components = 2, control = mix_tight)
+  expect_same_mixture(fit, ref)
+  expect_identical(fit$weights, w)
+  expect_equal(fit$nobs, sum(w))
+  set.seed(1)
+  ref_f <- fit_nig(x, components = 2, factors = 1, weights = w,
+                   control = mix_tight)
+  set.seed(1)
+  fit_f <- fit_nig(data, components = 2, factors = 1, control = mix_tight)
+  expect_true(fit_f$converged)
+  expect_equal(fit_f$nobs, sum(w))
+  expect_lte(abs(fit_f$loglik - ref_f$loglik) / abs(ref_f$loglik), 1e-10)
+  expect_lte(max_rel(unlist(fit_f$components), unlist(ref_f$components)),
+             1e-6)
+  expect_identical(fit_f$classification, ref_f$classification)
+})
