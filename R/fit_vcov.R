@@ -355,8 +355,8 @@ fit_information <- function(engine, par, family, symmetric, steps,
   -(jac + t(jac)) / 2
 }
 
-# The Jacobian of fun (a vector as long as theta) at theta by central
-# differences with the steps given; NULL where fun gives NULL.
+# The Jacobian of fun (a vector, as long as theta unless told) at theta by
+# central differences with the steps given; NULL where fun gives NULL.
 central_jacobian <- function(fun, theta, steps) {
   k <- length(theta)
   jac <- matrix(NA_real_, k, k)
@@ -370,7 +370,11 @@ central_jacobian <- function(fun, theta, steps) {
     if (is.null(f_up) || is.null(f_dn)) {
       return(NULL)
     }
-    jac[, i] <- (f_up - f_dn) / (2 * steps[i])
+    column <- (f_up - f_dn) / (2 * steps[i])
+    if (i == 1L && length(column) != k) {
+      jac <- matrix(NA_real_, length(column), k)
+    }
+    jac[, i] <- column
   }
   jac
 }
@@ -383,7 +387,8 @@ fit_gauge_inverse <- function(info, orbit, steps) {
   }
   info_s <- info * tcrossprod(steps)
   orbit_s <- orbit / steps
-  cc <- mean(diag(info_s)) / sum(orbit_s^2)
+  # (no null direction where orbit has no columns)
+  cc <- if (length(orbit_s) > 0L) mean(diag(info_s)) / sum(orbit_s^2) else 0
   aug <- info_s + cc * tcrossprod(orbit_s)
   r <- tryCatch(chol(aug), error = function(e) NULL)
   if (is.null(r) || min(diag(r))^2 <= 1e-13 * max(diag(r))^2) {
