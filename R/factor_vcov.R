@@ -23,6 +23,14 @@
 # 389-407, section 6): the leading block of [J H'; H 0]^-1, H the
 # constraints' gradients, equals P J^- P' with P the projection along V
 # onto H's null space, and P = dN.  Its rank is the fit's df.
+#
+# With parameters held (`fixed`), theta is replaced by a chart of the
+# free ones (factor_vcov_chart()): without mu and p where held (V as
+# before), or, with a, b or a nonzero gamma held, also without the mixing
+# parameter E[Y] = 1 determines (R/fit_vcov_gauge.R), where V is the
+# rotations alone (the scaling moves E[Y] or the held values).  dN is then
+# the Jacobian of the reported parameters over the chart, 0 in the rows
+# of those held, so the rank is the chart's size less V's: df.
 
 # The largest number of parameters k for which vcov() forms the k x k
 # information of a factor fit (2 k E-steps).

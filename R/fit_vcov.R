@@ -57,11 +57,17 @@
 #' well as along the scaling; the covariance is that of the estimates under
 #' the \eqn{r(r-1)/2} constraints of the rotation and the gauge (Silvey's
 #' constrained information, Silvey 1959, \emph{Ann. Math. Statist.} 30,
-#' 389--407), of rank `df`. The score costs \eqn{O(d r)} per row (no
-#' \eqn{d \times d}{d x d} matrix); the information has \eqn{k = 3d + d r
-#' + 3} rows at most, and fits with \eqn{k > 5000} are refused (an error
-#' of class `ghmix_error_factor_mode`; `summary()` then shows no standard
-#' errors). A mixture of factor members (`components` with `factors`:
+#' 389--407), of rank `df`. Parameters held (`fixed`) are treated as for a
+#' full \eqn{\Sigma}: rows and columns of 0 (none for `gamma = 0`, the
+#' symmetric fit), the information of the free parameters, and with `a`,
+#' `b` or a nonzero `gamma` held that along the set with \eqn{E[Y] = 1}
+#' and the held values, where the scaling is no longer a null direction
+#' (only the rotations are); the rank is still `df`. The score costs
+#' \eqn{O(d r)} per row (no \eqn{d \times d}{d x d} matrix); the
+#' information has \eqn{k = 3d + d r + 3} rows at most, and fits with
+#' \eqn{k > 5000} are refused (an error of class `ghmix_error_factor_mode`;
+#' `summary()` then shows no standard errors). A mixture of factor members
+#' (`components` with `factors`:
 #' [ghmix_mixture]) has the same treatment per component: the mixture's
 #' information, singular along each component's scaling and rotations,
 #' with the constraints of each component's rotation and gauge (rank

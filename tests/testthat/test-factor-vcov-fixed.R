@@ -96,8 +96,8 @@ fvfix_check <- function(fit, held, label) {
   ev <- eigen(v, symmetric = TRUE, only.values = TRUE)$values
   expect_identical(sum(ev > 1e-9 * ev[1]), as.integer(fit$df), label = label)
   rows <- rownames(v) %in% held | sub("\\[.*", "", rownames(v)) %in% held
-  expect_identical(unname(v[rows, , drop = FALSE]), matrix(0, sum(rows), ncol(v)),
-                   label = label)
+  expect_identical(unname(v[rows, , drop = FALSE]),
+                   matrix(0, sum(rows), ncol(v)), label = label)
   ref <- fvfix_reference(fit)
   dimnames(ref) <- dimnames(v)
   free <- !rows
