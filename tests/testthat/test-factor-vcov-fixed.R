@@ -160,3 +160,25 @@ test_that("vcov() of factor fits with fixed, d = 3, r = 1: the full fit's", {
               label = names(fx))
   }
 })
+
+# Data scaled by 2^-200 are fitted standardised (R/fit_scaling.R): vcov()
+# in those units and back, which is the unscaled fit's times 2^-200 per
+# unit of x (mu, gamma, F; D twice) up to the two fits' convergence (with
+# p held 4e-10, with a held 8e-6 relative to the standard errors).
+test_that("vcov() of a standardised factor fit with fixed", {
+  x <- fvcov_sim(400, 4, 1, "gh", 11)
+  ctl <- fvfix_ctl()
+  s <- 2^-200
+  units <- c(rep(1, 12), rep(2, 4), 0, 0, 0)
+  for (fx in list(list(a = 2), list(p = 1))) {
+    fz <- fit_gh(x * s, factors = 1, fixed = fx, control = ctl)
+    expect_false(is.null(fz$scaling))
+    vz <- vcov(fz)
+    v1 <- vcov(fit_gh(x, factors = 1, fixed = fx, control = ctl))
+    expect_identical(unname(vz[names(fx), ]), rep(0, nrow(vz)))
+    se <- sqrt(diag(v1))
+    se[se == 0] <- 1
+    diff <- (vz / s^outer(units, units, "+") - v1) / tcrossprod(se)
+    expect_lt(max(abs(diff)), 1e-4, label = names(fx))
+  }
+})
