@@ -23,6 +23,14 @@
 # 389-407, section 6): the leading block of [J H'; H 0]^-1, H the
 # constraints' gradients, equals P J^- P' with P the projection along V
 # onto H's null space, and P = dN.  Its rank is the fit's df.
+#
+# With parameters held (`fixed`), theta is replaced by a chart of the
+# free ones (factor_vcov_chart()): without mu and p where held (V as
+# before), or, with a, b or a nonzero gamma held, also without the mixing
+# parameter E[Y] = 1 determines (R/fit_vcov_gauge.R), where V is the
+# rotations alone (the scaling moves E[Y] or the held values).  dN is then
+# the Jacobian of the reported parameters over the chart, 0 in the rows
+# of those held, so the rank is the chart's size less V's: df.
 
 # The largest number of parameters k for which vcov() forms the k x k
 # information of a factor fit (2 k E-steps).
@@ -42,33 +50,87 @@ factor_vcov <- function(object, cluster, call, log_scale = NULL) {
   if (vcov_warn_fit(object)) {
     return(na_cov)
   }
-  theta <- factor_vcov_pack(par, family, symmetric)
   steps <- factor_vcov_steps(par, family, symmetric)
   estep <- factor_vcov_estep(object, cluster)
   on.exit(estep(NULL))
+  ch <- factor_vcov_chart(object, nm)
+  at <- function(th) ch$point(th, par, family, symmetric)
   jac <- central_jacobian(function(th) {
-    factor_score_at(estep, factor_vcov_unpack(th, par, family, symmetric),
-                    family, symmetric)
-  }, theta, steps)
+    q <- at(th)
+    score <- if (is.null(q)) NULL else
+      factor_score_at(estep, q, family, symmetric)
+    if (is.null(score)) NULL else ch$project(q, score)
+  }, ch$theta, steps[ch$chart])
   info <- if (is.null(jac)) NULL else -(jac + t(jac)) / 2
-  cov_theta <- fit_gauge_inverse(info, factor_vcov_null(par, family,
-                                                        symmetric), steps)
-  if (is.null(cov_theta)) {
+  null <- factor_vcov_null(par, family, symmetric)[ch$chart, , drop = FALSE]
+  cov_chart <- fit_gauge_inverse(info, null[, ch$null, drop = FALSE],
+                                 steps[ch$chart])
+  norm <- central_jacobian(function(th) {
+    q <- at(th)
+    if (!is.null(q)) {
+      factor_vcov_pack(factor_rotate(ch$report(q, object$gauge), log_scale),
+                       family, symmetric)
+    }
+  }, ch$theta, steps[ch$chart])
+  if (is.null(cov_chart) || is.null(norm)) {
     warn_vcov(paste(
       "the observed information is not positive definite (the fit is not",
       "at a maximum of the likelihood); no standard errors"
     ))
     return(na_cov)
   }
-  norm <- central_jacobian(function(th) {
-    at <- factor_vcov_unpack(th, par, family, symmetric)
-    factor_vcov_pack(factor_rotate(set_gauge(at, object$gauge), log_scale),
-                     family, symmetric)
-  }, theta, steps)
-  out <- norm %*% cov_theta %*% t(norm)
+  out <- norm %*% cov_chart %*% t(norm)
   out <- (out + t(out)) / 2
   dimnames(out) <- list(nm, nm)
   out
+}
+
+# The coordinates of theta that vcov() moves (chart), as in vcov.ghmix_fit()
+# for a full Sigma: all, less mu and p where `fixed` holds them (point():
+# the parameters there, the others at par's values); the information is
+# then singular along the scaling orbit and the rotations (null: the
+# columns of factor_vcov_null() that stay null directions), and report()
+# takes a point to the gauge.  With a, b or a nonzero gamma held in the
+# gauge E[Y] = 1 (R/fit_vcov_gauge.R), the chart also leaves out the
+# mixing parameter that E[Y] = 1 determines (solved at each point), the
+# score is projected on the tangent of that constrained set (project()),
+# and the scaling, which moves E[Y] or the held values, is no null
+# direction: only the rotations are.
+factor_vcov_chart <- function(object, nm) {
+  par <- object$parameters
+  theta <- factor_vcov_pack(par, object$family, object$symmetric)
+  fixed <- object$fixed
+  rotations <- seq_len(ncol(par$loadings) * (ncol(par$loadings) - 1L) / 2L)
+  if (!fixed_in_gauge(fixed)) {
+    chart <- which(fit_free(object, nm))
+    return(list(
+      chart = chart, theta = theta[chart], null = c(1L, 1L + rotations),
+      point = factor_vcov_point(theta, chart),
+      project = function(q, score) score[chart],
+      report = set_gauge
+    ))
+  }
+  chart <- which(colSums(vcov_gauge_tangent(fixed, par, nm) != 0) > 0)
+  det <- vcov_gauge_determined(fixed)
+  point <- factor_vcov_point(theta, chart)
+  list(
+    chart = chart, theta = theta[chart], null = 1L + rotations,
+    point = function(th, par, family, symmetric) {
+      vcov_gauge_solve(point(th, par, family, symmetric), det)
+    },
+    project = function(q, score) {
+      drop(crossprod(vcov_gauge_tangent(fixed, q, nm), score))[chart]
+    },
+    report = function(q, gauge) q
+  )
+}
+
+# The parameters at theta with its coordinates chart set to th.
+factor_vcov_point <- function(theta, chart) {
+  function(th, par, family, symmetric) {
+    theta[chart] <- th
+    factor_vcov_unpack(theta, par, family, symmetric)
+  }
 }
 
 factor_check_vcov_size <- function(k, call) {

@@ -57,11 +57,17 @@
 #' well as along the scaling; the covariance is that of the estimates under
 #' the \eqn{r(r-1)/2} constraints of the rotation and the gauge (Silvey's
 #' constrained information, Silvey 1959, \emph{Ann. Math. Statist.} 30,
-#' 389--407), of rank `df`. The score costs \eqn{O(d r)} per row (no
-#' \eqn{d \times d}{d x d} matrix); the information has \eqn{k = 3d + d r
-#' + 3} rows at most, and fits with \eqn{k > 5000} are refused (an error
-#' of class `ghmix_error_factor_mode`; `summary()` then shows no standard
-#' errors). A mixture of factor members (`components` with `factors`:
+#' 389--407), of rank `df`. Parameters held (`fixed`) are treated as for a
+#' full \eqn{\Sigma}: rows and columns of 0 (none for `gamma = 0`, the
+#' symmetric fit), the information of the free parameters, and with `a`,
+#' `b` or a nonzero `gamma` held that along the set with \eqn{E[Y] = 1}
+#' and the held values, where the scaling is no longer a null direction
+#' (only the rotations are); the rank is still `df`. The score costs
+#' \eqn{O(d r)} per row (no \eqn{d \times d}{d x d} matrix); the
+#' information has \eqn{k = 3d + d r + 3} rows at most, and fits with
+#' \eqn{k > 5000} are refused (an error of class `ghmix_error_factor_mode`;
+#' `summary()` then shows no standard errors). A mixture of factor members
+#' (`components` with `factors`:
 #' [ghmix_mixture]) has the same treatment per component: the mixture's
 #' information, singular along each component's scaling and rotations,
 #' with the constraints of each component's rotation and gauge (rank
@@ -355,8 +361,8 @@ fit_information <- function(engine, par, family, symmetric, steps,
   -(jac + t(jac)) / 2
 }
 
-# The Jacobian of fun (a vector as long as theta) at theta by central
-# differences with the steps given; NULL where fun gives NULL.
+# The Jacobian of fun (a vector, as long as theta unless told) at theta by
+# central differences with the steps given; NULL where fun gives NULL.
 central_jacobian <- function(fun, theta, steps) {
   k <- length(theta)
   jac <- matrix(NA_real_, k, k)
@@ -370,7 +376,11 @@ central_jacobian <- function(fun, theta, steps) {
     if (is.null(f_up) || is.null(f_dn)) {
       return(NULL)
     }
-    jac[, i] <- (f_up - f_dn) / (2 * steps[i])
+    column <- (f_up - f_dn) / (2 * steps[i])
+    if (i == 1L && length(column) != k) {
+      jac <- matrix(NA_real_, length(column), k)
+    }
+    jac[, i] <- column
   }
   jac
 }
@@ -383,7 +393,8 @@ fit_gauge_inverse <- function(info, orbit, steps) {
   }
   info_s <- info * tcrossprod(steps)
   orbit_s <- orbit / steps
-  cc <- mean(diag(info_s)) / sum(orbit_s^2)
+  # (no null direction where orbit has no columns)
+  cc <- if (length(orbit_s) > 0L) mean(diag(info_s)) / sum(orbit_s^2) else 0
   aug <- info_s + cc * tcrossprod(orbit_s)
   r <- tryCatch(chol(aug), error = function(e) NULL)
   if (is.null(r) || min(diag(r))^2 <= 1e-13 * max(diag(r))^2) {

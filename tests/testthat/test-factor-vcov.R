@@ -5,17 +5,6 @@
 # the reported parameters (F' D^-1 F diagonal and decreasing, signs, the
 # gauge) by the delta method.
 
-fvcov_sim <- function(n, d, r, family, seed) {
-  set.seed(seed)
-  f <- matrix(stats::rnorm(d * r), d, r)
-  dd <- stats::runif(d, 0.3, 1)
-  sub <- switch(family, nig = c(-0.5, 1.5, 1.5), gh = c(1, 2, 1))
-  x <- rgh(n, stats::rnorm(d), stats::rnorm(d) * 0.3, factor_cov(f, dd),
-           sub[1], sub[2], sub[3])
-  colnames(x) <- paste0("v", seq_len(d))
-  x
-}
-
 # The reported form of (mu, gamma, F, D, p, a, b), in plain R: F rotated to
 # F' D^-1 F diagonal (decreasing), each column's largest entry positive,
 # then (Y -> s Y) to E[Y] = 1 (the "mean" gauge).
@@ -69,11 +58,6 @@ fvcov_unpsi <- function(psi, ref) {
   c(out, mix)
 }
 
-fvcov_loglik <- function(x, par) {
-  sigma <- tcrossprod(par$f) + diag(par$dd)
-  sum(dgh(x, par$mu, par$gamma, sigma, par$p, par$a, par$b, log = TRUE))
-}
-
 fvcov_reference <- function(fit, hrel = 1e-3) {
   x <- fit$data
   ref <- fvcov_psi(fit)
@@ -84,27 +68,8 @@ fvcov_reference <- function(fit, hrel = 1e-3) {
   scale <- c(sd_x, sd_x, sd_x[row(ref$low)[ref$low]],
              ref$par$uniquenesses, abs(unlist(ref$par[ref$free])))
   ll <- function(p) fvcov_loglik(x, fvcov_unpsi(p, ref))
-  # central second differences with steps h and 2 h, then Richardson's
-  # extrapolation (the O(h^2) error cancels)
-  hess_at <- function(h) {
-    at <- function(i, j, si, sj) {
-      p <- psi
-      p[i] <- p[i] + si * h[i]
-      p[j] <- p[j] + sj * h[j]
-      ll(p)
-    }
-    hess <- matrix(0, k, k)
-    for (i in seq_len(k)) {
-      for (j in seq_len(i)) {
-        hess[i, j] <- hess[j, i] <- (at(i, j, 1, 1) - at(i, j, 1, -1) -
-                                       at(i, j, -1, 1) + at(i, j, -1, -1)) /
-          (4 * h[i] * h[j])
-      }
-    }
-    hess
-  }
   h <- hrel * scale
-  hess <- (4 * hess_at(h) - hess_at(2 * h)) / 3
+  hess <- fvcov_hessian(ll, psi, h)
   free_out <- if (fit$family == "nig") c("a", "b") else c("p", "a", "b")
   report <- function(p) fvcov_report(fvcov_unpsi(p, ref), free_out)
   jac <- vapply(seq_len(k), function(i) {
