@@ -160,24 +160,45 @@ int ghmix_bessel_table_build(double nu, int what, double x_lo, double x_hi,
   return 1;
 }
 
+/* table_clenshaw of the nf (<= 4) series at c, c + NCOEF, ..., side by
+ * side (the same operations in the same order for each: the same values,
+ * but independent chains the processor overlaps). */
+static inline void table_clenshaw_n(const double *c, int nf, double u,
+                                    double *out) {
+  double b1[4] = {0, 0, 0, 0}, b2[4] = {0, 0, 0, 0}, u2 = 2 * u;
+  int k, q;
+  for (k = BESSEL_TABLE_NCOEF - 1; k >= 1; k--)
+    for (q = 0; q < nf; q++) {
+      double b0 = c[q * BESSEL_TABLE_NCOEF + k] + u2 * b1[q] - b2[q];
+      b2[q] = b1[q];
+      b1[q] = b0;
+    }
+  for (q = 0; q < nf; q++)
+    out[q] = c[q * BESSEL_TABLE_NCOEF] + u * b1[q] - b2[q];
+}
+
 void ghmix_bessel_table_eval(const ghmix_bessel_table *tab, double x, double t,
                              ghmix_bessel_result *res) {
-  double v = (t - tab->t_lo) * tab->inv_w, u;
-  int p = (int)v, q = 0;
+  double v = (t - tab->t_lo) * tab->inv_w, u, f[4];
   const double *c;
+  int p = (int)v, q = 0;
   if (p < 0)
     p = 0;
   if (p >= tab->npanel)
     p = tab->npanel - 1;
   u = 2 * (v - p) - 1;
   c = tab->coef + (size_t)p * tab->nfun * BESSEL_TABLE_NCOEF;
-  res->logk = table_clenshaw(c, u) - x;
+  if (tab->nfun == 4) /* the E-step of a free p: a constant count, unrolled */
+    table_clenshaw_n(c, 4, u, f);
+  else
+    table_clenshaw_n(c, tab->nfun, u, f);
+  res->logk = f[0] - x;
   if (tab->what & GHMIX_BESSEL_RATIOS) {
-    res->ratio_up = table_clenshaw(c + (++q) * BESSEL_TABLE_NCOEF, u);
-    res->ratio_down = table_clenshaw(c + (++q) * BESSEL_TABLE_NCOEF, u);
+    res->ratio_up = f[++q];
+    res->ratio_down = f[++q];
   }
   if (tab->what & GHMIX_BESSEL_GRAD) {
-    res->dnu = table_clenshaw(c + (++q) * BESSEL_TABLE_NCOEF, u);
+    res->dnu = f[++q];
     /* DLMF 10.29.2: K'_nu = -K_{nu-1} - (nu / x) K_nu */
     res->dx = (tab->what & GHMIX_BESSEL_RATIOS)
                   ? -(tab->nu / x + res->ratio_down)
