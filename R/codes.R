@@ -12,9 +12,16 @@ ghmix_code <- function(group, name) {
   codes[name]
 }
 
-# The bitwise or of the flags `names` of `group`.
+# The bitwise or of the flags `names` of `group` (cached: the E-steps of
+# a fit ask for the same flags each time).
 ghmix_flags <- function(group, names) {
-  Reduce(bitwOr, as.integer(ghmix_code(group, names)), 0L)
+  key <- paste(c(group, names), collapse = " ")
+  hit <- the$flags[[key]]
+  if (is.null(hit)) {
+    hit <- Reduce(bitwOr, as.integer(ghmix_code(group, names)), 0L)
+    the$flags[[key]] <- hit
+  }
+  hit
 }
 
 # The layout of the E-step statistics of a model shape (src/core/estep.h):

@@ -94,6 +94,29 @@ mixture_estep_args <- function(pars, props, what) {
 # The statistics of the whole model and of each component (each decoded
 # as unpack_stats() decodes those of one component), and the rows.
 mixture_unpack <- function(raw, d, g) {
+  at <- mixture_unpack_index(d, g)
+  comps <- lapply(at$components, function(ix) {
+    sxx <- raw[ix$sxx]
+    dim(sxx) <- at$sxx_dim
+    list(tau = raw[[ix$tau]], s_inv = raw[[ix$s_inv]], s_y = raw[[ix$s_y]],
+         s_log = raw[[ix$s_log]], s_inv_dev = raw[[ix$s_inv_dev]],
+         s_y_dev = raw[[ix$s_y_dev]], sx = raw[ix$sx], sxw = raw[ix$sxw],
+         sxx = sxx)
+  })
+  ix <- at$global
+  list(n = raw[[ix$rows]], weight = raw[[ix$weight]],
+       loglik = raw[[ix$loglik]], n_bad = raw[[ix$bad]],
+       components = comps, rows = mixture_rows(attr(raw, "rows"), g))
+}
+
+# Where mixture_unpack() finds each statistic in the E-step's output of G
+# components in d (cached per (d, G): every E-step of a fit decodes by it).
+mixture_unpack_index <- function(d, g) {
+  key <- paste("unpack", d, g)
+  hit <- the$layouts[[key]]
+  if (!is.null(hit)) {
+    return(hit)
+  }
   layout <- estep_layout(d, components = g)
   first <- layout$blocks[[which(vapply(
     layout$blocks, function(b) b[["component"]] == 1L, TRUE
@@ -101,16 +124,18 @@ mixture_unpack <- function(raw, d, g) {
   global <- seq_len(first - 1L)
   per <- (layout$nstats - length(global)) %/% g
   one <- estep_layout_full(d)
-  comps <- lapply(seq_len(g), function(k) {
-    st <- unpack_stats(raw[c(global, first - 1L + (k - 1L) * per +
-                               seq_len(per))], one)
-    st[c("tau", "s_inv", "s_y", "s_log", "s_inv_dev", "s_y_dev", "sx",
-         "sxw", "sxx")]
+  fields <- c(tau = "tau", s_inv = "inv_y", s_y = "y", s_log = "log_y",
+              s_inv_dev = "inv_y_dev", s_y_dev = "y_dev", sx = "u",
+              sxw = "inv_y_u", sxx = "inv_y_uu")
+  components <- lapply(seq_len(g), function(k) {
+    pos <- c(global, first - 1L + (k - 1L) * per + seq_len(per))
+    lapply(fields, function(f) pos[one$index[[f]]])
   })
-  ix <- layout$index
-  list(n = raw[[ix$rows]], weight = raw[[ix$weight]],
-       loglik = raw[[ix$loglik]], n_bad = raw[[ix$bad]],
-       components = comps, rows = mixture_rows(attr(raw, "rows"), g))
+  uu <- one$blocks$inv_y_uu
+  hit <- list(components = components, global = layout$index,
+              sxx_dim = c(uu[["nrow"]], uu[["ncol"]]))
+  the$layouts[[key]] <- hit
+  hit
 }
 
 # The per-row output by its column names (src/r_mix_estep.c).

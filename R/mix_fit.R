@@ -472,7 +472,8 @@ mixture_par_ok <- function(par) {
   if (!is.null(par$loadings)) {
     return(mixture_factor_par_ok(par))
   }
-  all(is.finite(unlist(par))) && gig_valid(par$p, par$a, par$b) &&
+  all(is.finite(unlist(par, use.names = FALSE))) &&
+    gig_valid(par$p, par$a, par$b) &&
     mixture_sigma_ok(par$sigma)
 }
 

@@ -2,5 +2,6 @@
   the$threads <- threads_from_env()
   the$codes <- .Call(ffi_codes)
   the$layouts <- new.env(parent = emptyenv())
+  the$flags <- new.env(parent = emptyenv())
   invisible()
 }

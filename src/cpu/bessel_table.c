@@ -49,15 +49,38 @@ static double table_clenshaw(const double *c, double u) {
   return c[0] + u * b1 - b2;
 }
 
+/* The cosines the panels share, computed once per table (cos() per panel
+ * cost as much as the exact evaluations): at the nodes u_j = cos(pi (j +
+ * 1/2) / N), of the transform cos(pi m (j + 1/2) / N), and at the test
+ * points cos(pi j / N), j even. */
+#define TABLE_NODES 0
+#define TABLE_TRANSFORM BESSEL_TABLE_N
+#define TABLE_TESTS (TABLE_TRANSFORM + BESSEL_TABLE_NCOEF * BESSEL_TABLE_N)
+#define TABLE_NTESTS (BESSEL_TABLE_N / 2 + 1)
+#define TABLE_NCOS (TABLE_TESTS + TABLE_NTESTS)
+
+static void table_cosines(double *cs) {
+  int j, m;
+  for (j = 0; j < BESSEL_TABLE_N; j++)
+    cs[TABLE_NODES + j] = cos(TABLE_PI * (j + 0.5) / BESSEL_TABLE_N);
+  for (m = 0; m < BESSEL_TABLE_NCOEF; m++)
+    for (j = 0; j < BESSEL_TABLE_N; j++)
+      cs[TABLE_TRANSFORM + m * BESSEL_TABLE_N + j] =
+          cos(TABLE_PI * m * (j + 0.5) / BESSEL_TABLE_N);
+  for (j = 0; j <= BESSEL_TABLE_N; j += 2)
+    cs[TABLE_TESTS + j / 2] = cos(TABLE_PI * j / BESSEL_TABLE_N);
+}
+
 /* Chebyshev coefficients of panel p from the values at its N points of the
  * first kind, u_j = cos(pi (j + 1/2) / N). */
 static int table_panel(ghmix_bessel_table *tab, int p) {
   double f[BESSEL_TABLE_N][4], mid, half = 0.5 / tab->inv_w;
   double *c = tab->coef + (size_t)p * tab->nfun * BESSEL_TABLE_NCOEF;
+  const double *cs = tab->cosines;
   int j, m, q;
   mid = tab->t_lo + (p + 0.5) / tab->inv_w;
   for (j = 0; j < BESSEL_TABLE_N; j++) {
-    double u = cos(TABLE_PI * (j + 0.5) / BESSEL_TABLE_N);
+    double u = cs[TABLE_NODES + j];
     table_values(tab->nu, tab->what, exp(mid + half * u), f[j]);
     for (q = 0; q < tab->nfun; q++)
       if (!isfinite(f[j][q]))
@@ -65,9 +88,10 @@ static int table_panel(ghmix_bessel_table *tab, int p) {
   }
   for (q = 0; q < tab->nfun; q++)
     for (m = 0; m < BESSEL_TABLE_NCOEF; m++) {
+      const double *cm = cs + TABLE_TRANSFORM + m * BESSEL_TABLE_N;
       double s = 0;
       for (j = 0; j < BESSEL_TABLE_N; j++)
-        s += f[j][q] * cos(TABLE_PI * m * (j + 0.5) / BESSEL_TABLE_N);
+        s += f[j][q] * cm[j];
       c[q * BESSEL_TABLE_NCOEF + m] = (m == 0 ? 1.0 : 2.0) * s / BESSEL_TABLE_N;
     }
   return 1;
@@ -79,8 +103,8 @@ static int table_verify(const ghmix_bessel_table *tab, int p) {
   const double *c = tab->coef + (size_t)p * tab->nfun * BESSEL_TABLE_NCOEF;
   double mid = tab->t_lo + (p + 0.5) / tab->inv_w, half = 0.5 / tab->inv_w;
   int j, q;
-  for (j = 0; j <= BESSEL_TABLE_N; j += 2) {
-    double u = cos(TABLE_PI * j / BESSEL_TABLE_N), f[4];
+  for (j = 0; j < TABLE_NTESTS; j++) {
+    double u = tab->cosines[TABLE_TESTS + j], f[4];
     double x = exp(mid + half * u);
     table_values(tab->nu, tab->what, x, f);
     for (q = 0; q < tab->nfun; q++) {
@@ -94,10 +118,10 @@ static int table_verify(const ghmix_bessel_table *tab, int p) {
   return 1;
 }
 
-int ghmix_bessel_table_build(double nu, int what, double x_lo, double x_hi,
-                             ghmix_bessel_table *tab) {
+int ghmix_bessel_table_init(double nu, int what, double x_lo, double x_hi,
+                            ghmix_bessel_table *tab) {
   double t_lo = log(x_lo), t_hi = log(x_hi), span;
-  int p;
+  size_t ncoef;
   if (!(x_lo > 0) || !(x_hi >= x_lo) || !isfinite(x_hi) || !isfinite(nu))
     return 0;
   span = (t_hi - t_lo) / BESSEL_TABLE_WIDTH;
@@ -110,36 +134,71 @@ int ghmix_bessel_table_build(double nu, int what, double x_lo, double x_hi,
   tab->npanel = (int)span + 1;
   tab->nfun = 1 + ((tab->what & GHMIX_BESSEL_RATIOS) ? 2 : 0) +
               ((tab->what & GHMIX_BESSEL_GRAD) ? 1 : 0);
-  tab->coef = malloc(sizeof(double) * (size_t)tab->npanel * tab->nfun *
-                     BESSEL_TABLE_NCOEF);
+  ncoef = (size_t)tab->npanel * tab->nfun * BESSEL_TABLE_NCOEF;
+  tab->coef = malloc(sizeof(double) * (ncoef + TABLE_NCOS));
   if (tab->coef == NULL)
     return 0;
+  tab->cosines = tab->coef + ncoef;
+  table_cosines(tab->cosines);
+  return 1;
+}
+
+int ghmix_bessel_table_panel(ghmix_bessel_table *tab, int p) {
+  return table_panel(tab, p) && table_verify(tab, p);
+}
+
+int ghmix_bessel_table_build(double nu, int what, double x_lo, double x_hi,
+                             ghmix_bessel_table *tab) {
+  int p;
+  if (!ghmix_bessel_table_init(nu, what, x_lo, x_hi, tab))
+    return 0;
   for (p = 0; p < tab->npanel; p++)
-    if (!table_panel(tab, p) || !table_verify(tab, p)) {
+    if (!ghmix_bessel_table_panel(tab, p)) {
       ghmix_bessel_table_free(tab);
       return 0;
     }
   return 1;
 }
 
+/* table_clenshaw of the nf (<= 4) series at c, c + NCOEF, ..., side by
+ * side (the same operations in the same order for each: the same values,
+ * but independent chains the processor overlaps). */
+static inline void table_clenshaw_n(const double *c, int nf, double u,
+                                    double *out) {
+  double b1[4] = {0, 0, 0, 0}, b2[4] = {0, 0, 0, 0}, u2 = 2 * u;
+  int k, q;
+  for (k = BESSEL_TABLE_NCOEF - 1; k >= 1; k--)
+    for (q = 0; q < nf; q++) {
+      double b0 = c[q * BESSEL_TABLE_NCOEF + k] + u2 * b1[q] - b2[q];
+      b2[q] = b1[q];
+      b1[q] = b0;
+    }
+  for (q = 0; q < nf; q++)
+    out[q] = c[q * BESSEL_TABLE_NCOEF] + u * b1[q] - b2[q];
+}
+
 void ghmix_bessel_table_eval(const ghmix_bessel_table *tab, double x, double t,
                              ghmix_bessel_result *res) {
-  double v = (t - tab->t_lo) * tab->inv_w, u;
-  int p = (int)v, q = 0;
+  double v = (t - tab->t_lo) * tab->inv_w, u, f[4];
   const double *c;
+  int p = (int)v, q = 0;
   if (p < 0)
     p = 0;
   if (p >= tab->npanel)
     p = tab->npanel - 1;
   u = 2 * (v - p) - 1;
   c = tab->coef + (size_t)p * tab->nfun * BESSEL_TABLE_NCOEF;
-  res->logk = table_clenshaw(c, u) - x;
+  if (tab->nfun == 4) /* the E-step of a free p: a constant count, unrolled */
+    table_clenshaw_n(c, 4, u, f);
+  else
+    table_clenshaw_n(c, tab->nfun, u, f);
+  res->logk = f[0] - x;
   if (tab->what & GHMIX_BESSEL_RATIOS) {
-    res->ratio_up = table_clenshaw(c + (++q) * BESSEL_TABLE_NCOEF, u);
-    res->ratio_down = table_clenshaw(c + (++q) * BESSEL_TABLE_NCOEF, u);
+    res->ratio_up = f[++q];
+    res->ratio_down = f[++q];
   }
   if (tab->what & GHMIX_BESSEL_GRAD) {
-    res->dnu = table_clenshaw(c + (++q) * BESSEL_TABLE_NCOEF, u);
+    res->dnu = f[++q];
     /* DLMF 10.29.2: K'_nu = -K_{nu-1} - (nu / x) K_nu */
     res->dx = (tab->what & GHMIX_BESSEL_RATIOS)
                   ? -(tab->nu / x + res->ratio_down)
@@ -149,5 +208,5 @@ void ghmix_bessel_table_eval(const ghmix_bessel_table *tab, double x, double t,
 
 void ghmix_bessel_table_free(ghmix_bessel_table *tab) {
   free(tab->coef);
-  tab->coef = NULL;
+  tab->coef = tab->cosines = NULL;
 }

@@ -25,8 +25,9 @@ typedef struct {
   double t_lo;  /* log x at the left end of panel 0 */
   double inv_w; /* 1 / panel width */
   int npanel;
-  int nfun;     /* functions per panel: log K + x, ratios, dnu */
-  double *coef; /* npanel x nfun Chebyshev series (bessel_table.c) */
+  int nfun;        /* functions per panel: log K + x, ratios, dnu */
+  double *coef;    /* npanel x nfun Chebyshev series (bessel_table.c) */
+  double *cosines; /* the nodes' and the transform's (bessel_table.c) */
 } ghmix_bessel_table;
 
 /* Builds the table for nu and what over x in [x_lo, x_hi] (0 < x_lo <=
@@ -34,6 +35,16 @@ typedef struct {
  * to free then). */
 int ghmix_bessel_table_build(double nu, int what, double x_lo, double x_hi,
                              ghmix_bessel_table *tab);
+
+/* The build in steps, for callers that build panels on several threads:
+ * ghmix_bessel_table_init sets up the table (1, or 0 with nothing to
+ * free); ghmix_bessel_table_panel fills and verifies panel p (1, or 0:
+ * the table must not be used), each panel independently of the others
+ * and with the same values as ghmix_bessel_table_build; then
+ * ghmix_bessel_table_free. */
+int ghmix_bessel_table_init(double nu, int what, double x_lo, double x_hi,
+                            ghmix_bessel_table *tab);
+int ghmix_bessel_table_panel(ghmix_bessel_table *tab, int p);
 
 /* The fields of res that tab->what asks for, at x with log x = t; x must
  * lie in the table's range. */

@@ -23,6 +23,9 @@
 /* Fewer rows than this run on the calling thread: waking a team costs more
  * than the rows (about 0.1-0.5 us each). */
 #define MIX_PARALLEL_MIN 4096
+/* A row whose K_q is evaluated exactly (no table) costs about this many
+ * tabulated ones (0.4-0.6 us against 0.1). */
+#define MIX_EXACT_ROW 4
 /* Up to this d the triangular solve and the rank-k update are loops here:
  * for small d the BLAS calls cost more than the work (reference BLAS: 30%
  * of a NIG E-step at d = 10); above, R's BLAS (level 3) does them. */
@@ -348,9 +351,10 @@ static int mix_table_pays(const ghmix_mix_const *c, size_t n) {
   return (ghmix_mix_row_bessel_what(c) & GHMIX_BESSEL_GRAD) || !halfint;
 }
 
-/* The Q range pass and the table over the x it implies (job->qmin and
- * qmax allocated); 1 if built, 0 if not (rows are then evaluated exactly),
- * -1 when interrupted. */
+/* The Q range pass and the table over the x it implies set up
+ * (ghmix_bessel_table_init; job->qmin and qmax allocated), its panels not
+ * yet filled: 1 if set up, 0 if not (rows are then evaluated exactly), -1
+ * when interrupted. */
 static int mix_table_prepare(const mix_job *job, int threads, size_t *done,
                              ghmix_bessel_table *tab) {
   const ghmix_mix_const *c = &job->comp->c;
@@ -368,25 +372,69 @@ static int mix_table_prepare(const mix_job *job, int threads, size_t *done,
   }
   if (!(c->b + qmin > 0) || !isfinite(qmax))
     return 0;
-  return ghmix_bessel_table_build(c->q, ghmix_mix_row_bessel_what(c),
-                                  c->sqrt_a * sqrt(c->b + qmin),
-                                  c->sqrt_a * sqrt(c->b + qmax), tab);
+  return ghmix_bessel_table_init(c->q, ghmix_mix_row_bessel_what(c),
+                                 c->sqrt_a * sqrt(c->b + qmin),
+                                 c->sqrt_a * sqrt(c->b + qmax), tab);
 }
 
-/* The threads for n rows of d: at most one per slot, one for small jobs
- * (a row costs O(d^2) flops once the BLAS path is taken). */
-static int mix_threads(const mix_job *job, int threads) {
+/* The panels of the tables tabs[0, count) (each set up by
+ * ghmix_bessel_table_init), all of them shared out among the threads
+ * (each panel is independent of the others: the values do not depend on
+ * the threads); ok[k] = 1 when every panel of table k was verified, else
+ * 0 (it must not be used then). */
+static void mix_tables_fill(ghmix_bessel_table *tabs, const int *use, int count,
+                            int threads, int *ok) {
+  int k, total = 0, i;
+  int first[GHMIX_MAX_COMPONENTS + 1];
+  unsigned char *good;
+  for (k = 0; k < count; k++) {
+    first[k] = total;
+    total += use[k] ? tabs[k].npanel : 0;
+    ok[k] = use[k];
+  }
+  first[count] = total;
+  good = malloc(total > 0 ? (size_t)total : 1);
+  if (good == NULL || total < 2)
+    threads = 1;
+  (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads)                                  \
+    schedule(dynamic, 1) if (threads > 1)
+#endif
+  for (i = 0; i < total; i++) {
+    int t = 0, r;
+    while (i >= first[t + 1])
+      t++;
+    r = ghmix_bessel_table_panel(&tabs[t], i - first[t]);
+    if (good != NULL)
+      good[i] = (unsigned char)r;
+    else if (!r)
+      ok[t] = 0; /* one thread here: no race */
+  }
+  if (good != NULL)
+    for (k = 0; k < count; k++)
+      for (i = first[k]; i < first[k + 1]; i++)
+        ok[k] &= good[i];
+  free(good);
+}
+
+/* The threads for n rows of d, each costing `weight` rows of one
+ * component tabulated: at most one per slot, one for small jobs (a row
+ * costs O(d^2) flops once the BLAS path is taken). */
+static int mix_threads(const mix_job *job, int threads, size_t weight) {
   threads = ghmix_slots_threads(&job->sl, threads);
-  if (job->n * (size_t)(job->d > MIX_SMALL_D ? job->d : 1) < MIX_PARALLEL_MIN)
+  if (job->n * weight * (size_t)(job->d > MIX_SMALL_D ? job->d : 1) <
+      MIX_PARALLEL_MIN)
     threads = 1;
   return threads;
 }
 
-/* Sets up the job for n rows (n > 0) and allocates every buffer; 0 when
- * an allocation fails (nothing left allocated then). */
+/* Sets up the job for n rows (n > 0), each of `weight` (mix_threads),
+ * and allocates every buffer; 0 when an allocation fails (nothing left
+ * allocated then). */
 static int mix_job_init(mix_job *job, const double *x, size_t n, size_t ldx,
                         const ghmix_mix_model *model, double *rows,
-                        int *threads, int want_table) {
+                        int *threads, int want_table, size_t weight) {
   job->x = x;
   job->n = n;
   job->ldx = ldx;
@@ -398,7 +446,7 @@ static int mix_job_init(mix_job *job, const double *x, size_t n, size_t ldx,
   job->nstats = ghmix_estep_nstats(&model->shape);
   mix_offsets_init(&model->shape, &job->at);
   job->sl = ghmix_slots_make(n, mix_block_rows(job->d, n), MIX_SLOTS);
-  *threads = mix_threads(job, *threads);
+  *threads = mix_threads(job, *threads, weight);
   job->slot_stats =
       calloc((size_t)job->sl.nslots * job->nstats, sizeof(double));
   job->slot_terms =
@@ -419,7 +467,7 @@ static int mix_job_init(mix_job *job, const double *x, size_t n, size_t ldx,
  * they pay); 0, or 1 when interrupted. */
 static int mix_run(mix_job *job, int threads, int want_table, size_t *done) {
   ghmix_bessel_table tab;
-  int built = 0, blas_threads, stopped;
+  int built = 0, blas_threads, stopped, use = 1;
   /* several threads calling BLAS (large d) must not each start a pool */
   blas_threads =
       threads > 1 && job->d > MIX_SMALL_D ? ghmix_blas_threads_single() : 0;
@@ -427,6 +475,11 @@ static int mix_run(mix_job *job, int threads, int want_table, size_t *done) {
   if (want_table) {
     built = mix_table_prepare(job, threads, done, &tab);
     stopped = built < 0;
+    if (built > 0) {
+      mix_tables_fill(&tab, &use, 1, threads, &built);
+      if (!built)
+        ghmix_bessel_table_free(&tab);
+    }
     if (built > 0)
       job->tab = &tab; /* read-only from here on */
   }
@@ -453,7 +506,7 @@ ghmix_status ghmix_mix_estep_cpu(const double *x, size_t n, size_t ldx, int d,
   if (n == 0)
     return GHMIX_OK;
   want_table = mix_table_pays(&model->comp[0].c, n);
-  if (!mix_job_init(&job, x, n, ldx, model, rows, &threads, want_table))
+  if (!mix_job_init(&job, x, n, ldx, model, rows, &threads, want_table, 1))
     return ghmix_error_set(err, GHMIX_ERR_NOMEM, -1,
                            "cannot allocate the E-step work buffers");
   if (mix_run(&job, threads, want_table, &done)) {
@@ -622,19 +675,33 @@ static void mixg_slot_block(const void *job, int slot, size_t lo, size_t hi,
 }
 
 /* The tables of K_q of the components where they pay (tabs[k] filled and
- * job->tab[k] set where built); 0, or 1 when interrupted. */
+ * job->tab[k] set where built): the range passes, then all the tables'
+ * panels at once (mix_tables_fill); 0, or 1 when interrupted. */
 static int mixg_tables(mixg_job *job, int threads, ghmix_bessel_table *tabs,
                        size_t *done) {
-  int k, built;
+  int k, built, stopped = 0;
+  int use[GHMIX_MAX_COMPONENTS], ok[GHMIX_MAX_COMPONENTS];
   for (k = 0; k < job->G; k++) {
-    if (!mix_table_pays(&job->comps[k].c, job->base.n))
+    use[k] = 0;
+    if (stopped || !mix_table_pays(&job->comps[k].c, job->base.n))
       continue;
     job->base.comp = &job->comps[k];
     built = mix_table_prepare(&job->base, threads, done, &tabs[k]);
-    if (built < 0)
-      return 1;
-    if (built > 0)
+    stopped = built < 0;
+    use[k] = built > 0;
+  }
+  if (stopped) {
+    for (k = 0; k < job->G; k++)
+      if (use[k])
+        ghmix_bessel_table_free(&tabs[k]);
+    return 1;
+  }
+  mix_tables_fill(tabs, use, job->G, threads, ok);
+  for (k = 0; k < job->G; k++) {
+    if (ok[k])
       job->tab[k] = &tabs[k];
+    else if (use[k])
+      ghmix_bessel_table_free(&tabs[k]);
   }
   return 0;
 }
@@ -710,10 +777,15 @@ static int mixg_job_alloc(mixg_job *job, const ghmix_mix_model *model,
 static int mixg_job_init(mixg_job *job, const double *x, size_t n, size_t ldx,
                          const ghmix_mix_model *model, double *rows,
                          int *threads) {
-  int k, want_table = 0;
-  for (k = 0; k < model->shape.components; k++)
-    want_table |= mix_table_pays(&model->comp[k].c, n);
-  if (!mix_job_init(&job->base, x, n, ldx, model, NULL, threads, want_table))
+  int k, want_table = 0, all_tables = 1;
+  for (k = 0; k < model->shape.components; k++) {
+    int pays = mix_table_pays(&model->comp[k].c, n);
+    want_table |= pays;
+    all_tables &= pays;
+  }
+  if (!mix_job_init(&job->base, x, n, ldx, model, NULL, threads, want_table,
+                    (size_t)model->shape.components *
+                        (all_tables ? 1 : MIX_EXACT_ROW)))
     return 0;
   job->G = model->shape.components;
   job->what = model->shape.what;
