@@ -9,9 +9,11 @@
 # parameters with dgh() (its GHD component with parameters mu, alpha,
 # Sigma, (omega, lambda) is ghmix's GH with gamma = alpha, p = lambda and
 # a = b = omega); ghmix fits fit_gh(components = G) with its defaults on 2
-# threads.  The script stops when a ghmix log-likelihood is below MixGHD's,
-# except where MixGHD's solution has a component with fewer effective rows
-# than free parameters, which ghmix drops by design (reported).
+# threads.  Times are medians of 3 runs of MGHD() and 5 of fit_gh(), each
+# from set.seed(3).  The script stops when a ghmix log-likelihood is below
+# MixGHD's, except where MixGHD's solution has a component with fewer
+# effective rows than free parameters, which ghmix drops by design
+# (reported).
 #
 #   R_LIBS=<library with MixGHD> Rscript bench/mixghd.R [out.md]
 
@@ -22,6 +24,9 @@ if (!have_peer("MixGHD")) quit(status = 0)
 args <- commandArgs(trailingOnly = TRUE)
 out <- if (length(args)) args[[1L]] else ""
 ghmix_threads(2L)
+# times are medians of this many runs of each fit
+reps_peer <- 3L
+reps_own <- 5L
 
 # The mixture log-likelihood of MGHD()'s parameters at the rows x.
 mixghd_loglik <- function(m, x) {
@@ -49,15 +54,28 @@ cases <- list(
   list(name = "simulated NIG, G = 3", x = mixture_bench_rows(), g = 3L)
 )
 
+# The median elapsed time of `reps` runs of fit() (each after set.seed(3),
+# so every run is the same fit), and the last run's result.
+timed <- function(fit, reps) {
+  secs <- numeric(reps)
+  for (i in seq_len(reps)) {
+    set.seed(3)
+    secs[[i]] <- system.time(res <- fit())[["elapsed"]]
+  }
+  list(result = res, seconds = stats::median(secs))
+}
+
 rows <- lapply(cases, function(cs) {
-  set.seed(3)
-  t_peer <- system.time(
-    peer <- suppressWarnings(MixGHD::MGHD(cs$x, G = cs$g, scale = FALSE))
-  )[["elapsed"]]
-  set.seed(3)
-  t_own <- system.time(
-    own <- suppressWarnings(fit_gh(cs$x, components = cs$g))
-  )[["elapsed"]]
+  peer_run <- timed(function() {
+    suppressWarnings(MixGHD::MGHD(cs$x, G = cs$g, scale = FALSE))
+  }, reps_peer)
+  own_run <- timed(function() {
+    suppressWarnings(fit_gh(cs$x, components = cs$g))
+  }, reps_own)
+  peer <- peer_run$result
+  own <- own_run$result
+  t_peer <- peer_run$seconds
+  t_own <- own_run$seconds
   data.frame(
     data = cs$name, n = nrow(cs$x), d = ncol(cs$x), G = cs$g,
     mixghd_loglik = mixghd_loglik(peer, cs$x),
@@ -82,6 +100,8 @@ if (nzchar(out)) {
             paste(utils::tail(readLines("/proc/loadavg"), 1L)),
             getRversion(), utils::packageVersion("MixGHD"),
             utils::packageVersion("ghmix")),
+    sprintf("Times: medians of %d runs (MGHD) and %d runs (fit_gh).",
+            reps_peer, reps_own),
     "Command: `R_LIBS=<MixGHD library> Rscript bench/mixghd.R out.md`",
     "(first field of the load line: the machine's 1-minute load).", "",
     paste("|", paste(names(res), collapse = " | "), "|"),
