@@ -191,6 +191,17 @@ test_that("factor mixtures with shrink on chunks: the in-memory fit", {
     expect_identical(fit$distributed$chunks, 3L)
     expect_identical(fit$shrink$type, ref$shrink$type)
   }
+  # row weights that come with the chunks: the target their weighted
+  # variances, as in memory
+  set.seed(3)
+  w <- sample(0:3, nrow(x), replace = TRUE)
+  chunks <- Map(function(rows, i) list(x = rows, weights = w[i]),
+                fshr_chunks(x), list(1:200, 201:400, 401:nrow(x)))
+  spec <- ghmix_shrink("diagonal", weight = 50)
+  expect_same_fshr(fshr_fit(ghmix_data(chunks), shrink = spec,
+                            control = fshr_tight),
+                   fshr_fit(x, shrink = spec, weights = w,
+                            control = fshr_tight))
   # the weight rules need the rows in memory
   expect_error(fshr_fit(ghmix_data(fshr_chunks(x)), shrink = "diagonal"),
                "rows in memory", class = "ghmix_error_shrink")
@@ -220,6 +231,18 @@ test_that("factor mixtures with shrink under a future plan or a cluster", {
   expect_same_fshr(fit, ref_lw)
   expect_identical(fit$shrink$rule, "ledoit-wolf")
   expect_identical(fit$distributed$mode, "cluster")
+  # and one that needs the standardisation
+  small <- x * 1e-200
+  ref_s <- suppressWarnings(fshr_fit(small, shrink = spec,
+                                     control = fshr_tight))
+  fit_s <- suppressWarnings(fshr_fit(small, shrink = spec,
+                                     control = fshr_tight, cluster = cl,
+                                     threads = 1L))
+  expect_identical(fit_s$scaling[c("center", "scale")],
+                   ref_s$scaling[c("center", "scale")])
+  ref_s$components <- ref_s$scaling$parameters
+  fit_s$components <- fit_s$scaling$parameters
+  expect_same_fshr(fit_s, ref_s)
 })
 
 # The penalised fit of x * m against that of x, with the target in the
