@@ -71,7 +71,7 @@ mixture_factor_shrink_setup <- function(spec, x, std, weights, g, r, call,
   }
   if (is.character(spec$target)) {
     # the record in the data's units (which may underflow or overflow)
-    prior$target <- prior$target * exp(2 * units$log_ref)
+    prior$target <- prior$target * units$record^2
   }
   prior$target_log_c <- units$log_c
   if (prior$rule != "given") prior$weight <- prior$weight / g
@@ -88,10 +88,15 @@ mixture_factor_shrink_setup <- function(spec, x, std, weights, g, r, call,
 # target is read in the units y / t_ref, which is the data's units up to
 # a positive factor that changes no fit (the prior sees T / c*).  log_c:
 # the log of c in T = c diag(t) T_x diag(t) (T the target the objective
-# uses: the record for "diagonal" and "identity", the matrix given).
+# uses: the record for "diagonal" and "identity", the matrix given);
+# record: the factors of the columns from these units to the data's.
 mixture_factor_target_units <- function(spec, x, std, scaling, call) {
-  out <- list(x = x, std = std, log_ref = 0, log_c = 0)
-  if (is.null(scaling) || identical(spec$target, "diagonal")) {
+  out <- list(x = x, std = std, log_c = 0, record = 1)
+  if (is.null(scaling)) {
+    return(out)
+  }
+  if (identical(spec$target, "diagonal")) {
+    out$record <- unname(scaling$scale)
     return(out)
   }
   log_t <- log2(unname(scaling$scale))
@@ -108,8 +113,8 @@ mixture_factor_target_units <- function(spec, x, std, scaling, call) {
   }
   out$std$scale <- std$scale * u
   if (!is.null(x)) out$x <- x * rep(u, each = nrow(x))
-  out$log_ref <- ref * log(2)
-  if (is.matrix(spec$target)) out$log_c <- -2 * out$log_ref
+  out$record <- 2^ref
+  if (is.matrix(spec$target)) out$log_c <- -2 * ref * log(2)
   out
 }
 

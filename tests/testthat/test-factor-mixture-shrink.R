@@ -269,6 +269,11 @@ expect_scaled_fshr <- function(x, m, spec, moved) {
                fit$objective)
   expect_equal(fit$proportions, ref$proportions, tolerance = 1e-7)
   expect_lte(max(abs(fit$z - ref$z)), 1e-7)
+  # the record in the data's units, where that is a double
+  t_m <- ref$shrink$target * if (moved) m^2 else 1
+  if (all(is.finite(t_m) & t_m > 0)) {
+    expect_equal(fit$shrink$target, t_m, tolerance = 1e-8)
+  }
   sc <- fit$scaling
   for (j in 1:2) {
     par <- fit$components[[j]]
@@ -289,7 +294,8 @@ test_that("factor mixtures with shrink on data that need standardising", {
   expect_identical(fit$shrink$type, "diagonal")
   expect_scaled_fshr(x, 1e-200, ghmix_shrink("identity", weight = 30), TRUE)
   # the rule's intensity does not depend on the units
-  expect_scaled_fshr(x, 1e200, ghmix_shrink("diagonal"), TRUE)
+  expect_scaled_fshr(x, 1e100, ghmix_shrink("diagonal"), TRUE)
+  expect_scaled_fshr(x, 1e-100, ghmix_shrink("identity", weight = 30), TRUE)
   tt <- fshr_target(ncol(x))
   fit_m <- expect_scaled_fshr(x, 1e-200, ghmix_shrink(tt, weight = 30),
                               FALSE)
