@@ -345,10 +345,16 @@ print.ghmix_control <- function(x, ...) {
 #'   E-steps of each component run on the GPU (the rows copied to the
 #'   device once, each component's row weights \eqn{w_i \tau_{ik}} copied
 #'   in before its sums); without a usable device that is the error of
-#'   the CUDA backend, as for every fit. Errors of class
-#'   `ghmix_error_factor_mode`: `shrink` or `backend = "cuda"` with chunked
-#'   data or a cluster, `shrink` on data that need standardising, and
-#'   `fixed` (`ghmix_error_argument`, as for every mixture).
+#'   the CUDA backend, as for every fit. `shrink` works on chunked data, a
+#'   cluster and a future plan too (the prior's M-steps need only the
+#'   factor sums that come back; a weight rule needs the rows in memory,
+#'   as for full mixtures), and on data that need standardising, where
+#'   the prior is that of the data's units: the objective is the one of
+#'   the data transformed back (see the Mixtures section of
+#'   [ghmix_shrink()] for the target there). Errors:
+#'   `backend = "cuda"` with chunked data or a cluster (class
+#'   `ghmix_error_factor_mode`) and `fixed` (`ghmix_error_argument`, as
+#'   for every mixture).
 #'
 #'   The result has class `c("ghmix_mixture_<family>", "ghmix_mixture")`:
 #'   `proportions`, `components` (a list of parameter lists), `loglik`,
@@ -552,10 +558,8 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{F \to \mathrm{diag}(s)F}{F -> diag(s) F} and
 #'   \eqn{D \to s^2 D}{D -> s^2 D} back in the data's units. Not
 #'   supported yet (an error of class `ghmix_error_factor_mode`): `factors`
-#'   with `backend = "cuda"` on chunked data or a cluster,
-#'   and `factors` with `components` together with `shrink` or
-#'   `backend = "cuda"` on chunked data or a cluster, or with `shrink` on
-#'   data that need standardising. [dgh()] and
+#'   (with or without `components`) with `backend = "cuda"` on chunked
+#'   data or a cluster. [dgh()] and
 #'   [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
 #'   the fit with a diagonal \eqn{\Sigma}. With `shrink`, the penalised

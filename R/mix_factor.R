@@ -35,14 +35,10 @@ mixture_factor_mode <- function(factors, x, args, call) {
     return(NULL)
   }
   chunked <- !is.null(args$cluster) || inherits(x, "ghmix_data")
-  what <- if (chunked && (!is.null(args$shrink) ||
-                            identical(args$backend, "cuda"))) {
-    "chunked data or a cluster with `shrink` or backend = \"cuda\""
-  }
-  if (!is.null(what)) {
+  if (chunked && identical(args$backend, "cuda")) {
     factor_abort_mode(
-      sprintf("`factors` with `components` and %s is not supported yet.",
-              what),
+      paste("`factors` with `components` and chunked data or a cluster with",
+            "backend = \"cuda\" is not supported yet."),
       call
     )
   }
@@ -57,13 +53,6 @@ mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
                                  call) {
   x <- data$x
   fitted <- factor_fitted_rows(x, data$weights, args$factors, call)
-  if (!is.null(fitted$scaling) && !is.null(args$shrink)) {
-    factor_abort_mode(
-      paste("`factors` with `components` and `shrink` on data whose scale",
-            "needs standardising is not supported yet: rescale `x`."),
-      call
-    )
-  }
   std <- fitted$std
   z <- mixture_standardise(fitted$x, std)
   ctx <- mixture_factor_ctx(family, args, call, data$weights, ncol(x))
@@ -75,12 +64,12 @@ mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
   }
   ctx$shrink <- mixture_factor_shrink_setup(args$shrink, fitted$x, std,
                                             data$weights, g, args$factors,
-                                            call)
+                                            call, fitted$scaling)
   best <- mixture_best_start(z, g, family, nstart, start, std, ctx)
   em <- mixture_em_restarts(z, g, best, ctx, args$control)
   args$prior <- ctx$shrink
   fit <- mixture_result(em, fitted$x, std, family, args, data, call)
-  fit <- mixture_factor_unscale(fit, fitted$scaling, x, call)
+  fit <- mixture_factor_unscale(fit, fitted$scaling, x, call, ctx$shrink)
   fit$asked <- g
   fit
 }
@@ -100,8 +89,14 @@ mixture_factor_ctx <- function(family, args, call, w, d) {
 # documented rotation, the column signs chosen by the loadings in the
 # user's units), the user's from them (F -> diag(s) F / sqrt(k), D -> s^2
 # D / k, ...: scaling_to_user()), the log-likelihoods less n sum(log s),
-# and x (the user's rows) as the fit's data.
-mixture_factor_unscale <- function(fit, sc, x, call) {
+# and x (the user's rows) as the fit's data.  With a prior, the objective
+# in the data's units: Sigma_k = diag(s) Sigma_z,k diag(s) / k (gauge
+# k) and the target T = c diag(s) T_z diag(s) (T_z the EM's, c =
+# exp(prior$target_log_c)) give log det Sigma_k + 2 sum(log s) and
+# tr(Sigma_k^-1 T) times c k (P* is unchanged by the gauge), so each P* =
+# -(w / 2) [log det + d log(tr / d) + d] falls by w (sum(log s) + d log(c)
+# / 2), w the prior's weight.
+mixture_factor_unscale <- function(fit, sc, x, call, prior = NULL) {
   if (is.null(sc)) {
     return(fit)
   }
@@ -123,6 +118,13 @@ mixture_factor_unscale <- function(fit, sc, x, call) {
                       parameters = z_pars)
   fit$loglik <- fit$loglik - shift
   fit$trace$loglik <- fit$trace$loglik - shift
+  if (!is.null(fit$objective)) {
+    # P*(Sigma_k) in the data's units (mixture_factor_shrink_setup())
+    shift <- shift + fit$G * prior$weight *
+      (sum(ls) + length(ls) / 2 * prior$target_log_c)
+    fit$objective <- fit$objective - shift
+    fit$trace$objective <- fit$trace$objective - shift
+  }
   if (!is.null(fit$starts)) fit$starts$loglik <- fit$starts$loglik - shift
   fit$data <- x
   mixture_finish(fit)
@@ -225,18 +227,23 @@ mixture_factor_chunked_fit_g <- function(src, g, family, nstart, start, args,
                                          call) {
   ctx <- mixture_factor_ctx(family, args, call, src$start_w,
                             length(src$std$scale))
+  ctx$shrink <- mixture_factor_shrink_setup(
+    args$shrink, if (is.matrix(src$stored)) src$stored, src$std,
+    src$weights, g, args$factors, call, src$scaling, src$nobs
+  )
   best <- mixture_best_start(src$z, g, family, nstart, start, src$std, ctx)
   ctx$estep <- mixture_factor_estep_engine(src)
   ctx$weights <- NULL
   ctx$nobs <- src$nobs
   em <- mixture_em_restarts(src$z, g, best, ctx, args$control)
+  args$prior <- ctx$shrink
   weights <- src$weights
   if (inherits(src$stored, "ghmix_data") && !is.null(src$engine$summary$w)) {
     weights <- em$row_weights
   }
   fit <- mixture_result(em, src$stored, src$std, family, args,
                         list(weights = weights, dropped = src$dropped), call)
-  fit <- mixture_factor_unscale(fit, src$scaling, src$x, call)
+  fit <- mixture_factor_unscale(fit, src$scaling, src$x, call, ctx$shrink)
   fit$asked <- g
   fit$distributed <- mixture_distributed(src$engine)
   fit

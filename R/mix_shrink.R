@@ -44,27 +44,78 @@ mixture_shrink_check_cv <- function(spec, call) {
 }
 
 # The prior of a factor mixture (R/factor_shrink.R's, with r factors):
-# its target and rule taken on the rows x in the data's units (as for one
-# factor fit), then the target moved to the units z of the EM (std: the
-# rows' center and scale) and the rule's weight divided by G.  prior$target
-# stays in the data's units (the fit's record).
-mixture_factor_shrink_setup <- function(spec, x, std, weights, g, r, call) {
+# its target and rule taken on the rows x (in memory, or NULL: chunks;
+# nobs: their weight) in the data's units (as for one factor fit), then
+# the target moved to the units z of the EM (std: the rows' center and
+# scale) and the rule's weight divided by G.  prior$target stays in the
+# data's units (the fit's record).  Rows fitted in the units of a scaling
+# (R/fit_scaling.R) take them in the units of mixture_factor_target_units().
+mixture_factor_shrink_setup <- function(spec, x, std, weights, g, r, call,
+                                        scaling = NULL, nobs = NULL) {
   if (is.null(spec)) {
     return(NULL)
   }
   mixture_shrink_check_cv(spec, call)
+  units <- mixture_factor_target_units(spec, x, std, scaling, call)
   src <- list(
-    engine = list(d = ncol(x)), std = std, stored = x, weights = weights,
-    nobs = if (is.null(weights)) nrow(x) else sum(weights)
+    engine = list(d = length(std$scale)), std = units$std, stored = units$x,
+    weights = weights,
+    nobs = if (!is.null(nobs)) nobs else if (is.null(weights)) NROW(x) else
+      sum(weights)
   )
   prior <- shrink_setup(spec, src, call, factors = r)
-  s <- unname(std$scale)
+  s <- unname(units$std$scale)
   prior$target_diag <- prior$target_diag / s^2
   if (!is.null(prior$target_fit)) {
     prior$target_fit <- prior$target_fit / tcrossprod(s)
   }
+  if (is.character(spec$target)) {
+    # the record in the data's units (which may underflow or overflow)
+    prior$target <- prior$target * units$record^2
+  }
+  prior$target_log_c <- units$log_c
   if (prior$rule != "given") prior$weight <- prior$weight / g
   prior
+}
+
+# The units in which the target and rule of a factor mixture fitted in
+# the units x_j = (y_j - c_j) / t_j of scaling (NULL: none) are taken:
+# y / t_ref, t_ref a power of two (x times t / t_ref, the rows' std
+# likewise).  "diagonal" is equivariant (t_ref = t_j for each column:
+# the fitted units); "identity" and a matrix are not, so they are taken
+# in the data's units up to the factor t_ref^2 (1e-400 is no double): the
+# identity's mean variance is that of the data's columns, and a matrix
+# target is read in the units y / t_ref, which is the data's units up to
+# a positive factor that changes no fit (the prior sees T / c*).  log_c:
+# the log of c in T = c diag(t) T_x diag(t) (T the target the objective
+# uses: the record for "diagonal" and "identity", the matrix given);
+# record: the factors of the columns from these units to the data's.
+mixture_factor_target_units <- function(spec, x, std, scaling, call) {
+  out <- list(x = x, std = std, log_c = 0, record = 1)
+  if (is.null(scaling)) {
+    return(out)
+  }
+  if (identical(spec$target, "diagonal")) {
+    out$record <- unname(scaling$scale)
+    return(out)
+  }
+  log_t <- log2(unname(scaling$scale))
+  ref <- round(mean(log_t))
+  u <- 2^(log_t - ref)
+  if (!all(is.finite(u^2) & u^2 > 0 & is.finite(1 / u^2))) {
+    abort_shrink(
+      paste(
+        "The target of `shrink` must be \"diagonal\" here: the columns'",
+        "scales are too far apart for a target in the data's units."
+      ),
+      call
+    )
+  }
+  out$std$scale <- std$scale * u
+  if (!is.null(x)) out$x <- x * rep(u, each = nrow(x))
+  out$record <- 2^ref
+  if (is.matrix(spec$target)) out$log_c <- -2 * ref * log(2)
+  out
 }
 
 # The state's objective (loglik plus the penalties; without a prior, the

@@ -75,7 +75,26 @@
 #'   \lambda_k(T/c_k^* - S_k)}, \eqn{\lambda_k = k/(W_k + k)}, and the
 #'   objective still never decreases; the target and the rule are those of
 #'   one factor fit of the pooled rows (the target's diagonal kept as a
-#'   vector), the rule's weight divided by G.
+#'   vector), the rule's weight divided by G. Such mixtures take chunked
+#'   data, a cluster or a future plan (a given weight; a rule needs the
+#'   rows in memory) with the in-memory fit's result, and data that need
+#'   the standardisation of the Units section of [fit_nig()] with the
+#'   prior of the data's units: `"diagonal"`, `"identity"` (the mean of
+#'   the data's column variances) and the rule are those of the data,
+#'   so the fit of \eqn{x \cdot m}{x * m} is that of \eqn{x} transformed
+#'   and its objective that of \eqn{x} less \eqn{(n + Gk) d \log m}{(n +
+#'   G k) d log(m)}. A target matrix is then read up to a positive factor
+#'   (which changes no fit: only \eqn{T}'s shape matters), since in the
+#'   data's units it may be no double (`diag(1e-400, d)` is 0): give it in
+#'   any units \eqn{c} times the data's, e.g. the same matrix for \eqn{x
+#'   \cdot 10^{-200}}{x * 1e-200} as for \eqn{x}; the objective is that
+#'   with the matrix as given, so the fit of \eqn{x \cdot m}{x * m} with
+#'   the same matrix has the objective of \eqn{x} less \eqn{n d \log
+#'   m}{n d log(m)}. `"identity"` and a matrix need each column's scale
+#'   within a factor of about \eqn{2^{511}}{2^511} of the columns'
+#'   geometric mean (an error of class `ghmix_error_shrink` otherwise;
+#'   `"diagonal"` has no such limit). The fit's `shrink$target` is in the
+#'   data's units, where a built-in target may underflow or overflow.
 #' @section Factor models: With `factors = r` (one component, rows in
 #'   memory) the prior and the objective are the same, at \eqn{\Sigma = F
 #'   F' + \mathrm{diag}(D)}{Sigma = F F' + diag(D)}, and no \eqn{d \times

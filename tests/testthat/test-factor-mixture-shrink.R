@@ -155,3 +155,159 @@ test_that("factor mixtures with shrink: the rule's weight is divided by G", {
   expect_error(fshr_fit(x, shrink = ghmix_shrink(diag(3), weight = 1)),
                class = "ghmix_error_shrink")
 })
+
+# Chunked data, clusters and data that need standardising ---------------------
+
+fshr_tight <- ghmix_control(tol = 1e-14, param_tol = 1e-12, max_iter = 3000L)
+
+fshr_rel <- function(a, b) max(abs(a - b) / pmax(1, abs(b)))
+
+# The same penalised fit to tol: objective, log-likelihood, proportions,
+# components, memberships and the prior's record.
+expect_same_fshr <- function(fit, ref, tol = 1e-8) {
+  expect_true(fit$converged)
+  expect_equal(fit$nobs, ref$nobs)
+  expect_lte(abs(fit$objective - ref$objective) / abs(ref$objective), tol)
+  expect_lte(abs(fit$loglik - ref$loglik) / abs(ref$loglik), tol)
+  expect_lte(fshr_rel(fit$proportions, ref$proportions), tol)
+  expect_lte(fshr_rel(unlist(fit$components), unlist(ref$components)), tol)
+  expect_lte(max(abs(fit$z - ref$z)), tol)
+  expect_equal(fit$shrink$weight, ref$shrink$weight, tolerance = 1e-12)
+  expect_equal(fit$shrink$target, ref$shrink$target, tolerance = 1e-10)
+}
+
+fshr_chunks <- function(x) {
+  lapply(list(1:200, 201:400, 401:nrow(x)), function(i) x[i, ])
+}
+
+test_that("factor mixtures with shrink on chunks: the in-memory fit", {
+  x <- fshr_sim()
+  for (spec in list(ghmix_shrink("diagonal", weight = 50),
+                    ghmix_shrink(fshr_target(ncol(x)), weight = 30))) {
+    ref <- fshr_fit(x, shrink = spec, control = fshr_tight)
+    fit <- fshr_fit(ghmix_data(fshr_chunks(x)), shrink = spec,
+                    control = fshr_tight)
+    expect_same_fshr(fit, ref)
+    expect_identical(fit$distributed$chunks, 3L)
+    expect_identical(fit$shrink$type, ref$shrink$type)
+  }
+  # row weights that come with the chunks: the target their weighted
+  # variances, as in memory
+  set.seed(3)
+  w <- sample(0:3, nrow(x), replace = TRUE)
+  chunks <- Map(function(rows, i) list(x = rows, weights = w[i]),
+                fshr_chunks(x), list(1:200, 201:400, 401:nrow(x)))
+  spec <- ghmix_shrink("diagonal", weight = 50)
+  expect_same_fshr(fshr_fit(ghmix_data(chunks), shrink = spec,
+                            control = fshr_tight),
+                   fshr_fit(x, shrink = spec, weights = w,
+                            control = fshr_tight))
+  # the weight rules need the rows in memory
+  expect_error(fshr_fit(ghmix_data(fshr_chunks(x)), shrink = "diagonal"),
+               "rows in memory", class = "ghmix_error_shrink")
+})
+
+test_that("factor mixtures with shrink under a future plan or a cluster", {
+  skip_on_cran()
+  x <- fshr_sim()
+  spec <- ghmix_shrink("diagonal", weight = 50)
+  ref <- fshr_fit(x, shrink = spec, control = fshr_tight)
+  if (requireNamespace("future", quietly = TRUE)) {
+    old <- future::plan(future::sequential)
+    on.exit(future::plan(old), add = TRUE)
+    fit <- fshr_fit(ghmix_data(fshr_chunks(x)), shrink = spec,
+                    control = fshr_tight, cluster = "future")
+    expect_same_fshr(fit, ref)
+    expect_identical(fit$distributed$mode, "future")
+  }
+  skip_on_os("windows")
+  cl <- tryCatch(parallel::makePSOCKcluster(2L), error = function(e) NULL)
+  skip_if(is.null(cl), "no PSOCK cluster can start here")
+  on.exit(parallel::stopCluster(cl), add = TRUE)
+  # a matrix split over the workers: the weight rule has its rows
+  ref_lw <- fshr_fit(x, shrink = "diagonal", control = fshr_tight)
+  fit <- fshr_fit(x, shrink = "diagonal", control = fshr_tight, cluster = cl,
+                  threads = 1L)
+  expect_same_fshr(fit, ref_lw)
+  expect_identical(fit$shrink$rule, "ledoit-wolf")
+  expect_identical(fit$distributed$mode, "cluster")
+  # and one that needs the standardisation
+  small <- x * 1e-200
+  ref_s <- suppressWarnings(fshr_fit(small, shrink = spec,
+                                     control = fshr_tight))
+  fit_s <- suppressWarnings(fshr_fit(small, shrink = spec,
+                                     control = fshr_tight, cluster = cl,
+                                     threads = 1L))
+  expect_identical(fit_s$scaling[c("center", "scale")],
+                   ref_s$scaling[c("center", "scale")])
+  ref_s$components <- ref_s$scaling$parameters
+  fit_s$components <- fit_s$scaling$parameters
+  expect_same_fshr(fit_s, ref_s)
+})
+
+# The penalised fit of x * m against that of x, with the target in the
+# data's units: each P* = -(k/2) [log det Sigma + d log(tr(Sigma^-1 T) / d)
+# + d] with Sigma -> m^2 Sigma moves by -k d log(m) where T -> m^2 T (the
+# built-in targets, taken on the rows) and not at all where T is held (a
+# matrix target, which for such data is given up to a positive factor:
+# ghmix_shrink()); so the objective is the log-likelihood's shift -n d
+# log(m) plus G times the first.
+expect_scaled_fshr <- function(x, m, spec, moved) {
+  ref <- fshr_fit(x, shrink = spec, control = fshr_tight)
+  fit <- suppressWarnings(fshr_fit(x * m, shrink = spec,
+                                   control = fshr_tight))
+  n <- nrow(x)
+  d <- ncol(x)
+  k <- ref$shrink$weight
+  expect_equal(fit$shrink$weight, k, tolerance = 1e-12)
+  expect_true(fit$converged)
+  expect_equal(fit$loglik, ref$loglik - n * d * log(m), tolerance = 1e-10)
+  expect_equal(fit$objective,
+               ref$objective - n * d * log(m) - moved * 2 * k * d * log(m),
+               tolerance = 1e-10)
+  expect_equal(fit$trace$objective[[length(fit$trace$objective)]],
+               fit$objective)
+  expect_equal(fit$proportions, ref$proportions, tolerance = 1e-7)
+  expect_lte(max(abs(fit$z - ref$z)), 1e-7)
+  # the record in the data's units, where that is a double
+  t_m <- ref$shrink$target * if (moved) m^2 else 1
+  if (all(is.finite(t_m) & t_m > 0)) {
+    expect_equal(fit$shrink$target, t_m, tolerance = 1e-8)
+  }
+  sc <- fit$scaling
+  for (j in 1:2) {
+    par <- fit$components[[j]]
+    want <- ref$components[[j]]
+    expect_equal(par$loadings / m, want$loadings, tolerance = 1e-6)
+    expect_equal(par$mu / m, want$mu, tolerance = 1e-7)
+    log_d <- log(sc$parameters[[j]]$uniquenesses) + 2 * log(sc$scale)
+    expect_equal(log_d - 2 * log(m), log(want$uniquenesses),
+                 tolerance = 1e-6)
+  }
+  fit
+}
+
+test_that("factor mixtures with shrink on data that need standardising", {
+  x <- fshr_sim()
+  fit <- expect_scaled_fshr(x, 1e-200,
+                            ghmix_shrink("diagonal", weight = 50), TRUE)
+  expect_identical(fit$shrink$type, "diagonal")
+  expect_scaled_fshr(x, 1e-200, ghmix_shrink("identity", weight = 30), TRUE)
+  # the rule's intensity does not depend on the units
+  expect_scaled_fshr(x, 1e100, ghmix_shrink("diagonal"), TRUE)
+  expect_scaled_fshr(x, 1e-100, ghmix_shrink("identity", weight = 30), TRUE)
+  tt <- fshr_target(ncol(x))
+  fit_m <- expect_scaled_fshr(x, 1e-200, ghmix_shrink(tt, weight = 30),
+                              FALSE)
+  expect_identical(fit_m$shrink$target, tt)
+})
+
+test_that("factor mixtures with shrink: columns of scales far apart", {
+  x <- fshr_sim()
+  x[, 1] <- x[, 1] * 1e300
+  x[, 2] <- x[, 2] * 1e-300
+  expect_error(fshr_fit(x, shrink = ghmix_shrink("identity", weight = 5)),
+               "too far apart", class = "ghmix_error_shrink")
+  expect_error(fshr_fit(x, shrink = ghmix_shrink(diag(6), weight = 5)),
+               "too far apart", class = "ghmix_error_shrink")
+})
