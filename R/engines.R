@@ -271,8 +271,12 @@ chunk_clock_setup <- function(clock) {
   clock$setup <- c(sent = clock$sent, received = clock$received)
 }
 
-# The options the tasks need where the chunks are read.
-chunk_task_opts <- function(opts) opts[c("backend", "threads", "device")]
+# The options the tasks need where the chunks are read (factor: whether
+# the fit is a factor fit, whose chunks a GPU holds for the factor E-step).
+chunk_task_opts <- function(opts) {
+  c(opts[c("backend", "threads", "device")],
+    list(factor = !is.null(opts$factors)))
+}
 
 # Out of core: each E-step reads the chunks here, one after the other, so
 # memory is bounded by the largest chunk.

@@ -494,14 +494,15 @@ print.ghmix_control <- function(x, ...) {
 #'   clusters (`cluster =`, a `parallel` cluster or a future plan) work as
 #'   for a full \eqn{\Sigma} (one component): each chunk returns its
 #'   \eqn{O(d r)} E-step sums, added in chunk order (`vcov()` of a chunked
-#'   factor fit reads the chunks here). `fit_gh(fixed = )` holds `mu`, `p`,
-#'   `a`, `b` and `gamma = 0` as in the full model, by the same conditional
-#'   M-steps. Data whose scale needs the standardisation of the Units
+#'   factor fit reads the chunks here); with `backend = "cuda"` each
+#'   chunk's factor E-step runs on the GPU where the chunk is read (a
+#'   cluster's workers keep their chunks on their GPU for the whole fit).
+#'   `fit_gh(fixed = )` holds `mu`, `p`, `a`, `b` and `gamma = 0` as in the
+#'   full model, by the same conditional M-steps. Data whose scale needs the standardisation of the Units
 #'   section are fitted standardised (one component), with
 #'   \eqn{F \to \mathrm{diag}(s)F}{F -> diag(s) F} and
 #'   \eqn{D \to s^2 D}{D -> s^2 D} back in the data's units. Not
-#'   supported yet (an error of class `ghmix_error_factor_mode`): `factors`
-#'   with `backend = "cuda"` on chunked data or a cluster, a nonzero
+#'   supported yet (an error of class `ghmix_error_factor_mode`): a nonzero
 #'   `fixed$gamma`, `vcov(cluster = )`,
 #'   with `components`, chunked data, clusters, `backend = "cuda"`,
 #'   `shrink` and data that need standardising, and online EM with

@@ -35,21 +35,10 @@ check_factors <- function(factors, call) {
 }
 
 # The combinations factor fits do not support (yet): classed errors (the
-# batch fit passes fixed = NULL: it holds them, R/factor_data.R; online EM
-# does not).
-check_factor_mode <- function(factors, x, backend, cluster, fixed, call) {
-  if (is.null(factors)) {
-    return(invisible())
-  }
-  what <- if (identical(backend, "cuda") &&
-                (!is.null(cluster) || inherits(x, "ghmix_data"))) {
-    "backend = \"cuda\" on chunked data or a cluster"
-  } else if (!is.null(fixed)) {
-    "`fixed`"
-  }
-  if (!is.null(what)) {
-    factor_abort_mode(sprintf("`factors` with %s is not supported yet.", what),
-                      call)
+# batch fit holds `fixed`: R/factor_data.R; online EM does not).
+check_factor_mode <- function(factors, fixed, call) {
+  if (!is.null(factors) && !is.null(fixed)) {
+    factor_abort_mode("`factors` with `fixed` is not supported yet.", call)
   }
 }
 

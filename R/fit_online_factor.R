@@ -54,11 +54,11 @@
 # The fields of a factor E-step that a batch fit keeps for update().
 online_factor_fields <- c("sxx_diag", "sxx_proj", "proj")
 
-# The model arguments of an online fit (`factors`, `shrink`), checked with
-# its first batch x.
-online_model_args <- function(args, model, x, fixed, call) {
+# The model arguments of an online fit (`factors`, `shrink`), checked when
+# its first batch is read.
+online_model_args <- function(args, model, fixed, call) {
   args$factors <- check_factors(model$factors, call)
-  check_factor_mode(args$factors, x, args$backend, NULL, fixed, call)
+  check_factor_mode(args$factors, fixed, call)
   args$shrink <- shrink_arg(model$shrink, call)
   if (!is.null(args$factors) && !is.null(args$shrink)) {
     abort_argument("`shrink` with `factors` is not supported yet.", call)
