@@ -15,13 +15,13 @@ ghmix_status cuda_fail(ghmix_error *err, const char *what, cudaError_t e) {
                          cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
-namespace {
-
 /* cudaMemcpy of `bytes` (nothing when 0); dir, "to" or "from" the device,
- * words the error message. */
-ghmix_status copy_bytes(void *dst, const void *src, size_t bytes,
-                        cudaMemcpyKind kind, const char *what, const char *dir,
-                        ghmix_error *err) {
+ * words the error message.  (static, not in an anonymous namespace: that
+ * would be ambiguous with the files' own where tests/c/bench_cuda.cu
+ * includes them all, after `using namespace ghmix_cu`.) */
+static ghmix_status copy_bytes(void *dst, const void *src, size_t bytes,
+                               cudaMemcpyKind kind, const char *what,
+                               const char *dir, ghmix_error *err) {
   cudaError_t e;
   if (bytes == 0)
     return GHMIX_OK;
@@ -33,8 +33,6 @@ ghmix_status copy_bytes(void *dst, const void *src, size_t bytes,
   }
   return GHMIX_OK;
 }
-
-} // namespace
 
 ghmix_status copy_in(void *dst, const void *src, size_t bytes, const char *what,
                      ghmix_error *err) {
