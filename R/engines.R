@@ -25,7 +25,8 @@
 #             returns the raw statistics of a G-component E-step of all its
 #             rows (as ffi_mix_estep_mixture() lays them out; weighted by
 #             the rows' weights it holds), summed over chunks in chunk
-#             order; on the CPU, args may instead be factor_estep_args()
+#             order; on the CPU and on a factor fit's GPU engine
+#             (factor_engine()), args may instead be factor_estep_args()
 #             (one component with Sigma = F F' + diag(D)): then the raw
 #             statistics of ffi_mix_estep_factor() (without its
 #             attributes), weighted and summed alike;
