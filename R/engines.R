@@ -25,7 +25,8 @@
 #             returns the raw statistics of a G-component E-step of all its
 #             rows (as ffi_mix_estep_mixture() lays them out; weighted by
 #             the rows' weights it holds), summed over chunks in chunk
-#             order; on the CPU, args may instead be factor_estep_args()
+#             order; on the CPU and on a factor fit's GPU engine
+#             (factor_engine()), args may instead be factor_estep_args()
 #             (one component with Sigma = F F' + diag(D)): then the raw
 #             statistics of ffi_mix_estep_factor() (without its
 #             attributes), weighted and summed alike, or
@@ -276,8 +277,12 @@ chunk_clock_setup <- function(clock) {
   clock$setup <- c(sent = clock$sent, received = clock$received)
 }
 
-# The options the tasks need where the chunks are read.
-chunk_task_opts <- function(opts) opts[c("backend", "threads", "device")]
+# The options the tasks need where the chunks are read (factor: whether
+# the fit is a factor fit, whose chunks a GPU holds for the factor E-step).
+chunk_task_opts <- function(opts) {
+  c(opts[c("backend", "threads", "device")],
+    list(factor = !is.null(opts$factors)))
+}
 
 # Out of core: each E-step reads the chunks here, one after the other, so
 # memory is bounded by the largest chunk.

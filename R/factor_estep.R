@@ -80,13 +80,15 @@ factor_cuda_data <- function(x, weights, device) {
 # The engine of a factor fit on rows in memory (R/engines.R): its
 # estep_factor(par, what, rows) is factor_estep() on the CPU threads, or
 # on the GPU, where the rows and their weights are copied once, when the
-# engine is made.
+# engine is made; there its estep_mixture(args) takes factor_estep_args()
+# (the raw statistics of a chunk of a chunked fit: chunk_estep()).
 factor_engine <- function(x, backend, threads, device, weights = NULL) {
   if (backend == "cuda") {
     data <- factor_cuda_data(x, weights, device)
     return(new_engine(
       "cuda", nrow(x), ncol(x), estep = factor_engine_no_full,
       free = data$free,
+      estep_mixture = function(args) factor_cuda_estep_raw(data, args),
       estep_factor = function(par, what, rows) {
         factor_estep(data, par, what, rows = rows, backend = "cuda")
       }
@@ -100,6 +102,18 @@ factor_engine <- function(x, backend, threads, device, weights = NULL) {
       factor_estep(x, par, what, weights, rows, threads)
     }
   )
+}
+
+# The raw statistics of the factor E-step (factor_estep_args(): args) of
+# the rows on the device (factor_cuda_data(): data), weighted by the
+# weights held there, as ffi_mix_estep_factor() gives those of the CPU.
+factor_cuda_estep_raw <- function(data, args) {
+  if (is.null(args$loadings)) {
+    stop("internal error: a factor fit's CUDA engine has no mixture E-step",
+         call. = FALSE)
+  }
+  .Call(ffi_cuda_mix_estep_factor, data$handle, args$center, args$loadings,
+        args$uniquenesses, args$gamma, args$pab, args$what, FALSE)
 }
 
 # (the estep() of a factor fit's CUDA engine: it holds no full-Sigma data)

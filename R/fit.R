@@ -543,7 +543,10 @@ print.ghmix_control <- function(x, ...) {
 #'   \eqn{O(d r)} E-step sums, added in chunk order (`vcov()` of a chunked
 #'   factor fit reads the chunks here, or on the `cluster` given to
 #'   `vcov()`, which also splits a fit's rows in memory among its
-#'   workers); so do factor mixtures (the Mixtures section).
+#'   workers); with `backend = "cuda"` each chunk's factor E-step runs on
+#'   the GPU where the chunk is read (a cluster's workers keep their chunks
+#'   on their GPU for the whole fit). Factor mixtures take chunked data and
+#'   clusters too (the Mixtures section).
 #'   `fit_gh(fixed = )` holds `mu`, `p`,
 #'   `a`, `b` and `gamma` as in the full model, by the same conditional
 #'   M-steps; for a nonzero `gamma` (held in the gauge \eqn{E[Y] = 1}) the
@@ -557,9 +560,9 @@ print.ghmix_control <- function(x, ...) {
 #'   component or a mixture), with
 #'   \eqn{F \to \mathrm{diag}(s)F}{F -> diag(s) F} and
 #'   \eqn{D \to s^2 D}{D -> s^2 D} back in the data's units. Not
-#'   supported yet (an error of class `ghmix_error_factor_mode`): `factors`
-#'   (with or without `components`) with `backend = "cuda"` on chunked
-#'   data or a cluster. [dgh()] and
+#'   supported yet (an error of class `ghmix_error_factor_mode`): factor
+#'   mixtures (`factors` with `components`) with `backend = "cuda"` on
+#'   chunked data or a cluster. [dgh()] and
 #'   [rgh()] take the
 #'   factor form through [factor_cov()]. A factor fit with \eqn{r = 0} is
 #'   the fit with a diagonal \eqn{\Sigma}. With `shrink`, the penalised

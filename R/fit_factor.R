@@ -34,21 +34,6 @@ check_factors <- function(factors, call) {
   as.integer(factors)
 }
 
-# The combination factor fits do not support (yet): a classed error.
-check_factor_mode <- function(factors, x, backend, cluster, call) {
-  if (is.null(factors)) {
-    return(invisible())
-  }
-  if (identical(backend, "cuda") &&
-        (!is.null(cluster) || inherits(x, "ghmix_data"))) {
-    factor_abort_mode(
-      paste("`factors` with backend = \"cuda\" on chunked data or a cluster",
-            "is not supported yet."),
-      call
-    )
-  }
-}
-
 factor_abort_mode <- function(message, call) {
   ghmix_abort(message, class = c("ghmix_error_factor_mode",
                                  "ghmix_error_argument"), call = call)

@@ -240,7 +240,7 @@ online_fit <- function(x, family, symmetric, start, control, gauge, na_rm,
   if (is.null(first)) {
     abort_argument("`x` gave no rows to fit.", call)
   }
-  args <- online_model_args(args, model, first$x, call)
+  args <- online_model_args(args, model, call)
   warm <- online_warmup(first, family, start, args, fixed, call)
   state <- online_state(warm$point, warm$ctx, control$online, first, t = 1)
   state$clock <- warm$clock
@@ -775,7 +775,6 @@ update.ghmix_fit <- function(object, newdata, ..., weights = NULL,
   }
   state <- online_state_of(object, online, call)
   if (!is.null(online)) state$schedule <- online
-  check_factor_mode(state$factors, NULL, backend[[1L]], NULL, call)
   control <- object$control
   control$trace <- trace
   control$online <- state$schedule

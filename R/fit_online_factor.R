@@ -67,11 +67,10 @@
 # The fields of a factor E-step that a batch fit keeps for update().
 online_factor_fields <- c("sxx_diag", "sxx_proj", "proj")
 
-# The model arguments of an online fit (`factors`, `shrink`), checked with
-# its first batch x.
-online_model_args <- function(args, model, x, call) {
+# The model arguments of an online fit (`factors`, `shrink`), checked when
+# its first batch is read.
+online_model_args <- function(args, model, call) {
   args$factors <- check_factors(model$factors, call)
-  check_factor_mode(args$factors, x, args$backend, NULL, call)
   args$shrink <- shrink_arg(model$shrink, call)
   if (identical(args$shrink$weight, "cv")) {
     abort_shrink(

@@ -15,7 +15,6 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
   }
   t_start <- proc.time()[[3]]
   factors <- check_factors(factors, call)
-  check_factor_mode(factors, x, backend, cluster, call)
   args <- fit_args(symmetric, control, gauge, na.rm, backend, threads,
                    device, cluster, call)
   args$weights <- weights # checked with the rows (fit_source())

@@ -86,8 +86,14 @@ chunk_estep <- function(x, args, opts, engine = NULL) {
     on.exit(engine$free())
   }
   factor <- !is.null(args$loadings) || !is.null(args$factor_mixture)
-  if (factor && engine$kind != "cpu") {
-    stop("factor E-steps run on the CPU only", call. = FALSE)
+  if (!is.null(args$factor_mixture) && engine$kind != "cpu") {
+    stop("internal error: a factor mixture's chunk E-step off the CPU",
+         call. = FALSE)
+  }
+  if (!is.null(args$loadings) && engine$kind == "cuda" &&
+        is.null(engine$estep_factor)) {
+    stop("internal error: a factor E-step on a full-Sigma CUDA engine",
+         call. = FALSE)
   }
   if (!is.null(args$log_props) || factor) {
     return(as.vector(engine$estep_mixture(args)))
@@ -98,11 +104,17 @@ chunk_estep <- function(x, args, opts, engine = NULL) {
 
 # The in-memory engine of a chunk where it is read (with the weights of
 # its rows, attribute "weights", if it has them): the threads capped by
-# this machine's processors, and the GPU checked here.
+# this machine's processors, and the GPU checked here; on a GPU, that of
+# a factor fit where opts$factor (the device then holds the rows for the
+# factor E-step, factor_engine()).
 chunk_local_engine <- function(x, opts) {
   threads <- min(opts$threads, max_threads())
   if (opts$backend == "cuda") {
     check_backend("cuda", NULL, opts$device)
+    if (isTRUE(opts$factor)) {
+      return(factor_engine(x, "cuda", threads, opts$device,
+                           attr(x, "weights")))
+    }
   }
   mix_engine(x, opts$backend, threads, opts$device, attr(x, "weights"))
 }

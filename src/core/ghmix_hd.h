@@ -15,11 +15,11 @@
  *   hooks, stdio, malloc): per-element functions return status codes and
  *   leave messages to the batch drivers.
  *
- * The CUDA backend compiles the core sources once more, inside one
- * translation unit (src/cuda/core_device.cuh defines GHMIX_CUDA_UNITY
- * before including them).  There GHMIX_HD also makes each function static,
- * so that the host copies nvcc emits do not clash with the symbols of the C
- * objects built from the same files.
+ * The CUDA backend compiles the core sources once more, inside each of its
+ * kernels' translation units (src/cuda/core_device.cuh defines
+ * GHMIX_CUDA_UNITY before including them).  There GHMIX_HD also makes each
+ * function static, so that the host copies nvcc emits do not clash with the
+ * symbols of the C objects built from the same files.
  */
 #ifndef GHMIX_HD_H
 #define GHMIX_HD_H

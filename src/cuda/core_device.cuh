@@ -4,9 +4,10 @@
  * (the element bodies of elementwise.h: log K_nu(x), the GIG expectation
  * map and its inverse, the univariate GH density; one observation's
  * E-step, with a full or a factor-analytic Sigma), compiled from the
- * same files.  This header includes those .c files into the translation
- * unit of the kernels, with GHMIX_CUDA_UNITY defined so that ghmix_hd.h
- * makes every GHMIX_HD function
+ * same files.  This header includes those .c files into each translation
+ * unit of kernels (kernels.cu, mix_estep.cu, factor_estep.cu: each keeps
+ * only the device code its kernels call), with GHMIX_CUDA_UNITY defined
+ * so that ghmix_hd.h makes every GHMIX_HD function
  * `__host__ __device__ static`: the device code can then be inlined into
  * the kernels (no relocatable device code, no device link step), and the
  * host copies that nvcc also emits stay private to this translation unit

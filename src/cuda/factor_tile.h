@@ -1,5 +1,5 @@
 /* The per-thread steps of the CUDA E-step of a factor-analytic Sigma =
- * F F' + diag(D) (src/core/factor.h; src/cuda/factor_estep.cuh), written
+ * F F' + diag(D) (src/core/factor.h; src/cuda/factor_estep.cu), written
  * as host-and-device functions so that tests/c/mock_cuda.cc runs the same
  * code on the CPU.  The statistics are those of src/cpu/factor_cpu.h (the
  * layout of src/core/estep.h for one component, GHMIX_COV_FACTOR, r

@@ -94,7 +94,7 @@ ghmix_cuda_gig_from_expectation_batch(const ghmix_gig_solve_args *s, int device,
                                       ghmix_error *err);
 
 /* ------------------------------------------------------------------------
- * Densities and posterior moments per row (src/cuda/kernels.cu): the same
+ * Densities and posterior moments per row (src/cuda/mix_estep.cu): the same
  * rules as the kernels above (one allocation, one launch, device memory
  * freed on every path). */
 
@@ -128,7 +128,7 @@ ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n, size_t ldx, int d,
                                  ghmix_error *err);
 
 /* ------------------------------------------------------------------------
- * The E-step of a normal variance-mean mixture (src/cuda/kernels.cu).
+ * The E-step of a normal variance-mean mixture (src/cuda/mix_estep.cu).
  *
  * The data live on the device for a whole fit: create copies x (n x d,
  * column-major, leading dimension ldx >= n) once; each E-step then copies
@@ -174,7 +174,7 @@ ghmix_status ghmix_cuda_mix_estep_mixture(void *handle,
 
 /* ------------------------------------------------------------------------
  * The E-step of a factor-analytic Sigma = F F' + diag(D) (src/core/
- * factor.h; src/cuda/factor_estep.cuh).  The data (x, n x d, column-major,
+ * factor.h; src/cuda/factor_estep.cu).  The data (x, n x d, column-major,
  * leading dimension ldx >= n) and their row weights (NULL, or n finite
  * values >= 0) are copied to the device once, at create; each E-step
  * copies the model's arrays in, runs two kernels (one thread per row runs

@@ -1,5 +1,5 @@
 /* The per-thread steps of the CUDA E-step and row kernel (src/cuda/
- * kernels.cu), written as host-and-device functions so that tests/c can run
+ * mix_estep.cu), written as host-and-device functions so that tests/c can run
  * the same code on the CPU (tests/c/mock_cuda.cc) and check its indexing
  * without a GPU.  Each row's result and terms come from the core's
  * ghmix_mix_row_step (src/core/mixture.h), as on the CPU; the statistics

@@ -1,5 +1,5 @@
 /* The per-thread steps of the CUDA E-step of a finite mixture of G
- * components (src/cuda/kernels.cu, mixg_estep_kernel), host-and-device so
+ * components (src/cuda/mix_estep.cu, mixg_estep_kernel), host-and-device so
  * that tests/c/mock_cuda.cc runs the same code on the CPU.  They extend
  * those of mix_tile.h (one component) and reuse its solve, its tile and
  * its sums.

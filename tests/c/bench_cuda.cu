@@ -24,9 +24,14 @@
  *    set and with one per point, against the CPU on one thread.
  *
  * Times are medians of several runs after a warm-up; kernel times come from
- * CUDA events.  This file includes src/cuda/kernels.cu, to launch the
- * kernels on device-resident data. */
+ * CUDA events.  This file includes the kernels' translation units
+ * (src/cuda/kernels.cu, mix_estep.cu, factor_estep.cu and their host
+ * helpers, host.cu), to launch the kernels on device-resident data. */
 #include "../../src/cuda/kernels.cu"
+
+#include "../../src/cuda/factor_estep.cu"
+#include "../../src/cuda/host.cu"
+#include "../../src/cuda/mix_estep.cu"
 
 #include <algorithm>
 #include <time.h>

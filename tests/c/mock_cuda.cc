@@ -180,7 +180,7 @@ extern "C" ghmix_status ghmix_cuda_mix_data_weights(void *handle,
   return GHMIX_OK;
 }
 
-/* The two kernels of src/cuda/kernels.cu, one thread at a time. */
+/* The two kernels of src/cuda/mix_estep.cu, one thread at a time. */
 extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
                                              const ghmix_mix_model *model,
                                              double *stats, double *rows,
@@ -381,7 +381,7 @@ ghmix_cuda_gh1_density_batch(size_t n, const double *const in[GHMIX_GH1_NARGS],
                              1, err);
 }
 
-/* The row kernel of src/cuda/kernels.cu, one thread at a time, on a copy
+/* The row kernel of src/cuda/mix_estep.cu, one thread at a time, on a copy
  * of x as on the device. */
 extern "C" ghmix_status ghmix_cuda_mix_rows(const double *x, size_t n,
                                             size_t ldx, int d,
@@ -474,7 +474,7 @@ extern "C" ghmix_status ghmix_cuda_factor_data_weights(void *handle,
   return GHMIX_OK;
 }
 
-/* The two kernels of src/cuda/factor_estep.cuh, one thread at a time, on
+/* The two kernels of src/cuda/factor_estep.cu, one thread at a time, on
  * the model viewing a packed copy of its arrays (as on the device). */
 extern "C" ghmix_status ghmix_cuda_factor_estep(void *handle,
                                                 const ghmix_factor_model *fm,

@@ -526,3 +526,150 @@ test_that("factor mixtures: cuda matches cpu (E-step, fits), or the error", {
     }
   }
 })
+
+# Factor fits on chunks, on a future plan and on a cluster ---------------------
+
+# GH rows with Sigma = F F' + diag(D), F d x 2.
+cuda_factor_rows <- function(n, d, seed = 5L) {
+  set.seed(seed)
+  f <- matrix(stats::rnorm(d * 2L), d, 2L)
+  rgh(n, stats::rnorm(d), stats::rnorm(d) * 0.3,
+      factor_cov(f, stats::runif(d, 0.3, 1)), 1, 2, 1)
+}
+
+cuda_factor_chunks <- function(x, w, k = 3L) {
+  idx <- split(seq_len(nrow(x)), rep(seq_len(k), length.out = nrow(x)))
+  unname(lapply(idx, function(i) list(x = x[i, ], weights = w[i])))
+}
+
+factor_sigma <- function(fit) {
+  tcrossprod(fit$parameters$loadings) + diag(fit$parameters$uniquenesses)
+}
+
+test_that("chunked factor fits with backend = 'cuda' without a device", {
+  skip_if(is.null(cuda_device_skip_reason()), "a CUDA device is present")
+  cls <- cuda_unavailable_class()
+  x <- cuda_factor_rows(400L, 5L)
+  data <- ghmix_data(cuda_factor_chunks(x, rep(1:2, 200)))
+  # the CUDA error of a full-Sigma fit, no longer ghmix_error_factor_mode
+  expect_error(fit_nig(data, factors = 1, backend = "cuda"), class = cls)
+  expect_error(fit_gh(data, factors = 2, backend = "cuda"), class = cls)
+  expect_error(fit_nig(data, backend = "cuda"), class = cls)
+  skip_if_not_installed("future")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  full <- tryCatch(fit_nig(data, backend = "cuda", cluster = "future"),
+                   error = identity)
+  fac <- tryCatch(fit_nig(data, factors = 1, backend = "cuda",
+                          cluster = "future"),
+                  error = identity)
+  expect_s3_class(full, "ghmix_error")
+  expect_identical(class(fac), class(full))
+  expect_false(inherits(fac, "ghmix_error_factor_mode"))
+  expect_match(conditionMessage(fac), 'backend = "cuda"')
+})
+
+# A stand-in for the GPU at the R level: `cuda_require` says one device,
+# and the factor engine's device data and E-step (factor_cuda_data(),
+# factor_cuda_estep_raw()) run the CPU's ffi_mix_estep_factor() on the rows
+# they hold; each call is counted in `seen`.  Restored when the calling test
+# ends.
+local_cuda_factor_stand_in <- function(seen, env = parent.frame()) {
+  ns <- asNamespace("ghmix")
+  seen$created <- 0L
+  seen$freed <- 0L
+  seen$esteps <- 0L
+  stand_in <- list(
+    cuda_require = function(call) 1L,
+    factor_cuda_data = function(x, weights, device) {
+      seen$created <- seen$created + 1L
+      list(handle = list(x = x, weights = weights), dim = dim(x),
+           free = function() seen$freed <- seen$freed + 1L)
+    },
+    factor_cuda_estep_raw = function(data, args) {
+      seen$esteps <- seen$esteps + 1L
+      .Call(ghmix:::ffi_mix_estep_factor, data$handle$x, data$handle$weights,
+            args$center, args$loadings, args$uniquenesses, args$gamma,
+            args$pab, args$what, FALSE, 1L)
+    }
+  )
+  old <- mget(names(stand_in), envir = ns)
+  set <- function(values) {
+    for (nm in names(values)) {
+      unlockBinding(nm, ns)
+      assign(nm, values[[nm]], envir = ns)
+      lockBinding(nm, ns)
+    }
+  }
+  set(stand_in)
+  withr::defer(set(old), envir = env)
+}
+
+test_that("chunked factor fits take each chunk's E-step to the GPU engine", {
+  skip_if_not_installed("withr")
+  x <- cuda_factor_rows(600L, 5L)
+  w <- rep(c(0.5, 1, 0.75), length.out = nrow(x))
+  data <- ghmix_data(cuda_factor_chunks(x, w))
+  # (GH: 40 iterations, not converged; the same on both)
+  ctl_gh <- ghmix_control(max_iter = 40L)
+  cpu_nig <- fit_nig(data, factors = 2)
+  cpu_gh <- suppressWarnings(fit_gh(data, factors = 1, control = ctl_gh))
+  seen <- new.env()
+  local_cuda_factor_stand_in(seen)
+  gpu_nig <- fit_nig(data, factors = 2, backend = "cuda")
+  # every chunk at every E-step on the device, its memory freed each time
+  expect_gt(seen$esteps, 3L * cpu_nig$iterations)
+  expect_identical(seen$esteps %% 3L, 0L)
+  expect_identical(seen$created, seen$esteps)
+  expect_identical(seen$freed, seen$created)
+  # the chunks' sums in chunk order: the CPU's numbers
+  expect_identical(gpu_nig$parameters, cpu_nig$parameters)
+  expect_identical(gpu_nig$loglik, cpu_nig$loglik)
+  expect_identical(gpu_nig$iterations, cpu_nig$iterations)
+  gpu_gh <- suppressWarnings(fit_gh(data, factors = 1, backend = "cuda",
+                                    control = ctl_gh))
+  expect_identical(gpu_gh$parameters, cpu_gh$parameters)
+  expect_identical(gpu_gh$loglik, cpu_gh$loglik)
+  if (!is.null(cuda_device_skip_reason())) {
+    # a full-Sigma chunked fit never reaches the factor engine
+    n <- seen$esteps
+    expect_error(fit_nig(data, backend = "cuda"), "built without CUDA|device",
+                 class = "ghmix_error_chunk")
+    expect_identical(seen$esteps, n)
+  }
+  skip_if_not_installed("future")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  fut <- fit_nig(data, factors = 2, backend = "cuda", cluster = "future")
+  expect_identical(fut$parameters, cpu_nig$parameters)
+  expect_identical(seen$freed, seen$created)
+})
+
+test_that("chunked and cluster factor fits: cuda matches cpu", {
+  skip_without_cuda_device()
+  x <- cuda_factor_rows(3000L, 12L)
+  w <- rep(c(0.5, 1, 2), 1000L)
+  data <- ghmix_data(cuda_factor_chunks(x, w))
+  for (fam in list(fit_nig, fit_gh)) {
+    cpu <- fam(data, factors = 2)
+    gpu <- fam(data, factors = 2, backend = "cuda")
+    mem <- fam(x, factors = 2, weights = w, backend = "cuda")
+    expect_identical(gpu$backend, "cuda")
+    expect_equal(gpu$loglik, cpu$loglik, tolerance = 1e-9)
+    expect_equal(gpu$parameters$mu, cpu$parameters$mu, tolerance = 1e-5)
+    expect_equal(factor_sigma(gpu), factor_sigma(cpu), tolerance = 1e-5)
+    # the sums of the chunks' E-steps on the GPU: those of all the rows
+    expect_equal(gpu$loglik, mem$loglik, tolerance = 1e-9)
+  }
+  cpu <- fit_nig(data, factors = 2)
+  skip_on_os("windows")
+  cl <- tryCatch(parallel::makePSOCKcluster(2L), error = function(e) NULL)
+  skip_if(is.null(cl), "no PSOCK cluster can start here")
+  on.exit(parallel::stopCluster(cl), add = TRUE)
+  # the workers keep their chunks on the GPU for the whole fit
+  on_cl <- fit_nig(data, factors = 2, backend = "cuda", cluster = cl,
+                   threads = 1L)
+  expect_identical(on_cl$distributed$mode, "cluster")
+  expect_equal(on_cl$loglik, cpu$loglik, tolerance = 1e-9)
+  expect_equal(factor_sigma(on_cl), factor_sigma(cpu), tolerance = 1e-5)
+})

@@ -1,9 +1,6 @@
 /* The E-step of a factor-analytic Sigma = F F' + diag(D) on the GPU (see
- * ghmix_cuda.h; the per-thread steps are in factor_tile.h).  Included at
- * the end of kernels.cu, whose host helpers (device_guard, device_arena,
- * copy_in, copy_rows_in, copy_out, finish_launch, cuda_fail,
- * free_on_device, shared_optin, allow_shared) and block_row_sum it uses:
- * one translation unit, so the core is compiled for the device once.
+ * ghmix_cuda.h; the per-thread steps are in factor_tile.h): its kernels
+ * and host wrappers, a translation unit of its own (see kernels.cu).
  *
  * Kernel 1 (factor_estep_kernel): block b of G takes the tiles b, b + G,
  * ... of T = blockDim.x rows: step 1 (one row per thread: the core's
@@ -14,7 +11,20 @@
  * (factor_reduce_kernel): one block per statistic, the fixed-order sum of
  * the block partials (block_row_sum), written where the layout puts it. */
 
+#include "core_device.cuh"
+
+#include <cuda_runtime.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "device.cuh"
 #include "factor_tile.h"
+#include "ghmix_cuda.h"
+#include "host.cuh"
+
+using namespace ghmix_cu;
 
 namespace {
 

@@ -1,0 +1,119 @@
+/* The host helpers of the CUDA wrappers (see host.cuh). */
+#include "host.cuh"
+
+#include <stdio.h>
+
+/* Blocks per multiprocessor at most for the element-wise kernels (they
+ * loop over the rest, grid-stride). */
+#define GHMIX_CUDA_BLOCKS_PER_SM 64
+
+namespace ghmix_cu {
+
+ghmix_status cuda_fail(ghmix_error *err, const char *what, cudaError_t e) {
+  (void)cudaGetLastError(); /* clears the error unless it is sticky */
+  return ghmix_error_set(err, GHMIX_ERR_CUDA, -1, "%s failed: %s (%s)", what,
+                         cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+/* cudaMemcpy of `bytes` (nothing when 0); dir, "to" or "from" the device,
+ * words the error message.  (static, not in an anonymous namespace: that
+ * would be ambiguous with the files' own where tests/c/bench_cuda.cu
+ * includes them all, after `using namespace ghmix_cu`.) */
+static ghmix_status copy_bytes(void *dst, const void *src, size_t bytes,
+                               cudaMemcpyKind kind, const char *what,
+                               const char *dir, ghmix_error *err) {
+  cudaError_t e;
+  if (bytes == 0)
+    return GHMIX_OK;
+  e = cudaMemcpy(dst, src, bytes, kind);
+  if (e != cudaSuccess) {
+    char buf[128];
+    snprintf(buf, sizeof buf, "cudaMemcpy of %s %s the device", what, dir);
+    return cuda_fail(err, buf, e);
+  }
+  return GHMIX_OK;
+}
+
+ghmix_status copy_in(void *dst, const void *src, size_t bytes, const char *what,
+                     ghmix_error *err) {
+  return copy_bytes(dst, src, bytes, cudaMemcpyHostToDevice, what, "to", err);
+}
+
+ghmix_status copy_out(void *dst, const void *src, size_t bytes,
+                      const char *what, ghmix_error *err) {
+  if (dst == NULL)
+    return GHMIX_OK;
+  return copy_bytes(dst, src, bytes, cudaMemcpyDeviceToHost, what, "from", err);
+}
+
+ghmix_status finish_launch(const char *kernel, ghmix_error *err) {
+  char buf[128];
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) {
+    snprintf(buf, sizeof buf, "launching the %s kernel", kernel);
+    return cuda_fail(err, buf, e);
+  }
+  e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    snprintf(buf, sizeof buf, "running the %s kernel", kernel);
+    return cuda_fail(err, buf, e);
+  }
+  return GHMIX_OK;
+}
+
+ghmix_status grid_for(size_t n, int device, unsigned *blocks,
+                      ghmix_error *err) {
+  int sms = 0;
+  size_t want = (n + GHMIX_CUDA_BLOCK - 1) / GHMIX_CUDA_BLOCK, cap;
+  cudaError_t e =
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e != cudaSuccess)
+    return cuda_fail(err, "cudaDeviceGetAttribute", e);
+  cap = (size_t)(sms > 0 ? sms : 1) * GHMIX_CUDA_BLOCKS_PER_SM;
+  *blocks = (unsigned)(want < cap ? want : cap);
+  if (*blocks == 0)
+    *blocks = 1;
+  return GHMIX_OK;
+}
+
+ghmix_status too_many(size_t n, ghmix_error *err) {
+  return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                         "%.0f elements are too many for one CUDA batch",
+                         (double)n);
+}
+
+ghmix_status copy_rows_in(double *dst, const double *x, size_t n, size_t ldx,
+                          int d, const char *what, ghmix_error *err) {
+  char buf[128];
+  cudaError_t e;
+  if (n == 0)
+    return GHMIX_OK;
+  e = cudaMemcpy2D(dst, n * sizeof(double), x, ldx * sizeof(double),
+                   n * sizeof(double), (size_t)d, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess)
+    return GHMIX_OK;
+  snprintf(buf, sizeof buf, "cudaMemcpy2D of %s to the device", what);
+  return cuda_fail(err, buf, e);
+}
+
+ghmix_status shared_optin(int device, int *optin, ghmix_error *err) {
+  cudaError_t e = cudaDeviceGetAttribute(
+      optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  return e == cudaSuccess ? GHMIX_OK
+                          : cuda_fail(err, "cudaDeviceGetAttribute", e);
+}
+
+void free_on_device(int device, void *const *ptrs, int count) {
+  int prev = -1, k;
+  if (cudaGetDevice(&prev) != cudaSuccess)
+    prev = -1;
+  if (prev != device)
+    (void)cudaSetDevice(device);
+  for (k = 0; k < count; k++)
+    (void)cudaFree(ptrs[k]);
+  if (prev >= 0 && prev != device)
+    (void)cudaSetDevice(prev);
+  (void)cudaGetLastError();
+}
+
+} // namespace ghmix_cu
