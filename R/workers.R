@@ -85,7 +85,18 @@ chunk_estep <- function(x, args, opts, engine = NULL) {
     engine <- chunk_local_engine(x, opts)
     on.exit(engine$free())
   }
-  factor <- !is.null(args$loadings) || !is.null(args$factor_mixture)
+  chunk_check_engine(args, engine)
+  if (!is.null(args$log_props) || !is.null(args$loadings) ||
+        !is.null(args$factor_mixture)) {
+    return(as.vector(engine$estep_mixture(args)))
+  }
+  as.vector(engine$estep(args$center, args$chol_l, args$g, args$consts,
+                         args$what, FALSE))
+}
+
+# A factor mixture's chunk E-step runs on the CPU (mixture_factor_mode()
+# refuses the GPU on chunks), a factor fit's on a factor engine.
+chunk_check_engine <- function(args, engine) {
   if (!is.null(args$factor_mixture) && engine$kind != "cpu") {
     stop("internal error: a factor mixture's chunk E-step off the CPU",
          call. = FALSE)
@@ -95,11 +106,6 @@ chunk_estep <- function(x, args, opts, engine = NULL) {
     stop("internal error: a factor E-step on a full-Sigma CUDA engine",
          call. = FALSE)
   }
-  if (!is.null(args$log_props) || factor) {
-    return(as.vector(engine$estep_mixture(args)))
-  }
-  as.vector(engine$estep(args$center, args$chol_l, args$g, args$consts,
-                         args$what, FALSE))
 }
 
 # The in-memory engine of a chunk where it is read (with the weights of
