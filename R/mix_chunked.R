@@ -192,8 +192,20 @@ mixture_chunked_fit_g <- function(src, g, family, nstart, start, args,
     args$shrink, if (is.matrix(src$stored)) src$stored, src$std,
     src$weights, g, call
   )
+  fit <- mixture_chunked_em(src, g, family, nstart, start, args, ctx,
+                            mixture_estep_engine(src), call)
+  fit$asked <- g
+  fit$distributed <- mixture_distributed(src$engine)
+  fit
+}
+
+# The EM of one G over the chunks (ctx: its context, with the E-step of
+# the rows in memory for the starts; estep: the engine's E-step for the
+# EM) and its result.
+mixture_chunked_em <- function(src, g, family, nstart, start, args, ctx,
+                               estep, call) {
   best <- mixture_best_start(src$z, g, family, nstart, start, src$std, ctx)
-  ctx$estep <- mixture_estep_engine(src)
+  ctx$estep <- estep
   ctx$weights <- NULL
   ctx$nobs <- src$nobs
   em <- mixture_em_restarts(src$z, g, best, ctx, args$control)
@@ -202,11 +214,8 @@ mixture_chunked_fit_g <- function(src, g, family, nstart, start, args,
   if (inherits(src$stored, "ghmix_data") && !is.null(src$engine$summary$w)) {
     weights <- em$row_weights
   }
-  fit <- mixture_result(em, src$stored, src$std, family, args,
-                        list(weights = weights, dropped = src$dropped), call)
-  fit$asked <- g
-  fit$distributed <- mixture_distributed(src$engine)
-  fit
+  mixture_result(em, src$stored, src$std, family, args,
+                 list(weights = weights, dropped = src$dropped), call)
 }
 
 # Where the E-steps ran (as chunk_annotate() says it of one distribution;

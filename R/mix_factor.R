@@ -231,18 +231,8 @@ mixture_factor_chunked_fit_g <- function(src, g, family, nstart, start, args,
     args$shrink, if (is.matrix(src$stored)) src$stored, src$std,
     src$weights, g, args$factors, call, src$scaling, src$nobs
   )
-  best <- mixture_best_start(src$z, g, family, nstart, start, src$std, ctx)
-  ctx$estep <- mixture_factor_estep_engine(src)
-  ctx$weights <- NULL
-  ctx$nobs <- src$nobs
-  em <- mixture_em_restarts(src$z, g, best, ctx, args$control)
-  args$prior <- ctx$shrink
-  weights <- src$weights
-  if (inherits(src$stored, "ghmix_data") && !is.null(src$engine$summary$w)) {
-    weights <- em$row_weights
-  }
-  fit <- mixture_result(em, src$stored, src$std, family, args,
-                        list(weights = weights, dropped = src$dropped), call)
+  fit <- mixture_chunked_em(src, g, family, nstart, start, args, ctx,
+                            mixture_factor_estep_engine(src), call)
   fit <- mixture_factor_unscale(fit, src$scaling, src$x, call, ctx$shrink)
   fit$asked <- g
   fit$distributed <- mixture_distributed(src$engine)
