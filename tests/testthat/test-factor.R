@@ -256,11 +256,8 @@ test_that("factor fits: bad input and unsupported combinations", {
   expect_error(fit_nig(x, factors = 1:2), class = err, regexp = "factors")
   expect_error(fit_nig(x, factors = TRUE), class = err, regexp = "factors")
   expect_identical(fit_student(x, factors = 1)$factors, 1L)
-  mode <- "ghmix_error_factor_mode"
-  # (backend = "cuda": test-cuda.R; components with factors:
-  # test-factor-mixture.R; with shrink as well not yet)
-  expect_error(fit_nig(x, factors = 1, components = 2, shrink = "diagonal"),
-               class = mode)
+  # (backend = "cuda": test-cuda.R; components with factors, also with
+  # shrink: test-factor-mixture.R, test-factor-mixture-shrink.R)
   expect_error(fit_nig(x, factors = 1, start = list(loadings = 1:3)),
                class = err, regexp = "loadings")
   expect_error(fit_nig(x, factors = 1, start = list(sigma = diag(4))),
