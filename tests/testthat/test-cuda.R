@@ -572,9 +572,9 @@ test_that("chunked factor fits with backend = 'cuda' without a device", {
 # A stand-in for the GPU at the R level: `cuda_require` says one device,
 # and the factor engine's device data and E-step (factor_cuda_data(),
 # factor_cuda_estep_raw()) run the CPU's ffi_mix_estep_factor() on the rows
-# they hold; each call is counted in `seen`.  Restored when the calling test
-# ends.
-local_cuda_factor_stand_in <- function(seen, env = parent.frame()) {
+# they hold; each call is counted in `seen`.  Returns the function that
+# restores the package's own (the calling test runs it on exit).
+cuda_factor_stand_in <- function(seen) {
   ns <- asNamespace("ghmix")
   seen$created <- 0L
   seen$freed <- 0L
@@ -602,11 +602,10 @@ local_cuda_factor_stand_in <- function(seen, env = parent.frame()) {
     }
   }
   set(stand_in)
-  withr::defer(set(old), envir = env)
+  function() set(old)
 }
 
 test_that("chunked factor fits take each chunk's E-step to the GPU engine", {
-  skip_if_not_installed("withr")
   x <- cuda_factor_rows(600L, 5L)
   w <- rep(c(0.5, 1, 0.75), length.out = nrow(x))
   data <- ghmix_data(cuda_factor_chunks(x, w))
@@ -615,7 +614,8 @@ test_that("chunked factor fits take each chunk's E-step to the GPU engine", {
   cpu_nig <- fit_nig(data, factors = 2)
   cpu_gh <- suppressWarnings(fit_gh(data, factors = 1, control = ctl_gh))
   seen <- new.env()
-  local_cuda_factor_stand_in(seen)
+  restore <- cuda_factor_stand_in(seen)
+  on.exit(restore(), add = TRUE)
   gpu_nig <- fit_nig(data, factors = 2, backend = "cuda")
   # every chunk at every E-step on the device, its memory freed each time
   expect_gt(seen$esteps, 3L * cpu_nig$iterations)
