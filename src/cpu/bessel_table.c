@@ -177,21 +177,66 @@ static inline void table_clenshaw_n(const double *c, int nf, double u,
     out[q] = c[q * BESSEL_TABLE_NCOEF] + u * b1[q] - b2[q];
 }
 
-void ghmix_bessel_table_eval(const ghmix_bessel_table *tab, double x, double t,
-                             ghmix_bessel_result *res) {
-  double v = (t - tab->t_lo) * tab->inv_w, u, f[4];
-  const double *c;
-  int p = (int)v, q = 0;
+/* One Clenshaw step of the chain (b1, b2) with coefficient ck. */
+#define TABLE_STEP(ck, b1, b2)                                                 \
+  do {                                                                         \
+    double b0_ = (ck) + u2 * (b1) - (b2);                                      \
+    (b2) = (b1);                                                               \
+    (b1) = b0_;                                                                \
+  } while (0)
+
+/* table_clenshaw_n for nf = 4 and 3 with the chains in scalars (the arrays
+ * above live in memory between the steps: half the speed), the same
+ * operations in the same order. */
+static inline void table_clenshaw_4(const double *c, double u, double *out) {
+  const double u2 = 2 * u, *c1 = c + BESSEL_TABLE_NCOEF,
+               *c2 = c1 + BESSEL_TABLE_NCOEF, *c3 = c2 + BESSEL_TABLE_NCOEF;
+  double a1 = 0, a2 = 0, b1 = 0, b2 = 0, d1 = 0, d2 = 0, e1 = 0, e2 = 0;
+  int k;
+  for (k = BESSEL_TABLE_NCOEF - 1; k >= 1; k--) {
+    TABLE_STEP(c[k], a1, a2);
+    TABLE_STEP(c1[k], b1, b2);
+    TABLE_STEP(c2[k], d1, d2);
+    TABLE_STEP(c3[k], e1, e2);
+  }
+  out[0] = c[0] + u * a1 - a2;
+  out[1] = c1[0] + u * b1 - b2;
+  out[2] = c2[0] + u * d1 - d2;
+  out[3] = c3[0] + u * e1 - e2;
+}
+
+static inline void table_clenshaw_3(const double *c, double u, double *out) {
+  const double u2 = 2 * u, *c1 = c + BESSEL_TABLE_NCOEF,
+               *c2 = c1 + BESSEL_TABLE_NCOEF;
+  double a1 = 0, a2 = 0, b1 = 0, b2 = 0, d1 = 0, d2 = 0;
+  int k;
+  for (k = BESSEL_TABLE_NCOEF - 1; k >= 1; k--) {
+    TABLE_STEP(c[k], a1, a2);
+    TABLE_STEP(c1[k], b1, b2);
+    TABLE_STEP(c2[k], d1, d2);
+  }
+  out[0] = c[0] + u * a1 - a2;
+  out[1] = c1[0] + u * b1 - b2;
+  out[2] = c2[0] + u * d1 - d2;
+}
+
+/* The series of the panel holding t = log x, and u in [-1, 1] on it. */
+static inline const double *table_locate(const ghmix_bessel_table *tab,
+                                         double t, double *u) {
+  double v = (t - tab->t_lo) * tab->inv_w;
+  int p = (int)v;
   if (p < 0)
     p = 0;
   if (p >= tab->npanel)
     p = tab->npanel - 1;
-  u = 2 * (v - p) - 1;
-  c = tab->coef + (size_t)p * tab->nfun * BESSEL_TABLE_NCOEF;
-  if (tab->nfun == 4) /* the E-step of a free p: a constant count, unrolled */
-    table_clenshaw_n(c, 4, u, f);
-  else
-    table_clenshaw_n(c, tab->nfun, u, f);
+  *u = 2 * (v - p) - 1;
+  return tab->coef + (size_t)p * tab->nfun * BESSEL_TABLE_NCOEF;
+}
+
+/* res from the interpolated functions f at x. */
+static inline void table_store(const ghmix_bessel_table *tab, double x,
+                               const double *f, ghmix_bessel_result *res) {
+  int q = 0;
   res->logk = f[0] - x;
   if (tab->what & GHMIX_BESSEL_RATIOS) {
     res->ratio_up = f[++q];
@@ -204,6 +249,43 @@ void ghmix_bessel_table_eval(const ghmix_bessel_table *tab, double x, double t,
                   ? -(tab->nu / x + res->ratio_down)
                   : (double)NAN;
   }
+}
+
+static inline void table_series(const ghmix_bessel_table *tab, const double *c,
+                                double u, double *f) {
+  if (tab->nfun == 4) /* the E-step of a free p */
+    table_clenshaw_4(c, u, f);
+  else if (tab->nfun == 3) /* ratios without the nu-derivative */
+    table_clenshaw_3(c, u, f);
+  else
+    table_clenshaw_n(c, tab->nfun, u, f);
+}
+
+void ghmix_bessel_table_eval(const ghmix_bessel_table *tab, double x, double t,
+                             ghmix_bessel_result *res) {
+  double u, f[4];
+  const double *c = table_locate(tab, t, &u);
+  table_series(tab, c, u, f);
+  table_store(tab, x, f, res);
+}
+
+void ghmix_bessel_table_eval_n(const ghmix_bessel_table *tab, int n,
+                               const double *x, const double *t,
+                               ghmix_bessel_result *res) {
+  int i = 0;
+  /* two points at a time: one point's Clenshaw chains are a dependent
+   * sequence of about 100 cycles, which the other point's fill */
+  for (; i + 2 <= n; i += 2) {
+    double u0, u1, f0[4], f1[4];
+    const double *c0 = table_locate(tab, t[i], &u0),
+                 *c1 = table_locate(tab, t[i + 1], &u1);
+    table_series(tab, c0, u0, f0);
+    table_series(tab, c1, u1, f1);
+    table_store(tab, x[i], f0, &res[i]);
+    table_store(tab, x[i + 1], f1, &res[i + 1]);
+  }
+  for (; i < n; i++)
+    ghmix_bessel_table_eval(tab, x[i], t[i], &res[i]);
 }
 
 void ghmix_bessel_table_free(ghmix_bessel_table *tab) {

@@ -51,6 +51,12 @@ int ghmix_bessel_table_panel(ghmix_bessel_table *tab, int p);
 void ghmix_bessel_table_eval(const ghmix_bessel_table *tab, double x, double t,
                              ghmix_bessel_result *res);
 
+/* ghmix_bessel_table_eval at the n points x[i] (log x[i] = t[i]) into
+ * res[i], with the same values, faster than one call per point. */
+void ghmix_bessel_table_eval_n(const ghmix_bessel_table *tab, int n,
+                               const double *x, const double *t,
+                               ghmix_bessel_result *res);
+
 void ghmix_bessel_table_free(ghmix_bessel_table *tab);
 
 #endif

@@ -51,6 +51,12 @@ typedef struct {
   double *w;  /* v E[1/Y | x] (v the row's weight), 0 for rows left out */
   double *sw; /* sqrt(w) */
   double *ok; /* v for rows in the sums (1 without weights), else 0 */
+  /* the rows that take K_q from the table: their arguments (by row), the
+   * table's x and log x and values (by position in `tabled`) */
+  ghmix_mix_row_arg_t *arg;
+  double *tab_x, *tab_t;
+  ghmix_bessel_result *kq;
+  int *tabled;
 } mix_work;
 
 /* Rows per block: MIX_BLOCK for small d; for large d up to
@@ -182,35 +188,49 @@ static void mix_block_forms(const mix_job *job, size_t lo, int m, mix_work *w) {
   mix_quad_forms(w->z, comp->g, d, m, w->q, w->b);
 }
 
-/* Row i of the block starting at row lo (K_q from the table where it
- * applies): its output row, its weights in w, its terms (times *wt, the
+/* The rows of the block that take K_q from the table (w->tabled, in row
+ * order) and their table values (w->kq), all at once
+ * (ghmix_bessel_table_eval_n); returns how many. */
+static int mix_block_tabled(const mix_job *job, int m, mix_work *w) {
+  const ghmix_mix_const *c = &job->comp->c;
+  int i, nt = 0;
+  if (job->tab == NULL)
+    return 0;
+  for (i = 0; i < m; i++)
+    if (!ghmix_mix_row_is_heavy(c, w->b[i]) && !isinf(w->q[i]) &&
+        !isnan(w->b[i]) && ghmix_mix_row_arg(c, w->q[i], &w->arg[i])) {
+      w->tab_x[nt] = w->arg[i].x;
+      w->tab_t[nt] = w->arg[i].ls + 2 * c->log_sqrt_a;
+      w->tabled[nt++] = i;
+    }
+  if (nt > 0)
+    ghmix_bessel_table_eval_n(job->tab, nt, w->tab_x, w->tab_t, w->kq);
+  return nt;
+}
+
+/* Row i of the block starting at row lo (k: K_q's values from the table,
+ * or NULL): its output row, its weights in w, its terms (times *wt, the
  * row's weight, unless wt is NULL) added to acc; a row not accepted (or of
  * weight 0) gets u = 0, so that it adds nothing (not even a NaN) to the
  * vector sums, as in the CUDA tile. */
 static void mix_block_row(const mix_job *job, size_t lo, int i, int m,
-                          const double *wt, ghmix_mix_terms *acc, mix_work *w) {
+                          const ghmix_bessel_result *k, const double *wt,
+                          ghmix_mix_terms *acc, mix_work *w) {
   const ghmix_mix_const *c = &job->comp->c;
-  ghmix_mix_row_arg_t arg;
-  ghmix_bessel_result kq;
   ghmix_mix_row_result r;
   ghmix_mix_terms t;
-  const ghmix_bessel_result *k = NULL;
   int j, ok;
-  if (ghmix_mix_row_is_heavy(c, w->b[i])) {
+  if (k != NULL)
+    ok = ghmix_mix_row_step(c, w->q[i], w->b[i], &w->arg[i], k, &r, &t);
+  else if (ghmix_mix_row_is_heavy(c, w->b[i]))
     ok = ghmix_mix_row_step_z(c, w->q[i], w->b[i], w->z + i, (size_t)m,
                               job->comp->g, &r, &t);
-  } else if (isinf(w->q[i])) {
+  else if (isinf(w->q[i]))
     /* Q overflowed: the row from |L^-1 (x - m)| (scaled) */
     ok = ghmix_mix_row_step_r(c, ghmix_mix_norm(job->d, w->z + i, (size_t)m),
                               w->b[i], &r, &t);
-  } else {
-    if (job->tab != NULL && !isnan(w->b[i]) &&
-        ghmix_mix_row_arg(c, w->q[i], &arg)) {
-      ghmix_bessel_table_eval(job->tab, arg.x, arg.ls + 2 * c->log_sqrt_a, &kq);
-      k = &kq;
-    }
-    ok = ghmix_mix_row_step(c, w->q[i], w->b[i], &arg, k, &r, &t);
-  }
+  else
+    ok = ghmix_mix_row_step(c, w->q[i], w->b[i], NULL, NULL, &r, &t);
   if (wt != NULL)
     ok = ghmix_mix_terms_weight(&t, *wt);
   if (!ok)
@@ -235,15 +255,17 @@ static void mix_block(const mix_job *job, int slot, size_t lo, size_t hi,
   double *sx = s + job->at.u, *sxw = s + job->at.inv_y_u;
   double *sxx = s + job->at.inv_y_uu;
   ghmix_mix_terms acc;
-  int i, j;
+  int i, j, nt, next = 0;
   mix_block_forms(job, lo, m, w);
+  nt = mix_block_tabled(job, m, w);
   memcpy(acc.v, terms, sizeof acc.v);
-  if (job->weights == NULL)
-    for (i = 0; i < m; i++)
-      mix_block_row(job, lo, i, m, NULL, &acc, w);
-  else
-    for (i = 0; i < m; i++)
-      mix_block_row(job, lo, i, m, job->weights + lo + i, &acc, w);
+  for (i = 0; i < m; i++) {
+    const ghmix_bessel_result *k = NULL;
+    if (next < nt && w->tabled[next] == i)
+      k = &w->kq[next++];
+    mix_block_row(job, lo, i, m, k,
+                  job->weights != NULL ? job->weights + lo + i : NULL, &acc, w);
+  }
   memcpy(terms, acc.v, sizeof acc.v);
   for (j = 0; j < d; j++) {
     double *uj = w->u + (size_t)j * m;
@@ -293,6 +315,14 @@ static int mix_work_alloc(mix_job *job, int threads) {
     w->w = w->b + rows;
     w->sw = w->w + rows;
     w->ok = w->sw + rows;
+    w->arg = malloc(sizeof(ghmix_mix_row_arg_t) * rows);
+    w->kq = malloc(sizeof(ghmix_bessel_result) * rows);
+    w->tab_x = malloc(sizeof(double) * 2 * rows);
+    w->tabled = malloc(sizeof(int) * rows);
+    if (w->arg == NULL || w->kq == NULL || w->tab_x == NULL ||
+        w->tabled == NULL)
+      return 0;
+    w->tab_t = w->tab_x + rows;
   }
   return 1;
 }
@@ -300,8 +330,14 @@ static int mix_work_alloc(mix_job *job, int threads) {
 static void mix_job_free(mix_job *job, int threads) {
   int t;
   if (job->work != NULL)
-    for (t = 0; t < threads; t++)
-      free(job->work[t].u);
+    for (t = 0; t < threads; t++) {
+      mix_work *w = &job->work[t];
+      free(w->u);
+      free(w->arg);
+      free(w->kq);
+      free(w->tab_x);
+      free(w->tabled);
+    }
   free(job->work);
   free(job->slot_stats);
   free(job->slot_terms);
@@ -557,32 +593,46 @@ typedef struct {
   size_t nterms;
   double *slot_terms, *rows;
   mixg_work *gw;
+  /* the range pass of the components whose table pays (ranged[k]): their
+   * rows' Q and B (component k's at fq + k n, fb + k n), kept for the main
+   * pass, and per slot s their range at qlo[s G + k], qhi[s G + k] */
+  int ranged[GHMIX_MAX_COMPONENTS];
+  double *fq, *fb, *qlo, *qhi;
 } mixg_job;
 
-/* Component k's result for row i of the block, whose forms are in w (K_q
- * from the component's table where it applies), as mix_block_row takes
- * it. */
-static void mixg_row_result(const mixg_job *job, int k, int i, int m,
-                            const mix_work *w, ghmix_mix_row_result *r) {
+/* Component k's results for the m rows of the block, with Q, B in q, b
+ * and z = L^-1 (x - m) in w (read only for rows of a huge Q or B) (res[i G + k]
+ * for row i): K_q from the component's table where it applies (all such rows'
+ * table values first, ghmix_bessel_table_eval_n), else evaluated. */
+static void mixg_component_rows(const mixg_job *job, int k, int m,
+                                const double *q, const double *b, mix_work *w,
+                                ghmix_mix_row_result *res) {
   const ghmix_mix_const *c = &job->comps[k].c;
   const ghmix_bessel_table *tab = job->tab[k];
-  ghmix_mix_row_arg_t arg;
-  ghmix_bessel_result kq;
-  if (ghmix_mix_row_is_heavy(c, w->b[i])) {
-    ghmix_mix_row_z(c, w->q[i], w->b[i], w->z + i, (size_t)m, job->comps[k].g,
-                    r);
-    return;
+  const int G = job->G;
+  int i, j, nt = 0;
+  for (i = 0; i < m; i++) {
+    ghmix_mix_row_result *r = &res[(size_t)i * G + k];
+    if (ghmix_mix_row_is_heavy(c, b[i]))
+      ghmix_mix_row_z(c, q[i], b[i], w->z + i, (size_t)m, job->comps[k].g, r);
+    else if (isinf(q[i]))
+      ghmix_mix_row_r(c, ghmix_mix_norm(job->base.d, w->z + i, (size_t)m), b[i],
+                      r);
+    else if (tab != NULL && !isnan(b[i]) &&
+             ghmix_mix_row_arg(c, q[i], &w->arg[i])) {
+      w->tab_x[nt] = w->arg[i].x;
+      w->tab_t[nt] = w->arg[i].ls + 2 * c->log_sqrt_a;
+      w->tabled[nt++] = i;
+    } else {
+      ghmix_mix_row(c, q[i], b[i], r);
+    }
   }
-  if (isinf(w->q[i])) {
-    ghmix_mix_row_r(c, ghmix_mix_norm(job->base.d, w->z + i, (size_t)m),
-                    w->b[i], r);
+  if (nt == 0)
     return;
-  }
-  if (tab != NULL && !isnan(w->b[i]) && ghmix_mix_row_arg(c, w->q[i], &arg)) {
-    ghmix_bessel_table_eval(tab, arg.x, arg.ls + 2 * c->log_sqrt_a, &kq);
-    ghmix_mix_row_done(c, w->b[i], &arg, &kq, r);
-  } else {
-    ghmix_mix_row(c, w->q[i], w->b[i], r);
+  ghmix_bessel_table_eval_n(tab, nt, w->tab_x, w->tab_t, w->kq);
+  for (j = 0; j < nt; j++) {
+    i = w->tabled[j];
+    ghmix_mix_row_done(c, b[i], &w->arg[i], &w->kq[j], &res[(size_t)i * G + k]);
   }
 }
 
@@ -642,6 +692,22 @@ static void mixg_block_sums(const mixg_job *job, int k, double *s, size_t lo,
     dsyrk_("L", "T", &d, &m, &one, w->u, &m, &one, s + at->inv_y_uu, &d, 1, 1);
 }
 
+/* Whether component k's Q and B of the rows [lo, lo + m) are kept from
+ * the range pass and none of them needs z (a Q that overflowed, a heavy
+ * B): the main pass then skips the forms. */
+static int mixg_forms_kept(const mixg_job *job, int k, size_t lo, int m) {
+  const ghmix_mix_const *c = &job->comps[k].c;
+  const double *q = job->fq + (size_t)k * job->base.n + lo,
+               *b = job->fb + (size_t)k * job->base.n + lo;
+  int i;
+  if (!job->ranged[k])
+    return 0;
+  for (i = 0; i < m; i++)
+    if (isinf(q[i]) || ghmix_mix_row_is_heavy(c, b[i]))
+      return 0;
+  return 1;
+}
+
 /* The rows [lo, hi) into the sums of the slot. */
 static void mixg_block(const mixg_job *job, int slot, size_t lo, size_t hi,
                        mix_work *w, mixg_work *g) {
@@ -653,10 +719,15 @@ static void mixg_block(const mixg_job *job, int slot, size_t lo, size_t hi,
   mix_job jk = job->base;
   int i, k;
   for (k = 0; k < G; k++) {
-    jk.comp = &job->comps[k];
-    mix_block_forms(&jk, lo, m, w);
-    for (i = 0; i < m; i++)
-      mixg_row_result(job, k, i, m, w, &g->res[(size_t)i * G + k]);
+    const double *q = w->q, *b = w->b;
+    if (mixg_forms_kept(job, k, lo, m)) {
+      q = job->fq + (size_t)k * job->base.n + lo;
+      b = job->fb + (size_t)k * job->base.n + lo;
+    } else {
+      jk.comp = &job->comps[k];
+      mix_block_forms(&jk, lo, m, w);
+    }
+    mixg_component_rows(job, k, m, q, b, w, g->res);
   }
   memcpy(&gacc, terms, sizeof gacc);
   memcpy(acc, terms + GHMIX_STAT_TAU, sizeof acc[0] * (size_t)G);
@@ -674,28 +745,102 @@ static void mixg_slot_block(const void *job, int slot, size_t lo, size_t hi,
   mixg_block(gj, slot, lo, hi, &gj->base.work[thread], &gj->gw[thread]);
 }
 
+/* The range pass over the rows [lo, hi) of the slot: the forms of every
+ * component in `ranged`, kept, and their Q range. */
+static void mixg_range_block(const mixg_job *job, int slot, size_t lo,
+                             size_t hi, mix_work *w) {
+  const int m = (int)(hi - lo), G = job->G;
+  mix_job jk = job->base;
+  int i, k;
+  for (k = 0; k < G; k++) {
+    double *q, *b, *qlo = &job->qlo[(size_t)slot * G + k],
+                   *qhi = &job->qhi[(size_t)slot * G + k];
+    if (!job->ranged[k])
+      continue;
+    jk.comp = &job->comps[k];
+    mix_block_forms(&jk, lo, m, w);
+    q = job->fq + (size_t)k * job->base.n + lo;
+    b = job->fb + (size_t)k * job->base.n + lo;
+    memcpy(q, w->q, sizeof(double) * (size_t)m);
+    memcpy(b, w->b, sizeof(double) * (size_t)m);
+    for (i = 0; i < m; i++) {
+      if (q[i] < *qlo)
+        *qlo = q[i];
+      if (q[i] > *qhi)
+        *qhi = q[i];
+    }
+  }
+}
+
+static void mixg_slot_range(const void *job, int slot, size_t lo, size_t hi,
+                            int thread) {
+  const mixg_job *gj = job;
+  mixg_range_block(gj, slot, lo, hi, &gj->base.work[thread]);
+}
+
+/* Sets up component k's table from its Q range over the slots (as
+ * mix_table_prepare): 1 if set up, 0 if not. */
+static int mixg_table_init(const mixg_job *job, int k,
+                           ghmix_bessel_table *tab) {
+  const ghmix_mix_const *c = &job->comps[k].c;
+  double qmin = INFINITY, qmax = -INFINITY;
+  int slot;
+  for (slot = 0; slot < job->base.sl.nslots; slot++) {
+    size_t at = (size_t)slot * job->G + k;
+    qmin = job->qlo[at] < qmin ? job->qlo[at] : qmin;
+    qmax = job->qhi[at] > qmax ? job->qhi[at] : qmax;
+  }
+  if (!(c->b + qmin > 0) || !isfinite(qmax))
+    return 0;
+  return ghmix_bessel_table_init(c->q, ghmix_mix_row_bessel_what(c),
+                                 c->sqrt_a * sqrt(c->b + qmin),
+                                 c->sqrt_a * sqrt(c->b + qmax), tab);
+}
+
+/* The one range pass of the components whose table pays (their forms kept
+ * for the main pass); 0, 1 when interrupted, -1 when out of memory. */
+static int mixg_range_pass(mixg_job *job, int threads, size_t *done) {
+  const size_t n = job->base.n, G = (size_t)job->G,
+               slots = (size_t)job->base.sl.nslots;
+  size_t i;
+  job->fq = malloc(sizeof(double) * 2 * n * G);
+  job->qlo = malloc(sizeof(double) * 2 * slots * G);
+  if (job->fq == NULL || job->qlo == NULL)
+    return -1;
+  job->fb = job->fq + n * G;
+  job->qhi = job->qlo + slots * G;
+  for (i = 0; i < slots * G; i++) {
+    job->qlo[i] = INFINITY;
+    job->qhi[i] = -INFINITY;
+  }
+  return ghmix_slots_run(&job->base.sl, MIX_ROUND, mixg_slot_range, job,
+                         threads, done);
+}
+
 /* The tables of K_q of the components where they pay (tabs[k] filled and
- * job->tab[k] set where built): the range passes, then all the tables'
- * panels at once (mix_tables_fill); 0, or 1 when interrupted. */
+ * job->tab[k] set where built): one range pass for all of them, then all
+ * the tables' panels at once (mix_tables_fill); 0, 1 when interrupted,
+ * -1 when out of memory. */
 static int mixg_tables(mixg_job *job, int threads, ghmix_bessel_table *tabs,
                        size_t *done) {
-  int k, built, stopped = 0;
+  int k, any = 0, stopped;
   int use[GHMIX_MAX_COMPONENTS], ok[GHMIX_MAX_COMPONENTS];
   for (k = 0; k < job->G; k++) {
-    use[k] = 0;
-    if (stopped || !mix_table_pays(&job->comps[k].c, job->base.n))
-      continue;
-    job->base.comp = &job->comps[k];
-    built = mix_table_prepare(&job->base, threads, done, &tabs[k]);
-    stopped = built < 0;
-    use[k] = built > 0;
+    job->ranged[k] = mix_table_pays(&job->comps[k].c, job->base.n);
+    any |= job->ranged[k];
   }
-  if (stopped) {
+  if (!any)
+    return 0;
+  stopped = mixg_range_pass(job, threads, done);
+  if (stopped < 0) {
     for (k = 0; k < job->G; k++)
-      if (use[k])
-        ghmix_bessel_table_free(&tabs[k]);
-    return 1;
+      job->ranged[k] = 0;
+    return -1;
   }
+  if (stopped)
+    return 1;
+  for (k = 0; k < job->G; k++)
+    use[k] = job->ranged[k] && mixg_table_init(job, k, &tabs[k]) > 0;
   mix_tables_fill(tabs, use, job->G, threads, ok);
   for (k = 0; k < job->G; k++) {
     if (ok[k])
@@ -713,6 +858,8 @@ static int mixg_run(mixg_job *job, int threads, ghmix_bessel_table *tabs,
                          ? ghmix_blas_threads_single()
                          : 0;
   int stopped = mixg_tables(job, threads, tabs, done);
+  if (stopped < 0) /* no memory for the range pass: every row evaluated */
+    stopped = 0;
   if (!stopped)
     stopped = ghmix_slots_run(&job->base.sl, MIX_ROUND, mixg_slot_block, job,
                               threads, done);
@@ -730,6 +877,8 @@ static void mixg_job_free(mixg_job *job, int threads) {
   free(job->at);
   free((void *)job->tab);
   free((void *)job->log_prop);
+  free(job->fq);
+  free(job->qlo);
   mix_job_free(&job->base, threads);
 }
 
@@ -777,13 +926,11 @@ static int mixg_job_alloc(mixg_job *job, const ghmix_mix_model *model,
 static int mixg_job_init(mixg_job *job, const double *x, size_t n, size_t ldx,
                          const ghmix_mix_model *model, double *rows,
                          int *threads) {
-  int k, want_table = 0, all_tables = 1;
-  for (k = 0; k < model->shape.components; k++) {
-    int pays = mix_table_pays(&model->comp[k].c, n);
-    want_table |= pays;
-    all_tables &= pays;
-  }
-  if (!mix_job_init(&job->base, x, n, ldx, model, NULL, threads, want_table,
+  int k, all_tables = 1;
+  for (k = 0; k < model->shape.components; k++)
+    all_tables &= mix_table_pays(&model->comp[k].c, n);
+  /* (no table in the base job: the range pass is mixg_range_pass) */
+  if (!mix_job_init(&job->base, x, n, ldx, model, NULL, threads, 0,
                     (size_t)model->shape.components *
                         (all_tables ? 1 : MIX_EXACT_ROW)))
     return 0;

@@ -17,6 +17,7 @@
 #include "../../src/core/gig_solve.h"
 #include "../../src/core/mixture.h"
 #include "../../src/core/mstep.h"
+#include "../../src/cpu/bessel_table.h"
 #include "../../src/cpu/mixture_cpu.h"
 #include "check.h"
 #include "mix_setup.h"
@@ -539,6 +540,44 @@ static void test_heavy_seam(void) {
         "seam B = 1e4 (d = 1): log f %.17g vs %.17g", r0.loglik, r1.loglik);
 }
 
+/* ghmix_bessel_table_eval_n: the same bits as ghmix_bessel_table_eval at
+ * every point, for each set of functions a table holds, for odd and even
+ * counts. */
+static void test_table_n(void) {
+  const int whats[4] = {0, GHMIX_BESSEL_RATIOS, GHMIX_BESSEL_GRAD,
+                        GHMIX_BESSEL_RATIOS | GHMIX_BESSEL_GRAD};
+  double x[37], t[37];
+  ghmix_bessel_result one, many[37];
+  ghmix_bessel_table tab;
+  int w, i, n, same;
+  for (i = 0; i < 37; i++) {
+    x[i] = 0.3 * exp(0.15 * i);
+    t[i] = log(x[i]);
+  }
+  for (w = 0; w < 4; w++) {
+    if (!ghmix_bessel_table_build(2.3, whats[w], 0.3, 0.3 * exp(0.15 * 36),
+                                  &tab)) {
+      check(0, "table_eval_n: the table (what = %d) is built", whats[w]);
+      continue;
+    }
+    for (n = 36; n <= 37; n++) {
+      memset(many, 0, sizeof many);
+      ghmix_bessel_table_eval_n(&tab, n, x, t, many);
+      same = 1;
+      for (i = 0; i < n; i++) {
+        memset(&one, 0, sizeof one);
+        ghmix_bessel_table_eval(&tab, x[i], t[i], &one);
+        same &= memcmp(&one, &many[i], sizeof one) == 0;
+      }
+      check(same,
+            "table_eval_n (what = %d, n = %d): the bits of one call "
+            "per point",
+            whats[w], n);
+    }
+    ghmix_bessel_table_free(&tab);
+  }
+}
+
 static void test_driver(void) {
   const int both = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
   double stats[16], x[4] = {1, 2, 3, 4};
@@ -584,6 +623,7 @@ int main(void) {
   test_mstep();
   test_seams();
   test_heavy_seam();
+  test_table_n();
   test_driver();
   printf("test_mixture: %d passed, %d failed\n", passed, failed);
   printf("%d passed, %d failed\n", passed, failed);

@@ -346,7 +346,8 @@ static void weights_case(int d, int G, size_t n) {
 
 /* G = 1 without weights: ghmix_mix_estep_cpu's statistics, the same bits
  * (the same slots, blocks, tables and order of summation). */
-static void g1_case(int d, size_t n, double p, double a, double b, int what) {
+static void g1_case(int d, size_t n, double p, double a, double b, int what,
+                    int extreme) {
   mix_setup s;
   double *x, *s1, *s2;
   size_t ns;
@@ -365,11 +366,20 @@ static void g1_case(int d, size_t n, double p, double a, double b, int what) {
     for (j = 0; j < d; j++)
       x[i + (size_t)j * n] = s.center[j] + unif(-3, 3);
   x[7] = NAN;
+  if (extreme) {
+    /* an overflowed Q, and rows far out on either side (a heavy B): the
+     * mixture driver evaluates their blocks' forms again */
+    x[11] = 1e200;
+    for (j = 0; j < d; j++) {
+      x[300 + (size_t)j * n] = s.center[j] + 1e6;
+      x[301 + (size_t)j * n] = s.center[j] - 1e6;
+    }
+  }
   ghmix_mix_estep_cpu(x, n, n, d, &s.model, s1, NULL, 2, &err);
   ghmix_mix_estep_mixture_cpu(x, n, n, d, &s.model, s2, NULL, 2, &err);
   check(memcmp(s1, s2, sizeof(double) * ns) == 0,
-        "G = 1 (d = %d, n = %lu, p = %g): the one-component driver's bits", d,
-        (unsigned long)n, p);
+        "G = 1 (d = %d, n = %lu, p = %g%s): the one-component driver's bits", d,
+        (unsigned long)n, p, extreme ? ", extreme rows" : "");
   free(x);
   free(s1);
   free(s2);
@@ -387,9 +397,13 @@ static void test_driver(void) {
   driver_case("d = 1", 1, 3, 6000, both, 1);
   driver_case("BLAS (d = 60)", 60, 2, 3000, both, 0);
   weights_case(3, 3, 3000);
-  g1_case(3, 1000, -0.7, 1.3, 0.8, both);
-  g1_case(10, 9000, -0.5, 1.1, 1.7, GHMIX_ESTEP_MOMENTS);
-  g1_case(60, 3000, 1.5, 1.0, 1.0, both);
+  g1_case(3, 1000, -0.7, 1.3, 0.8, both, 0);
+  g1_case(10, 9000, -0.5, 1.1, 1.7, GHMIX_ESTEP_MOMENTS, 0);
+  g1_case(60, 3000, 1.5, 1.0, 1.0, both, 0);
+  /* tabulated K (the range pass's forms kept for the main pass) */
+  g1_case(4, 20011, -0.7, 1.3, 0.8, both, 0);
+  g1_case(4, 20011, -0.7, 1.3, 0.8, both, 1);
+  g1_case(5, 9000, -0.5, 1.1, 1.7, GHMIX_ESTEP_MOMENTS, 1);
   if (mixg_setup_init(&m, 2, 2, GHMIX_ESTEP_MOMENTS, NULL)) {
     check(ghmix_mix_estep_cpu(x, 2, 2, 2, &m.model, st, NULL, 1, &err) ==
               GHMIX_ERR_DOMAIN,
