@@ -184,6 +184,13 @@ static inline void table_clenshaw_n(const double *c, int nf, double u,
     (b2) = (b1);                                                               \
     (b1) = b0_;                                                                \
   } while (0)
+/* The same with the second point's u2_. */
+#define TABLE_STEP_(ck, b1, b2)                                                \
+  do {                                                                         \
+    double b0_ = (ck) + u2_ * (b1) - (b2);                                     \
+    (b2) = (b1);                                                               \
+    (b1) = b0_;                                                                \
+  } while (0)
 
 /* table_clenshaw_n for nf = 4 and 3 with the chains in scalars (the arrays
  * above live in memory between the steps: half the speed), the same
@@ -218,6 +225,61 @@ static inline void table_clenshaw_3(const double *c, double u, double *out) {
   out[0] = c[0] + u * a1 - a2;
   out[1] = c1[0] + u * b1 - b2;
   out[2] = c2[0] + u * d1 - d2;
+}
+
+/* table_clenshaw_4 at two points (series c, u and c_, u_), the chains of
+ * both in one loop: one point's chains are a dependent sequence the
+ * other's fill. */
+static inline void table_clenshaw_4x2(const double *c, double u,
+                                      const double *c_, double u_, double *out,
+                                      double *out_) {
+  const double u2 = 2 * u, u2_ = 2 * u_;
+  double a1 = 0, a2 = 0, b1 = 0, b2 = 0, d1 = 0, d2 = 0, e1 = 0, e2 = 0;
+  double A1 = 0, A2 = 0, B1 = 0, B2 = 0, D1 = 0, D2 = 0, E1 = 0, E2 = 0;
+  const int n = BESSEL_TABLE_NCOEF;
+  int k;
+  for (k = n - 1; k >= 1; k--) {
+    TABLE_STEP(c[k], a1, a2);
+    TABLE_STEP(c[n + k], b1, b2);
+    TABLE_STEP(c[2 * n + k], d1, d2);
+    TABLE_STEP(c[3 * n + k], e1, e2);
+    TABLE_STEP_(c_[k], A1, A2);
+    TABLE_STEP_(c_[n + k], B1, B2);
+    TABLE_STEP_(c_[2 * n + k], D1, D2);
+    TABLE_STEP_(c_[3 * n + k], E1, E2);
+  }
+  out[0] = c[0] + u * a1 - a2;
+  out[1] = c[n] + u * b1 - b2;
+  out[2] = c[2 * n] + u * d1 - d2;
+  out[3] = c[3 * n] + u * e1 - e2;
+  out_[0] = c_[0] + u_ * A1 - A2;
+  out_[1] = c_[n] + u_ * B1 - B2;
+  out_[2] = c_[2 * n] + u_ * D1 - D2;
+  out_[3] = c_[3 * n] + u_ * E1 - E2;
+}
+
+static inline void table_clenshaw_3x2(const double *c, double u,
+                                      const double *c_, double u_, double *out,
+                                      double *out_) {
+  const double u2 = 2 * u, u2_ = 2 * u_;
+  double a1 = 0, a2 = 0, b1 = 0, b2 = 0, d1 = 0, d2 = 0;
+  double A1 = 0, A2 = 0, B1 = 0, B2 = 0, D1 = 0, D2 = 0;
+  const int n = BESSEL_TABLE_NCOEF;
+  int k;
+  for (k = n - 1; k >= 1; k--) {
+    TABLE_STEP(c[k], a1, a2);
+    TABLE_STEP(c[n + k], b1, b2);
+    TABLE_STEP(c[2 * n + k], d1, d2);
+    TABLE_STEP_(c_[k], A1, A2);
+    TABLE_STEP_(c_[n + k], B1, B2);
+    TABLE_STEP_(c_[2 * n + k], D1, D2);
+  }
+  out[0] = c[0] + u * a1 - a2;
+  out[1] = c[n] + u * b1 - b2;
+  out[2] = c[2 * n] + u * d1 - d2;
+  out_[0] = c_[0] + u_ * A1 - A2;
+  out_[1] = c_[n] + u_ * B1 - B2;
+  out_[2] = c_[2 * n] + u_ * D1 - D2;
 }
 
 /* The series of the panel holding t = log x, and u in [-1, 1] on it. */
@@ -279,8 +341,14 @@ void ghmix_bessel_table_eval_n(const ghmix_bessel_table *tab, int n,
     double u0, u1, f0[4], f1[4];
     const double *c0 = table_locate(tab, t[i], &u0),
                  *c1 = table_locate(tab, t[i + 1], &u1);
-    table_series(tab, c0, u0, f0);
-    table_series(tab, c1, u1, f1);
+    if (tab->nfun == 4) {
+      table_clenshaw_4x2(c0, u0, c1, u1, f0, f1);
+    } else if (tab->nfun == 3) {
+      table_clenshaw_3x2(c0, u0, c1, u1, f0, f1);
+    } else {
+      table_series(tab, c0, u0, f0);
+      table_series(tab, c1, u1, f1);
+    }
     table_store(tab, x[i], f0, &res[i]);
     table_store(tab, x[i + 1], f1, &res[i + 1]);
   }
