@@ -151,9 +151,10 @@ static void mix_offsets_init(const ghmix_estep_shape *shape, mix_offsets *o) {
  * slot_stats: nslots x nstats partial sums (the scalar ones filled from
  * slot_terms at the end); slot_terms: nslots x GHMIX_TERM_COUNT sums of the
  * row terms, each in row order, whence each scalar statistic (the sum of
- * its term); qmin / qmax: per-slot range of Q (the range pass); tab: K_q
- * tabulated for this E-step, or NULL; work: one set of buffers per
- * thread; weights: the rows' weights, or NULL. */
+ * its term); qmin / qmax: per-slot range of Q (the range pass); fq, fb:
+ * every row's Q and B from the range pass, or NULL; tab: K_q tabulated
+ * for this E-step, or NULL; work: one set of buffers per thread; weights:
+ * the rows' weights, or NULL. */
 typedef struct {
   const double *x, *weights;
   size_t n, ldx, nstats;
@@ -162,30 +163,51 @@ typedef struct {
   const ghmix_mix_component *comp;
   const ghmix_bessel_table *tab;
   mix_offsets at;
-  double *slot_stats, *slot_terms, *rows, *qmin, *qmax;
+  double *slot_stats, *slot_terms, *rows, *qmin, *qmax, *fq, *fb;
   mix_work *work;
 } mix_job;
+
+/* U = X - m for the rows [lo, lo + m), also into z when z is not NULL. */
+static void mix_block_center(const mix_job *job, size_t lo, int m, double *u,
+                             double *z) {
+  const double *center = job->comp->center;
+  int i, j;
+  for (j = 0; j < job->d; j++) {
+    const double *xj = job->x + (size_t)j * job->ldx + lo;
+    const double cj = center[j];
+    double *uj = u + (size_t)j * m;
+    MIX_SIMD
+    for (i = 0; i < m; i++)
+      uj[i] = xj[i] - cj;
+    if (z != NULL)
+      memcpy(z + (size_t)j * m, uj, sizeof(double) * (size_t)m);
+  }
+}
 
 /* Z = L^-1 (x - m) and Q, B for the rows [lo, lo + m). */
 static void mix_block_forms(const mix_job *job, size_t lo, int m, mix_work *w) {
   const ghmix_mix_component *comp = job->comp;
   const int d = job->d;
   const double one = 1.0;
-  int i, j;
-  for (j = 0; j < d; j++) {
-    const double *xj = job->x + (size_t)j * job->ldx + lo;
-    const double cj = comp->center[j];
-    double *uj = w->u + (size_t)j * m, *zj = w->z + (size_t)j * m;
-    MIX_SIMD
-    for (i = 0; i < m; i++)
-      zj[i] = uj[i] = xj[i] - cj;
-  }
+  mix_block_center(job, lo, m, w->u, w->z);
   if (d <= MIX_SMALL_D)
     mix_solve_small(comp->chol, d, m, w->z);
   else
     dtrsm_("R", "L", "T", "N", &m, &d, &one, comp->chol, &d, w->z, &m, 1, 1, 1,
            1);
   mix_quad_forms(w->z, comp->g, d, m, w->q, w->b);
+}
+
+/* Whether none of the m rows of Q, B needs z = L^-1 (x - m) (a Q that
+ * overflowed, a heavy B): the main pass can then take the range pass's
+ * Q and B for them. */
+static int mix_forms_plain(const ghmix_mix_const *c, const double *q,
+                           const double *b, int m) {
+  int i;
+  for (i = 0; i < m; i++)
+    if (isinf(q[i]) || ghmix_mix_row_is_heavy(c, b[i]))
+      return 0;
+  return 1;
 }
 
 /* The rows of the block that take K_q from the table (w->tabled, in row
@@ -256,7 +278,14 @@ static void mix_block(const mix_job *job, int slot, size_t lo, size_t hi,
   double *sxx = s + job->at.inv_y_uu;
   ghmix_mix_terms acc;
   int i, j, nt, next = 0;
-  mix_block_forms(job, lo, m, w);
+  if (job->fq != NULL &&
+      mix_forms_plain(&job->comp->c, job->fq + lo, job->fb + lo, m)) {
+    mix_block_center(job, lo, m, w->u, NULL);
+    memcpy(w->q, job->fq + lo, sizeof(double) * (size_t)m);
+    memcpy(w->b, job->fb + lo, sizeof(double) * (size_t)m);
+  } else {
+    mix_block_forms(job, lo, m, w);
+  }
   nt = mix_block_tabled(job, m, w);
   memcpy(acc.v, terms, sizeof acc.v);
   for (i = 0; i < m; i++) {
@@ -282,11 +311,16 @@ static void mix_block(const mix_job *job, int slot, size_t lo, size_t hi,
     dsyrk_("L", "T", &d, &m, &one, w->u, &m, &one, sxx, &d, 1, 1);
 }
 
-/* The range of Q over the rows [lo, hi) into the slot's qmin, qmax. */
+/* The range of Q over the rows [lo, hi) into the slot's qmin, qmax, and
+ * the rows' Q and B into fq, fb where kept. */
 static void mix_block_range(const mix_job *job, size_t lo, size_t hi, int slot,
                             mix_work *w) {
   int i, m = (int)(hi - lo);
   mix_block_forms(job, lo, m, w);
+  if (job->fq != NULL) {
+    memcpy(job->fq + lo, w->q, sizeof(double) * (size_t)m);
+    memcpy(job->fb + lo, w->b, sizeof(double) * (size_t)m);
+  }
   for (i = 0; i < m; i++) {
     double q = w->q[i];
     if (q < job->qmin[slot])
@@ -342,8 +376,10 @@ static void mix_job_free(mix_job *job, int threads) {
   free(job->slot_stats);
   free(job->slot_terms);
   free(job->qmin);
+  free(job->fq);
   job->work = NULL;
   job->slot_stats = job->slot_terms = job->qmin = job->qmax = NULL;
+  job->fq = job->fb = NULL;
 }
 
 /* mix_block and mix_block_range as ghmix_slot_block_fn. */
@@ -387,14 +423,32 @@ static int mix_table_pays(const ghmix_mix_const *c, size_t n) {
   return (ghmix_mix_row_bessel_what(c) & GHMIX_BESSEL_GRAD) || !halfint;
 }
 
-/* The Q range pass and the table over the x it implies set up
- * (ghmix_bessel_table_init; job->qmin and qmax allocated), its panels not
- * yet filled: 1 if set up, 0 if not (rows are then evaluated exactly), -1
- * when interrupted. */
+/* The table of component c's K_q over the x that the Q ranges qlo[s *
+ * stride], qhi[s * stride] of the slots s < nslots imply set up
+ * (ghmix_bessel_table_init), its panels not yet filled: 1 if set up, 0 if
+ * not (rows are then evaluated exactly). */
+static int mix_table_init(const ghmix_mix_const *c, const double *qlo,
+                          const double *qhi, int nslots, size_t stride,
+                          ghmix_bessel_table *tab) {
+  double qmin = INFINITY, qmax = -INFINITY;
+  int slot;
+  for (slot = 0; slot < nslots; slot++) {
+    size_t at = (size_t)slot * stride;
+    qmin = qlo[at] < qmin ? qlo[at] : qmin;
+    qmax = qhi[at] > qmax ? qhi[at] : qmax;
+  }
+  if (!(c->b + qmin > 0) || !isfinite(qmax))
+    return 0;
+  return ghmix_bessel_table_init(c->q, ghmix_mix_row_bessel_what(c),
+                                 c->sqrt_a * sqrt(c->b + qmin),
+                                 c->sqrt_a * sqrt(c->b + qmax), tab);
+}
+
+/* The Q range pass (its forms kept where job->fq is allocated) and the
+ * table set up (mix_table_init): 1 if set up, 0 if not, -1 when
+ * interrupted. */
 static int mix_table_prepare(const mix_job *job, int threads, size_t *done,
                              ghmix_bessel_table *tab) {
-  const ghmix_mix_const *c = &job->comp->c;
-  double qmin = INFINITY, qmax = -INFINITY;
   int slot;
   for (slot = 0; slot < job->sl.nslots; slot++) {
     job->qmin[slot] = INFINITY;
@@ -402,15 +456,8 @@ static int mix_table_prepare(const mix_job *job, int threads, size_t *done,
   }
   if (mix_rounds(job, 1, threads, done))
     return -1;
-  for (slot = 0; slot < job->sl.nslots; slot++) {
-    qmin = job->qmin[slot] < qmin ? job->qmin[slot] : qmin;
-    qmax = job->qmax[slot] > qmax ? job->qmax[slot] : qmax;
-  }
-  if (!(c->b + qmin > 0) || !isfinite(qmax))
-    return 0;
-  return ghmix_bessel_table_init(c->q, ghmix_mix_row_bessel_what(c),
-                                 c->sqrt_a * sqrt(c->b + qmin),
-                                 c->sqrt_a * sqrt(c->b + qmax), tab);
+  return mix_table_init(&job->comp->c, job->qmin, job->qmax, job->sl.nslots, 1,
+                        tab);
 }
 
 /* The panels of the tables tabs[0, count) (each set up by
@@ -487,8 +534,13 @@ static int mix_job_init(mix_job *job, const double *x, size_t n, size_t ldx,
       calloc((size_t)job->sl.nslots * job->nstats, sizeof(double));
   job->slot_terms =
       calloc((size_t)job->sl.nslots * GHMIX_TERM_COUNT, sizeof(double));
-  if (want_table)
+  if (want_table) {
     job->qmin = malloc(sizeof(double) * 2 * (size_t)job->sl.nslots);
+    /* (without room for the forms, the main pass computes them again) */
+    job->fq = malloc(sizeof(double) * 2 * n);
+    if (job->fq != NULL)
+      job->fb = job->fq + n;
+  }
   if (job->slot_stats == NULL || job->slot_terms == NULL ||
       (want_table && job->qmin == NULL) || !mix_work_alloc(job, *threads)) {
     mix_job_free(job, *threads);
@@ -696,16 +748,10 @@ static void mixg_block_sums(const mixg_job *job, int k, double *s, size_t lo,
  * the range pass and none of them needs z (a Q that overflowed, a heavy
  * B): the main pass then skips the forms. */
 static int mixg_forms_kept(const mixg_job *job, int k, size_t lo, int m) {
-  const ghmix_mix_const *c = &job->comps[k].c;
-  const double *q = job->fq + (size_t)k * job->base.n + lo,
-               *b = job->fb + (size_t)k * job->base.n + lo;
-  int i;
-  if (!job->ranged[k])
-    return 0;
-  for (i = 0; i < m; i++)
-    if (isinf(q[i]) || ghmix_mix_row_is_heavy(c, b[i]))
-      return 0;
-  return 1;
+  return job->ranged[k] &&
+         mix_forms_plain(&job->comps[k].c,
+                         job->fq + (size_t)k * job->base.n + lo,
+                         job->fb + (size_t)k * job->base.n + lo, m);
 }
 
 /* The rows [lo, hi) into the sums of the slot. */
@@ -778,25 +824,6 @@ static void mixg_slot_range(const void *job, int slot, size_t lo, size_t hi,
   mixg_range_block(gj, slot, lo, hi, &gj->base.work[thread]);
 }
 
-/* Sets up component k's table from its Q range over the slots (as
- * mix_table_prepare): 1 if set up, 0 if not. */
-static int mixg_table_init(const mixg_job *job, int k,
-                           ghmix_bessel_table *tab) {
-  const ghmix_mix_const *c = &job->comps[k].c;
-  double qmin = INFINITY, qmax = -INFINITY;
-  int slot;
-  for (slot = 0; slot < job->base.sl.nslots; slot++) {
-    size_t at = (size_t)slot * job->G + k;
-    qmin = job->qlo[at] < qmin ? job->qlo[at] : qmin;
-    qmax = job->qhi[at] > qmax ? job->qhi[at] : qmax;
-  }
-  if (!(c->b + qmin > 0) || !isfinite(qmax))
-    return 0;
-  return ghmix_bessel_table_init(c->q, ghmix_mix_row_bessel_what(c),
-                                 c->sqrt_a * sqrt(c->b + qmin),
-                                 c->sqrt_a * sqrt(c->b + qmax), tab);
-}
-
 /* The one range pass of the components whose table pays (their forms kept
  * for the main pass); 0, 1 when interrupted, -1 when out of memory. */
 static int mixg_range_pass(mixg_job *job, int threads, size_t *done) {
@@ -840,7 +867,9 @@ static int mixg_tables(mixg_job *job, int threads, ghmix_bessel_table *tabs,
   if (stopped)
     return 1;
   for (k = 0; k < job->G; k++)
-    use[k] = job->ranged[k] && mixg_table_init(job, k, &tabs[k]) > 0;
+    use[k] = job->ranged[k] &&
+             mix_table_init(&job->comps[k].c, job->qlo + k, job->qhi + k,
+                            job->base.sl.nslots, (size_t)job->G, &tabs[k]) > 0;
   mix_tables_fill(tabs, use, job->G, threads, ok);
   for (k = 0; k < job->G; k++) {
     if (ok[k])
