@@ -763,7 +763,7 @@ static void mixg_block(const mixg_job *job, int slot, size_t lo, size_t hi,
   ghmix_mix_terms acc[GHMIX_MAX_COMPONENTS];
   ghmix_mixg_global gacc;
   mix_job jk = job->base;
-  int i, k;
+  int k;
   for (k = 0; k < G; k++) {
     const double *q = w->q, *b = w->b;
     if (mixg_forms_kept(job, k, lo, m)) {
