@@ -177,59 +177,18 @@ static inline void table_clenshaw_n(const double *c, int nf, double u,
     out[q] = c[q * BESSEL_TABLE_NCOEF] + u * b1[q] - b2[q];
 }
 
-/* One Clenshaw step of the chain (b1, b2) with coefficient ck. */
-#define TABLE_STEP(ck, b1, b2)                                                 \
+/* One Clenshaw step of the chain (b1, b2) with coefficient ck at 2u = u2. */
+#define TABLE_STEP(ck, u2, b1, b2)                                             \
   do {                                                                         \
-    double b0_ = (ck) + u2 * (b1) - (b2);                                      \
-    (b2) = (b1);                                                               \
-    (b1) = b0_;                                                                \
-  } while (0)
-/* The same with the second point's u2_. */
-#define TABLE_STEP_(ck, b1, b2)                                                \
-  do {                                                                         \
-    double b0_ = (ck) + u2_ * (b1) - (b2);                                     \
+    double b0_ = (ck) + (u2) * (b1) - (b2);                                    \
     (b2) = (b1);                                                               \
     (b1) = b0_;                                                                \
   } while (0)
 
-/* table_clenshaw_n for nf = 4 and 3 with the chains in scalars (the arrays
- * above live in memory between the steps: half the speed), the same
- * operations in the same order. */
-static inline void table_clenshaw_4(const double *c, double u, double *out) {
-  const double u2 = 2 * u, *c1 = c + BESSEL_TABLE_NCOEF,
-               *c2 = c1 + BESSEL_TABLE_NCOEF, *c3 = c2 + BESSEL_TABLE_NCOEF;
-  double a1 = 0, a2 = 0, b1 = 0, b2 = 0, d1 = 0, d2 = 0, e1 = 0, e2 = 0;
-  int k;
-  for (k = BESSEL_TABLE_NCOEF - 1; k >= 1; k--) {
-    TABLE_STEP(c[k], a1, a2);
-    TABLE_STEP(c1[k], b1, b2);
-    TABLE_STEP(c2[k], d1, d2);
-    TABLE_STEP(c3[k], e1, e2);
-  }
-  out[0] = c[0] + u * a1 - a2;
-  out[1] = c1[0] + u * b1 - b2;
-  out[2] = c2[0] + u * d1 - d2;
-  out[3] = c3[0] + u * e1 - e2;
-}
-
-static inline void table_clenshaw_3(const double *c, double u, double *out) {
-  const double u2 = 2 * u, *c1 = c + BESSEL_TABLE_NCOEF,
-               *c2 = c1 + BESSEL_TABLE_NCOEF;
-  double a1 = 0, a2 = 0, b1 = 0, b2 = 0, d1 = 0, d2 = 0;
-  int k;
-  for (k = BESSEL_TABLE_NCOEF - 1; k >= 1; k--) {
-    TABLE_STEP(c[k], a1, a2);
-    TABLE_STEP(c1[k], b1, b2);
-    TABLE_STEP(c2[k], d1, d2);
-  }
-  out[0] = c[0] + u * a1 - a2;
-  out[1] = c1[0] + u * b1 - b2;
-  out[2] = c2[0] + u * d1 - d2;
-}
-
-/* table_clenshaw_4 at two points (series c, u and c_, u_), the chains of
- * both in one loop: one point's chains are a dependent sequence the
- * other's fill. */
+/* table_clenshaw_n for nf = 4 (and 3 below) at two points (series c, u
+ * and c_, u_), the same operations in the same order, with the chains of
+ * both in scalars in one loop (in arrays they live in memory between the
+ * steps; one point's chains are a dependent sequence the other's fill). */
 static inline void table_clenshaw_4x2(const double *c, double u,
                                       const double *c_, double u_, double *out,
                                       double *out_) {
@@ -239,14 +198,14 @@ static inline void table_clenshaw_4x2(const double *c, double u,
   const int n = BESSEL_TABLE_NCOEF;
   int k;
   for (k = n - 1; k >= 1; k--) {
-    TABLE_STEP(c[k], a1, a2);
-    TABLE_STEP(c[n + k], b1, b2);
-    TABLE_STEP(c[2 * n + k], d1, d2);
-    TABLE_STEP(c[3 * n + k], e1, e2);
-    TABLE_STEP_(c_[k], A1, A2);
-    TABLE_STEP_(c_[n + k], B1, B2);
-    TABLE_STEP_(c_[2 * n + k], D1, D2);
-    TABLE_STEP_(c_[3 * n + k], E1, E2);
+    TABLE_STEP(c[k], u2, a1, a2);
+    TABLE_STEP(c[n + k], u2, b1, b2);
+    TABLE_STEP(c[2 * n + k], u2, d1, d2);
+    TABLE_STEP(c[3 * n + k], u2, e1, e2);
+    TABLE_STEP(c_[k], u2_, A1, A2);
+    TABLE_STEP(c_[n + k], u2_, B1, B2);
+    TABLE_STEP(c_[2 * n + k], u2_, D1, D2);
+    TABLE_STEP(c_[3 * n + k], u2_, E1, E2);
   }
   out[0] = c[0] + u * a1 - a2;
   out[1] = c[n] + u * b1 - b2;
@@ -267,12 +226,12 @@ static inline void table_clenshaw_3x2(const double *c, double u,
   const int n = BESSEL_TABLE_NCOEF;
   int k;
   for (k = n - 1; k >= 1; k--) {
-    TABLE_STEP(c[k], a1, a2);
-    TABLE_STEP(c[n + k], b1, b2);
-    TABLE_STEP(c[2 * n + k], d1, d2);
-    TABLE_STEP_(c_[k], A1, A2);
-    TABLE_STEP_(c_[n + k], B1, B2);
-    TABLE_STEP_(c_[2 * n + k], D1, D2);
+    TABLE_STEP(c[k], u2, a1, a2);
+    TABLE_STEP(c[n + k], u2, b1, b2);
+    TABLE_STEP(c[2 * n + k], u2, d1, d2);
+    TABLE_STEP(c_[k], u2_, A1, A2);
+    TABLE_STEP(c_[n + k], u2_, B1, B2);
+    TABLE_STEP(c_[2 * n + k], u2_, D1, D2);
   }
   out[0] = c[0] + u * a1 - a2;
   out[1] = c[n] + u * b1 - b2;
@@ -315,10 +274,11 @@ static inline void table_store(const ghmix_bessel_table *tab, double x,
 
 static inline void table_series(const ghmix_bessel_table *tab, const double *c,
                                 double u, double *f) {
+  double unused[4];
   if (tab->nfun == 4) /* the E-step of a free p */
-    table_clenshaw_4(c, u, f);
+    table_clenshaw_4x2(c, u, c, u, f, unused);
   else if (tab->nfun == 3) /* ratios without the nu-derivative */
-    table_clenshaw_3(c, u, f);
+    table_clenshaw_3x2(c, u, c, u, f, unused);
   else
     table_clenshaw_n(c, tab->nfun, u, f);
 }
