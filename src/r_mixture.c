@@ -184,6 +184,72 @@ SEXP ffi_chol_lower(SEXP a) {
   return info == 0 ? out : R_NilValue;
 }
 
+/* chol(a) as chol.default gives it (La_chol in R's Lapack.c): the upper
+ * factor U, A = U'U, from the upper triangle, with a's attributes; an
+ * error where A is not positive definite. */
+SEXP ffi_chol_upper(SEXP a) {
+  int d = Rf_nrows(a), info = 0, i, j;
+  SEXP out;
+  double *u;
+  if (!Rf_isMatrix(a) || TYPEOF(a) != REALSXP || Rf_ncols(a) != d || d < 1)
+    Rf_error("internal error: chol of a non-square or non-double matrix");
+  out = PROTECT(Rf_duplicate(a));
+  u = REAL(out);
+  for (j = 0; j < d; j++)
+    for (i = j + 1; i < d; i++)
+      u[(size_t)j * d + i] = 0.0;
+  F77_CALL(dpotrf)("U", &d, u, &d, &info FCONE);
+  if (info > 0)
+    Rf_error("the leading minor of order %d is not positive definite", info);
+  if (info < 0)
+    Rf_error("argument %d of Lapack routine %s had invalid value", -info,
+             "dpotrf");
+  UNPROTECT(1);
+  return out;
+}
+
+/* eigen(a, symmetric = TRUE, only.values = TRUE)$values (La_rs in R's
+ * Lapack.c, reversed as eigen() reverses them): decreasing. */
+SEXP ffi_eigen_values_sym(SEXP a) {
+  int n = Rf_nrows(a), lwork = -1, liwork = -1, info = 0, il = 0, iu = 0, m,
+      itmp, *iwork, *isuppz, i;
+  double vl = 0.0, vu = 0.0, abstol = 0.0, tmp, *x, *w, *work, *v, t;
+  R_xlen_t k, len;
+  SEXP out;
+  if (!Rf_isMatrix(a) || TYPEOF(a) != REALSXP || Rf_ncols(a) != n || n < 1)
+    Rf_error("internal error: eigen of a non-square or non-double matrix");
+  len = XLENGTH(a);
+  for (k = 0; k < len; k++)
+    if (!R_FINITE(REAL(a)[k]))
+      Rf_error("infinite or missing values in 'x'");
+  x = (double *)R_alloc((size_t)n * n, sizeof(double));
+  memcpy(x, REAL(a), (size_t)n * n * sizeof(double));
+  out = PROTECT(Rf_allocVector(REALSXP, n));
+  w = REAL(out);
+  isuppz = (int *)R_alloc(2 * (size_t)n, sizeof(int));
+  F77_CALL(dsyevr)
+  ("N", "A", "L", &n, x, &n, &vl, &vu, &il, &iu, &abstol, &m, w, NULL, &n,
+   isuppz, &tmp, &lwork, &itmp, &liwork, &info FCONE FCONE FCONE);
+  if (info != 0)
+    Rf_error("error code %d from Lapack routine '%s'", info, "dsyevr");
+  lwork = (int)tmp;
+  liwork = itmp;
+  work = (double *)R_alloc(lwork, sizeof(double));
+  iwork = (int *)R_alloc(liwork, sizeof(int));
+  F77_CALL(dsyevr)
+  ("N", "A", "L", &n, x, &n, &vl, &vu, &il, &iu, &abstol, &m, w, NULL, &n,
+   isuppz, work, &lwork, iwork, &liwork, &info FCONE FCONE FCONE);
+  if (info != 0)
+    Rf_error("error code %d from Lapack routine '%s'", info, "dsyevr");
+  for (i = 0, v = w + n - 1; i < n / 2; i++, v--) {
+    t = w[i];
+    w[i] = *v;
+    *v = t;
+  }
+  UNPROTECT(1);
+  return out;
+}
+
 /* The row-independent inputs of the E-step (ghmix_mix_chol_consts) from
  * the lower factor L of Sigma, gamma and pab = c(p, a, b): list(g =
  * L^-1 gamma, consts = c(p, a, b, gsg, logdet)), consts as the E-step

@@ -356,6 +356,8 @@ templates <- list(
   },
   ffi_gig_log_norm = function() list(num(1), pos(1), pos(1)),
   ffi_chol_lower = function() list(pd_matrix(pick(1:4))),
+  ffi_chol_upper = function() list(pd_matrix(pick(1:4))),
+  ffi_eigen_values_sym = function() list(pd_matrix(pick(1:4))),
   ffi_mix_consts = function() {
     d <- pick(1:4)
     list(lower_chol(d), num(d), c(-0.5, pos(2)))
