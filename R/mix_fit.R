@@ -308,6 +308,12 @@ mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
   } else {
     cur$es
   }
+  out <- list(pars = cur$pars, props = cur$props,
+              objective = if (cur$ok) cur$objective else -Inf)
+  if (!final) {
+    # (a screening run: mixture_best_start() reads no more)
+    return(out)
+  }
   frame <- data.frame(iteration = seq_along(trace$loglik) - 1L,
                       loglik = trace$loglik, components = trace$g,
                       step = trace$step, stringsAsFactors = FALSE)
@@ -395,12 +401,10 @@ mixture_theta <- function(pars, props, ctx) {
   if (!is.null(ctx$factors)) {
     return(mixture_factor_theta(pars, props, ctx))
   }
-  d <- ncol(ctx$z)
-  lower <- lower.tri(diag(d), diag = TRUE)
-  on_diag <- diag(d)[lower] == 1
+  at <- chol_index(ncol(ctx$z))
+  on_diag <- at$on_diag
   comps <- lapply(pars, function(par) {
-    chol_l <- t(chol(par$sigma))
-    chol_v <- chol_l[lower]
+    chol_v <- chol_upper(par$sigma)[at$upper]
     chol_v[on_diag] <- log(chol_v[on_diag])
     theta_pack(par, ctx$family, ctx$symmetric, chol_v)
   })
