@@ -85,7 +85,11 @@ mixture_estep_args <- function(pars, props, what) {
     gs[, k] <- kk$g
     consts[, k] <- kk$consts
   }
-  no_weights <- bitwNot(ghmix_flags("estep", "weights"))
+  no_weights <- the$estep_no_weights
+  if (is.null(no_weights)) {
+    no_weights <- bitwNot(ghmix_flags("estep", "weights"))
+    the$estep_no_weights <- no_weights
+  }
   list(centers = centers, chols = chols, gs = gs, consts = consts,
        log_props = log(as.double(props)),
        what = bitwAnd(as.integer(what), no_weights))
@@ -112,8 +116,8 @@ mixture_unpack <- function(raw, d, g) {
 # Where mixture_unpack() finds each statistic in the E-step's output of G
 # components in d (cached per (d, G): every E-step of a fit decodes by it).
 mixture_unpack_index <- function(d, g) {
-  key <- paste("unpack", d, g)
-  hit <- the$layouts[[key]]
+  by_g <- if (d <= length(the$unpack)) the$unpack[[d]]
+  hit <- if (g <= length(by_g)) by_g[[g]]
   if (!is.null(hit)) {
     return(hit)
   }
@@ -134,7 +138,8 @@ mixture_unpack_index <- function(d, g) {
   uu <- one$blocks$inv_y_uu
   hit <- list(components = components, global = layout$index,
               sxx_dim = c(uu[["nrow"]], uu[["ncol"]]))
-  the$layouts[[key]] <- hit
+  by_g[[g]] <- hit
+  the$unpack[[d]] <- by_g
   hit
 }
 
