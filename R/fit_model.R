@@ -15,10 +15,26 @@ mix_family <- function(family) {
   c(list(code = ghmix_code("family", family)), info)
 }
 
+# mix_family(family)$code (cached: every M-step passes it).
+mix_family_code <- function(family) {
+  hit <- the$family_code[[family]]
+  if (is.null(hit)) {
+    hit <- mix_family(family)$code
+    the$family_code[[family]] <- hit
+  }
+  hit
+}
+
 # E-step flags (src/core/estep.h): moments, and E log Y where the
 # subordinator's M-step needs it.
 mix_what <- function(family) {
-  ghmix_flags("estep", if (family == "nig") "moments" else c("moments", "logy"))
+  hit <- the$what[[family]]
+  if (is.null(hit)) {
+    hit <- ghmix_flags("estep",
+                       if (family == "nig") "moments" else c("moments", "logy"))
+    the$what[[family]] <- hit
+  }
+  hit
 }
 
 # The flags for densities and all posterior moments of each row.
@@ -55,9 +71,34 @@ gig_mean_value <- function(p, a, b) {
 }
 
 logdet <- function(sigma) {
-  ch <- chol(sigma)
+  ch <- chol_upper(sigma)
   # the diagonal of ch (diag() costs more than the rest of this for small d)
   2 * sum(log(ch[seq.int(1L, length(ch), by = nrow(ch) + 1L)]))
+}
+
+# chol(sigma), by ffi_chol_upper for a double matrix.
+chol_upper <- function(sigma) {
+  if (is.double(sigma) && is.matrix(sigma)) {
+    .Call(ffi_chol_upper, sigma)
+  } else {
+    chol(sigma)
+  }
+}
+
+# Positions in a d x d matrix (cached per d): lower, its lower triangle
+# (column by column, as theta packs it); upper, the same entries of the
+# transpose; diag, the diagonal; on_diag, the diagonal's among lower.
+chol_index <- function(d) {
+  hit <- if (d <= length(the$chol_index)) the$chol_index[[d]]
+  if (is.null(hit)) {
+    lower <- lower.tri(diag(d), diag = TRUE)
+    ij <- which(lower, arr.ind = TRUE)
+    hit <- list(lower = which(lower), upper = ij[, 2L] + (ij[, 1L] - 1L) * d,
+                diag = seq.int(1L, d * d, by = d + 1L),
+                on_diag = diag(d)[lower] == 1)
+    the$chol_index[[d]] <- hit
+  }
+  hit
 }
 
 # Standardisation of the parameters by the data's column centre and scale:
@@ -111,10 +152,11 @@ from_theta <- function(theta, family, symmetric, d) {
   k <- d
   gamma <- if (symmetric) rep(0, d) else theta[k + seq_len(d)]
   if (!symmetric) k <- k + d
+  at <- chol_index(d)
   chol_l <- matrix(0, d, d)
   m <- d * (d + 1L) / 2L
-  chol_l[lower.tri(chol_l, TRUE)] <- theta[k + seq_len(m)]
-  diag(chol_l) <- exp(diag(chol_l))
+  chol_l[at$lower] <- theta[k + seq_len(m)]
+  chol_l[at$diag] <- exp(chol_l[at$diag])
   par <- list(mu = mu, gamma = gamma, sigma = tcrossprod(chol_l))
   from_theta_sub(par, theta[-seq_len(k + m)], family)
 }
@@ -184,7 +226,7 @@ mix_mstep_sub <- function(st, par, family) {
   n <- st$tau
   # (the deviation means: the NIG M-step's input near normality)
   sub <- .Call(
-    ffi_mix_subordinator, mix_family(family)$code,
+    ffi_mix_subordinator, mix_family_code(family),
     c(st$s_log / n, st$s_inv / n, st$s_y / n, st$s_inv_dev / n,
       st$s_y_dev / n),
     c(par$p, par$a, par$b)

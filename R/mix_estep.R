@@ -67,42 +67,35 @@ mixture_estep <- function(x, pars, props, weights = NULL, what, rows = FALSE,
 
 # The .Call arguments of the G components (NULL when one is not usable).
 mixture_estep_args <- function(pars, props, what) {
-  g <- length(pars)
-  d <- length(pars[[1L]]$mu)
-  centers <- gs <- matrix(0, d, g)
-  chols <- array(0, c(d, d, g))
-  consts <- matrix(0, 5L, g)
-  for (k in seq_len(g)) {
-    par <- pars[[k]]
-    chol_l <- .Call(ffi_chol_lower, par$sigma)
-    if (is.null(chol_l) || !gig_valid(par$p, par$a, par$b) ||
-          !all(is.finite(par$mu)) || !all(is.finite(par$gamma))) {
-      return(NULL)
-    }
-    kk <- mix_consts(chol_l, par$gamma, par$p, par$a, par$b)
-    centers[, k] <- par$mu
-    chols[, , k] <- chol_l
-    gs[, k] <- kk$g
-    consts[, k] <- kk$consts
+  args <- .Call(ffi_mixture_estep_args, pars)
+  if (is.null(args)) {
+    return(NULL)
   }
-  no_weights <- bitwNot(ghmix_flags("estep", "weights"))
-  list(centers = centers, chols = chols, gs = gs, consts = consts,
-       log_props = log(as.double(props)),
-       what = bitwAnd(as.integer(what), no_weights))
+  no_weights <- the$estep_no_weights
+  if (is.null(no_weights)) {
+    no_weights <- bitwNot(ghmix_flags("estep", "weights"))
+    the$estep_no_weights <- no_weights
+  }
+  c(args, list(log_props = log(as.double(props)),
+               what = bitwAnd(as.integer(what), no_weights)))
 }
 
 # The statistics of the whole model and of each component (each decoded
 # as unpack_stats() decodes those of one component), and the rows.
 mixture_unpack <- function(raw, d, g) {
   at <- mixture_unpack_index(d, g)
-  comps <- lapply(at$components, function(ix) {
-    sxx <- raw[ix$sxx]
-    dim(sxx) <- at$sxx_dim
-    list(tau = raw[[ix$tau]], s_inv = raw[[ix$s_inv]], s_y = raw[[ix$s_y]],
-         s_log = raw[[ix$s_log]], s_inv_dev = raw[[ix$s_inv_dev]],
-         s_y_dev = raw[[ix$s_y_dev]], sx = raw[ix$sx], sxw = raw[ix$sxw],
-         sxx = sxx)
-  })
+  comps <- if (is.double(raw) && is.null(names(raw))) {
+    .Call(ffi_mixture_unpack_components, raw, at$components, at$sxx_dim)
+  } else {
+    lapply(at$components, function(ix) {
+      sxx <- raw[ix$sxx]
+      dim(sxx) <- at$sxx_dim
+      list(tau = raw[[ix$tau]], s_inv = raw[[ix$s_inv]],
+           s_y = raw[[ix$s_y]], s_log = raw[[ix$s_log]],
+           s_inv_dev = raw[[ix$s_inv_dev]], s_y_dev = raw[[ix$s_y_dev]],
+           sx = raw[ix$sx], sxw = raw[ix$sxw], sxx = sxx)
+    })
+  }
   ix <- at$global
   list(n = raw[[ix$rows]], weight = raw[[ix$weight]],
        loglik = raw[[ix$loglik]], n_bad = raw[[ix$bad]],
@@ -112,8 +105,8 @@ mixture_unpack <- function(raw, d, g) {
 # Where mixture_unpack() finds each statistic in the E-step's output of G
 # components in d (cached per (d, G): every E-step of a fit decodes by it).
 mixture_unpack_index <- function(d, g) {
-  key <- paste("unpack", d, g)
-  hit <- the$layouts[[key]]
+  by_g <- if (d <= length(the$unpack)) the$unpack[[d]]
+  hit <- if (g <= length(by_g)) by_g[[g]]
   if (!is.null(hit)) {
     return(hit)
   }
@@ -129,12 +122,13 @@ mixture_unpack_index <- function(d, g) {
               sxw = "inv_y_u", sxx = "inv_y_uu")
   components <- lapply(seq_len(g), function(k) {
     pos <- c(global, first - 1L + (k - 1L) * per + seq_len(per))
-    lapply(fields, function(f) pos[one$index[[f]]])
+    lapply(fields, function(f) as.integer(pos[one$index[[f]]]))
   })
   uu <- one$blocks$inv_y_uu
   hit <- list(components = components, global = layout$index,
               sxx_dim = c(uu[["nrow"]], uu[["ncol"]]))
-  the$layouts[[key]] <- hit
+  by_g[[g]] <- hit
+  the$unpack[[d]] <- by_g
   hit
 }
 

@@ -232,6 +232,7 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
                        final = TRUE) {
   n <- mixture_nobs(z, ctx)
   ctx$z <- z
+  ctx$min_size <- mixture_min_size(ctx)
   cur <- mixture_state(lapply(pars, set_gauge, gauge = "det"), props, ctx)
   trace <- list(loglik = cur$es$loglik, objective = cur$objective,
                 g = length(pars), step = "start")
@@ -308,6 +309,12 @@ mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
   } else {
     cur$es
   }
+  out <- list(pars = cur$pars, props = cur$props,
+              objective = if (cur$ok) cur$objective else -Inf)
+  if (!final) {
+    # (a screening run: mixture_best_start() reads no more)
+    return(out)
+  }
   frame <- data.frame(iteration = seq_along(trace$loglik) - 1L,
                       loglik = trace$loglik, components = trace$g,
                       step = trace$step, stringsAsFactors = FALSE)
@@ -335,15 +342,16 @@ mixture_state <- function(pars, props, ctx) {
 # dropped (with their warning), the new state.
 mixture_em_step <- function(cur, ctx, warn = TRUE) {
   up <- mixture_mstep(cur$es, cur$pars, ctx, cur$shrink_tr)
-  bad <- mixture_degenerate(up, cur$es, ncol(ctx$z), ctx)
+  bad <- mixture_degenerate(up, ctx)
   out <- list(kind = "em", dropped = NULL)
   if (length(bad$which) > 0L) {
     out$dropped <- mixture_drop_warn(bad, cur$pars, ctx)
     up$pars <- up$pars[-bad$which]
     up$props <- up$props[-bad$which] / sum(up$props[-bad$which])
+    up$failed <- up$failed[-bad$which]
     out$kind <- "drop"
   }
-  if (any(vapply(up$pars, is.null, NA))) {
+  if (any(up$failed)) {
     out$state <- list(ok = FALSE)
     out$message <- "the M-step failed; the last valid parameters are kept"
     return(out)
@@ -395,12 +403,10 @@ mixture_theta <- function(pars, props, ctx) {
   if (!is.null(ctx$factors)) {
     return(mixture_factor_theta(pars, props, ctx))
   }
-  d <- ncol(ctx$z)
-  lower <- lower.tri(diag(d), diag = TRUE)
-  on_diag <- diag(d)[lower] == 1
+  at <- chol_index(ncol(ctx$z))
+  on_diag <- at$on_diag
   comps <- lapply(pars, function(par) {
-    chol_l <- t(chol(par$sigma))
-    chol_v <- chol_l[lower]
+    chol_v <- chol_upper(par$sigma)[at$upper]
     chol_v[on_diag] <- log(chol_v[on_diag])
     theta_pack(par, ctx$family, ctx$symmetric, chol_v)
   })
@@ -439,18 +445,26 @@ mixture_converged <- function(old, new, n, ctl) {
 # gauge (NULL where the step fails), and the new proportions.
 mixture_mstep <- function(es, pars, ctx, shrink_tr = NULL) {
   taus <- vapply(es$components, function(st) st$tau, 0)
-  new <- lapply(seq_along(pars), function(k) {
-    par <- tryCatch(
-      mixture_member_mstep(es$components[[k]], pars[[k]], ctx,
-                           taus[[k]], shrink_tr[[k]]),
-      error = function(e) NULL
-    )
-    if (is.null(par) || !mixture_par_ok(par)) {
-      return(NULL)
-    }
-    set_gauge(par, "det")
-  })
-  list(pars = new, props = taus / sum(taus))
+  one <- function(k) {
+    mixture_member_mstep(es$components[[k]], pars[[k]], ctx, taus[[k]],
+                         shrink_tr[[k]])
+  }
+  ks <- seq_along(pars)
+  # a full member's M-step has no side effects and gives no warnings: one
+  # handler for all, and where one fails, each again under its own
+  new <- if (is.null(ctx$factors)) {
+    tryCatch(lapply(ks, one), error = function(e) NULL)
+  }
+  finish <- function(par) {
+    if (is.null(par) || !mixture_par_ok(par)) NULL else set_gauge(par, "det")
+  }
+  new <- if (is.null(new)) {
+    lapply(ks, function(k) finish(tryCatch(one(k), error = function(e) NULL)))
+  } else {
+    lapply(new, finish)
+  }
+  failed <- vapply(new, is.null, NA)
+  list(pars = new, props = taus / sum(taus), taus = taus, failed = failed)
 }
 
 # One component's M-step, penalised with a prior (a factor member's on
@@ -468,6 +482,13 @@ mixture_member_mstep <- function(st, par, ctx, tau, tr) {
   par
 }
 
+# The least effective size of a component that mixture_degenerate()
+# keeps: d + 1 or its number of free parameters, whichever is larger.
+mixture_min_size <- function(ctx) {
+  d <- ncol(ctx$z)
+  max(d + 1, mixture_member_df(ctx$family, ctx$symmetric, d, ctx$factors))
+}
+
 mixture_par_ok <- function(par) {
   if (!is.null(par$loadings)) {
     return(mixture_factor_par_ok(par))
@@ -483,14 +504,13 @@ mixture_par_ok <- function(par) {
 # (non-finite or invalid parameters) or a sigma that is not positive
 # definite or has a condition number above 1e12 (in the standardised
 # units): the degenerate solutions at which the likelihood runs away.
-mixture_degenerate <- function(up, es, d, ctx) {
-  taus <- mixture_screen_size(vapply(es$components, function(st) st$tau, 0),
-                              ctx)
-  min_size <- max(d + 1, mixture_member_df(ctx$family, ctx$symmetric, d,
-                                           ctx$factors))
-  small <- taus < min_size
-  failed <- vapply(up$pars, is.null, NA)
-  which <- which(small | failed)
+mixture_degenerate <- function(up, ctx) {
+  taus <- mixture_screen_size(up$taus, ctx)
+  small <- taus < ctx$min_size
+  which <- which(small | up$failed)
+  if (length(which) == 0L) {
+    return(list(which = which))
+  }
   if (length(which) == length(up$pars)) {
     # keep the largest: a mixture needs one component
     which <- setdiff(which, which.max(taus))

@@ -168,7 +168,8 @@ mixture_abort_start <- function(message, call) {
 
 # Positive definite with a condition number of at most 1e12.
 mixture_sigma_ok <- function(sigma, kappa_max = 1e12) {
-  ev <- eigen(sigma, symmetric = TRUE, only.values = TRUE)$values
+  # the values of eigen(symmetric = TRUE), decreasing
+  ev <- .Call(ffi_eigen_values_sym, sigma)
   all(is.finite(ev)) && ev[length(ev)] > 0 &&
     ev[1L] / ev[length(ev)] <= kappa_max
 }

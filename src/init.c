@@ -26,6 +26,10 @@ SEXP ffi_cuda_mix_estep_factor(SEXP handle, SEXP center, SEXP loadings,
 SEXP ffi_mix_subordinator(SEXP family, SEXP eta, SEXP start);
 SEXP ffi_mix_subordinator_fixed_p(SEXP p, SEXP eta, SEXP start);
 SEXP ffi_chol_lower(SEXP a);
+SEXP ffi_chol_upper(SEXP a);
+SEXP ffi_eigen_values_sym(SEXP a);
+SEXP ffi_mixture_estep_args(SEXP pars);
+SEXP ffi_mixture_unpack_components(SEXP raw, SEXP comps, SEXP sxx_dim);
 SEXP ffi_mix_consts(SEXP chol, SEXP gamma, SEXP pab);
 
 /* Codes and layouts shared with R (src/r_codes.c) */
@@ -80,6 +84,11 @@ static const R_CallMethodDef call_methods[] = {
     {"ffi_mix_subordinator", (DL_FUNC)&ffi_mix_subordinator, 3},
     {"ffi_mix_subordinator_fixed_p", (DL_FUNC)&ffi_mix_subordinator_fixed_p, 3},
     {"ffi_chol_lower", (DL_FUNC)&ffi_chol_lower, 1},
+    {"ffi_chol_upper", (DL_FUNC)&ffi_chol_upper, 1},
+    {"ffi_eigen_values_sym", (DL_FUNC)&ffi_eigen_values_sym, 1},
+    {"ffi_mixture_estep_args", (DL_FUNC)&ffi_mixture_estep_args, 1},
+    {"ffi_mixture_unpack_components", (DL_FUNC)&ffi_mixture_unpack_components,
+     3},
     {"ffi_mix_consts", (DL_FUNC)&ffi_mix_consts, 3},
     /* codes and layouts */
     {"ffi_codes", (DL_FUNC)&ffi_codes, 0},

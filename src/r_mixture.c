@@ -5,11 +5,13 @@
  * the results named. */
 #define USE_FC_LEN_T
 #include "core/mixture.h"
+#include "core/mixture_g.h"
 #include "core/mstep.h"
 #include "cpu/mixture_cpu.h"
 #include "r_ffi.h"
 
 #include <R_ext/Lapack.h>
+#include <string.h>
 #ifndef FCONE
 #define FCONE
 #endif
@@ -182,6 +184,226 @@ SEXP ffi_chol_lower(SEXP a) {
   F77_CALL(dpotrf)("L", &d, l, &d, &info FCONE);
   UNPROTECT(1);
   return info == 0 ? out : R_NilValue;
+}
+
+/* Element `name` of the list x (the first of that name; R_NilValue where
+ * there is none). */
+static SEXP list_elt(SEXP x, const char *name) {
+  SEXP nm = Rf_getAttrib(x, R_NamesSymbol);
+  R_xlen_t i, n = XLENGTH(x);
+  if (TYPEOF(nm) != STRSXP)
+    return R_NilValue;
+  for (i = 0; i < n; i++)
+    if (strcmp(CHAR(STRING_ELT(nm, i)), name) == 0)
+      return VECTOR_ELT(x, i);
+  return R_NilValue;
+}
+
+static SEXP par_elt(SEXP par, const char *name, R_xlen_t len) {
+  SEXP v = list_elt(par, name);
+  if (TYPEOF(v) != REALSXP || XLENGTH(v) != len)
+    Rf_error("internal error: `%s` of a component is not a double vector of "
+             "length %d",
+             name, (int)len);
+  return v;
+}
+
+/* The E-step arguments of G components (R/mix_estep.R,
+ * mixture_estep_args()): list(centers = d x G mu, chols = d x d x G lower
+ * factors L of sigma, gs = d x G L^-1 gamma, consts = 5 x G (p, a, b, gsg,
+ * logdet)), or NULL where a component is not usable: sigma not positive
+ * definite, an invalid GIG, mu or gamma not finite. */
+SEXP ffi_mixture_estep_args(SEXP pars) {
+  static const char *fields[] = {"centers", "chols", "gs", "consts", ""};
+  int g, d, k, i, j, info;
+  size_t dd;
+  SEXP out, sigma;
+  double *centers, *chols, *gs, *consts, *l, *c, p, a, b;
+  const double *mu, *gamma, *s;
+  if (TYPEOF(pars) != VECSXP || XLENGTH(pars) < 1 ||
+      XLENGTH(pars) > GHMIX_MAX_COMPONENTS)
+    Rf_error("internal error: pars must be a list of 1 to %d components",
+             GHMIX_MAX_COMPONENTS);
+  g = (int)XLENGTH(pars);
+  for (k = 0; k < g; k++)
+    if (TYPEOF(VECTOR_ELT(pars, k)) != VECSXP)
+      Rf_error("internal error: a component is not a list");
+  sigma = list_elt(VECTOR_ELT(pars, 0), "sigma");
+  d = Rf_isMatrix(sigma) ? Rf_nrows(sigma) : 0;
+  if (d < 1)
+    Rf_error("internal error: `sigma` of a component is not a matrix");
+  for (k = 0; k < g; k++) {
+    SEXP par = VECTOR_ELT(pars, k);
+    sigma = list_elt(par, "sigma");
+    if (!Rf_isMatrix(sigma) || TYPEOF(sigma) != REALSXP ||
+        Rf_nrows(sigma) != d || Rf_ncols(sigma) != d)
+      Rf_error("internal error: `sigma` of a component is not a %d x %d "
+               "double matrix",
+               d, d);
+    par_elt(par, "mu", d);
+    par_elt(par, "gamma", d);
+    par_elt(par, "p", 1);
+    par_elt(par, "a", 1);
+    par_elt(par, "b", 1);
+  }
+  dd = (size_t)d * d;
+  out = PROTECT(Rf_mkNamed(VECSXP, fields));
+  SET_VECTOR_ELT(out, 0, Rf_allocMatrix(REALSXP, d, g));
+  SET_VECTOR_ELT(out, 1, Rf_alloc3DArray(REALSXP, d, d, g));
+  SET_VECTOR_ELT(out, 2, Rf_allocMatrix(REALSXP, d, g));
+  SET_VECTOR_ELT(out, 3, Rf_allocMatrix(REALSXP, 5, g));
+  centers = REAL(VECTOR_ELT(out, 0));
+  chols = REAL(VECTOR_ELT(out, 1));
+  gs = REAL(VECTOR_ELT(out, 2));
+  consts = REAL(VECTOR_ELT(out, 3));
+  for (k = 0; k < g; k++) {
+    SEXP par = VECTOR_ELT(pars, k);
+    s = REAL(list_elt(par, "sigma"));
+    mu = REAL(list_elt(par, "mu"));
+    gamma = REAL(list_elt(par, "gamma"));
+    p = REAL(list_elt(par, "p"))[0];
+    a = REAL(list_elt(par, "a"))[0];
+    b = REAL(list_elt(par, "b"))[0];
+    l = chols + (size_t)k * dd;
+    for (j = 0; j < d; j++)
+      for (i = 0; i < d; i++)
+        l[(size_t)j * d + i] = i >= j ? s[(size_t)j * d + i] : 0.0;
+    F77_CALL(dpotrf)("L", &d, l, &d, &info FCONE);
+    /* as gig_valid() and the finiteness of mu and gamma */
+    if (info != 0 || !R_FINITE(p) || !R_FINITE(a) || !R_FINITE(b) ||
+        !(a >= 0) || !(b >= 0) || !(a > 0 || p < 0) || !(b > 0 || p > 0)) {
+      UNPROTECT(1);
+      return R_NilValue;
+    }
+    for (i = 0; i < d; i++)
+      if (!R_FINITE(mu[i]) || !R_FINITE(gamma[i])) {
+        UNPROTECT(1);
+        return R_NilValue;
+      }
+    for (i = 0; i < d; i++)
+      centers[(size_t)k * d + i] = mu[i];
+    c = consts + 5 * (size_t)k;
+    c[0] = p;
+    c[1] = a;
+    c[2] = b;
+    ghmix_mix_chol_consts(d, l, gamma, gs + (size_t)k * d, c + 3, c + 4);
+  }
+  UNPROTECT(1);
+  return out;
+}
+
+/* The per-component statistics of a mixture E-step (R/mix_estep.R,
+ * mixture_unpack()): for each of the lists of positions in comps, the list
+ * of raw[positions] by the same names, "sxx" with dimension sxx_dim. */
+SEXP ffi_mixture_unpack_components(SEXP raw, SEXP comps, SEXP sxx_dim) {
+  R_xlen_t g, k, f, nf, i, len, n = XLENGTH(raw);
+  SEXP out, dim;
+  if (TYPEOF(raw) != REALSXP || TYPEOF(comps) != VECSXP ||
+      TYPEOF(sxx_dim) != INTSXP || XLENGTH(sxx_dim) != 2)
+    Rf_error("internal error: mixture statistics of the wrong type");
+  g = XLENGTH(comps);
+  out = PROTECT(Rf_allocVector(VECSXP, g));
+  dim = PROTECT(Rf_duplicate(sxx_dim));
+  for (k = 0; k < g; k++) {
+    SEXP ix = VECTOR_ELT(comps, k), nm, one;
+    if (TYPEOF(ix) != VECSXP)
+      Rf_error("internal error: mixture statistics of the wrong type");
+    nm = Rf_getAttrib(ix, R_NamesSymbol);
+    nf = XLENGTH(ix);
+    if (TYPEOF(nm) != STRSXP)
+      Rf_error("internal error: mixture statistics without names");
+    one = Rf_allocVector(VECSXP, nf);
+    SET_VECTOR_ELT(out, k, one);
+    Rf_setAttrib(one, R_NamesSymbol, nm);
+    for (f = 0; f < nf; f++) {
+      SEXP pos = VECTOR_ELT(ix, f), v;
+      const int *pp;
+      if (TYPEOF(pos) != INTSXP)
+        Rf_error("internal error: mixture statistics of the wrong type");
+      len = XLENGTH(pos);
+      pp = INTEGER(pos);
+      v = Rf_allocVector(REALSXP, len);
+      SET_VECTOR_ELT(one, f, v);
+      for (i = 0; i < len; i++) {
+        if (pp[i] < 1 || pp[i] > n)
+          Rf_error("internal error: a statistic's position is out of range");
+        REAL(v)[i] = REAL(raw)[pp[i] - 1];
+      }
+      if (strcmp(CHAR(STRING_ELT(nm, f)), "sxx") == 0) {
+        if ((double)INTEGER(dim)[0] * INTEGER(dim)[1] != (double)len)
+          Rf_error("internal error: sxx of the wrong dimension");
+        Rf_setAttrib(v, R_DimSymbol, dim);
+      }
+    }
+  }
+  UNPROTECT(2);
+  return out;
+}
+
+/* chol(a) as chol.default gives it (La_chol in R's Lapack.c): the upper
+ * factor U, A = U'U, from the upper triangle, with a's attributes; an
+ * error where A is not positive definite. */
+SEXP ffi_chol_upper(SEXP a) {
+  int d = Rf_nrows(a), info = 0, i, j;
+  SEXP out;
+  double *u;
+  if (!Rf_isMatrix(a) || TYPEOF(a) != REALSXP || Rf_ncols(a) != d || d < 1)
+    Rf_error("internal error: chol of a non-square or non-double matrix");
+  out = PROTECT(Rf_duplicate(a));
+  u = REAL(out);
+  for (j = 0; j < d; j++)
+    for (i = j + 1; i < d; i++)
+      u[(size_t)j * d + i] = 0.0;
+  F77_CALL(dpotrf)("U", &d, u, &d, &info FCONE);
+  if (info > 0)
+    Rf_error("the leading minor of order %d is not positive definite", info);
+  if (info < 0)
+    Rf_error("argument %d of Lapack routine %s had invalid value", -info,
+             "dpotrf");
+  UNPROTECT(1);
+  return out;
+}
+
+/* eigen(a, symmetric = TRUE, only.values = TRUE)$values (La_rs in R's
+ * Lapack.c, reversed as eigen() reverses them): decreasing. */
+SEXP ffi_eigen_values_sym(SEXP a) {
+  int n = Rf_nrows(a), lwork = -1, liwork = -1, info = 0, il = 0, iu = 0, m,
+      itmp, *iwork, *isuppz, i;
+  double vl = 0.0, vu = 0.0, abstol = 0.0, tmp, *x, *w, *work, *v, t;
+  R_xlen_t k, len;
+  SEXP out;
+  if (!Rf_isMatrix(a) || TYPEOF(a) != REALSXP || Rf_ncols(a) != n || n < 1)
+    Rf_error("internal error: eigen of a non-square or non-double matrix");
+  len = XLENGTH(a);
+  for (k = 0; k < len; k++)
+    if (!R_FINITE(REAL(a)[k]))
+      Rf_error("infinite or missing values in 'x'");
+  x = (double *)R_alloc((size_t)n * n, sizeof(double));
+  memcpy(x, REAL(a), (size_t)n * n * sizeof(double));
+  out = PROTECT(Rf_allocVector(REALSXP, n));
+  w = REAL(out);
+  isuppz = (int *)R_alloc(2 * (size_t)n, sizeof(int));
+  F77_CALL(dsyevr)
+  ("N", "A", "L", &n, x, &n, &vl, &vu, &il, &iu, &abstol, &m, w, NULL, &n,
+   isuppz, &tmp, &lwork, &itmp, &liwork, &info FCONE FCONE FCONE);
+  if (info != 0)
+    Rf_error("error code %d from Lapack routine '%s'", info, "dsyevr");
+  lwork = (int)tmp;
+  liwork = itmp;
+  work = (double *)R_alloc(lwork, sizeof(double));
+  iwork = (int *)R_alloc(liwork, sizeof(int));
+  F77_CALL(dsyevr)
+  ("N", "A", "L", &n, x, &n, &vl, &vu, &il, &iu, &abstol, &m, w, NULL, &n,
+   isuppz, work, &lwork, iwork, &liwork, &info FCONE FCONE FCONE);
+  if (info != 0)
+    Rf_error("error code %d from Lapack routine '%s'", info, "dsyevr");
+  for (i = 0, v = w + n - 1; i < n / 2; i++, v--) {
+    t = w[i];
+    w[i] = *v;
+    *v = t;
+  }
+  UNPROTECT(1);
+  return out;
 }
 
 /* The row-independent inputs of the E-step (ghmix_mix_chol_consts) from

@@ -356,6 +356,28 @@ templates <- list(
   },
   ffi_gig_log_norm = function() list(num(1), pos(1), pos(1)),
   ffi_chol_lower = function() list(pd_matrix(pick(1:4))),
+  ffi_chol_upper = function() list(pd_matrix(pick(1:4))),
+  ffi_eigen_values_sym = function() list(pd_matrix(pick(1:4))),
+  ffi_mixture_estep_args = function() {
+    d <- pick(1:4)
+    list(replicate(pick(1:3), list(
+      mu = num(d), gamma = num(d), sigma = pd_matrix(d), p = -0.5,
+      a = pos(1), b = pos(1)
+    ), simplify = FALSE))
+  },
+  ffi_mixture_unpack_components = function() {
+    d <- pick(1:3)
+    g <- pick(1:3)
+    per <- 6L + 2L * d + d * d
+    comps <- lapply(seq_len(g), function(k) {
+      at <- 4L + (k - 1L) * per
+      list(tau = at + 1L, s_inv = at + 2L, s_y = at + 3L, s_log = at + 4L,
+           s_inv_dev = at + 5L, s_y_dev = at + 6L, sx = at + 6L + seq_len(d),
+           sxw = at + 6L + d + seq_len(d),
+           sxx = at + 6L + 2L * d + seq_len(d * d))
+    })
+    list(num(4L + g * per), comps, c(d, d))
+  },
   ffi_mix_consts = function() {
     d <- pick(1:4)
     list(lower_chol(d), num(d), c(-0.5, pos(2)))
