@@ -70,7 +70,9 @@ GHMIX_INLINE int ghmix_mixg_row_tau(int G, const double *log_prop,
     return 0;
   }
   for (k = 0; k < G; k++) {
-    tau[k] = exp(tau[k] - m);
+    /* exp(0) = 1 and exp(-Inf) = 0 exactly: the largest term and a
+     * refused component cost no exp */
+    tau[k] = tau[k] == m ? 1.0 : tau[k] == -INFINITY ? 0.0 : exp(tau[k] - m);
     s += tau[k];
   }
   *logf = m + log(s);
