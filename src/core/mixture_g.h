@@ -100,6 +100,16 @@ GHMIX_INLINE void ghmix_mixg_comp_terms(int what, double v,
   t->v[GHMIX_TERM_Y_DEV] = ok ? v * r->y_dev : 0.0;
 }
 
+/* The whole model's terms of a row of weight w >= 0 and log density logf,
+ * accepted (ok) or not. */
+GHMIX_INLINE void ghmix_mixg_global_terms(int ok, double w, double logf,
+                                          ghmix_mixg_global *glob) {
+  glob->rows = ok ? 1.0 : 0.0;
+  glob->weight = ok ? w : 0.0;
+  glob->loglik = ok ? w * logf : 0.0;
+  glob->bad = !ok && w > 0 ? 1.0 : 0.0;
+}
+
 /* The whole row: from the components' results r (G), its weight w >= 0
  * and the flags what, the memberships tau (G), the mixture's *logf, the
  * terms of each component t (G) and those of the whole model; returns 1
@@ -111,10 +121,7 @@ GHMIX_INLINE int ghmix_mixg_row(int G, int what, const double *log_prop,
   int k, ok = ghmix_mixg_row_tau(G, log_prop, r, tau, logf) && w > 0;
   for (k = 0; k < G; k++)
     ghmix_mixg_comp_terms(what, ok ? w * tau[k] : 0.0, &r[k], &t[k]);
-  glob->rows = ok ? 1.0 : 0.0;
-  glob->weight = ok ? w : 0.0;
-  glob->loglik = ok ? w * *logf : 0.0;
-  glob->bad = !ok && w > 0 ? 1.0 : 0.0;
+  ghmix_mixg_global_terms(ok, w, *logf, glob);
   return ok;
 }
 

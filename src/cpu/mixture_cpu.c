@@ -693,20 +693,24 @@ static void mixg_component_rows(const mixg_job *job, int k, int m,
 static void mixg_block_rows(const mixg_job *job, size_t lo, int m, mixg_work *g,
                             ghmix_mixg_global *gacc, ghmix_mix_terms *acc) {
   const int G = job->G;
-  ghmix_mix_terms t[GHMIX_MAX_COMPONENTS];
   ghmix_mixg_global glob;
   double logf;
-  int i, k;
+  int i, k, ok;
   for (i = 0; i < m; i++) {
     const ghmix_mix_row_result *r = g->res + (size_t)i * G;
     double *tau = g->tau + (size_t)i * G;
     double w = job->weights != NULL ? job->weights[lo + (size_t)i] : 1.0;
-    ghmix_mixg_row(G, job->what, job->log_prop, w, r, tau, &logf, t, &glob);
+    /* ghmix_mixg_row, each component's terms added as they are made (from
+     * an array of all G, their loads stalled on the stores just made) */
+    ok = ghmix_mixg_row_tau(G, job->log_prop, r, tau, &logf) && w > 0;
+    ghmix_mixg_global_terms(ok, w, logf, &glob);
     ghmix_mixg_global_add(gacc, &glob);
     for (k = 0; k < G; k++) {
-      ghmix_mix_terms_add(&acc[k], &t[k]);
-      g->v[(size_t)k * m + i] = t[k].v[GHMIX_TERM_ROWS];
-      g->vw[(size_t)k * m + i] = t[k].v[GHMIX_TERM_INV_Y];
+      ghmix_mix_terms t;
+      ghmix_mixg_comp_terms(job->what, ok ? w * tau[k] : 0.0, &r[k], &t);
+      ghmix_mix_terms_add(&acc[k], &t);
+      g->v[(size_t)k * m + i] = t.v[GHMIX_TERM_ROWS];
+      g->vw[(size_t)k * m + i] = t.v[GHMIX_TERM_INV_Y];
     }
     if (job->rows != NULL)
       ghmix_mixg_row_store(G, job->what, r, tau, logf, lo + (size_t)i,
