@@ -599,8 +599,12 @@ is_known <- function(call, known) {
 }
 
 # One call: "returned", "error" (an R condition) or "slow" (interrupted).
+# SIGINT is unblocked again after each call: ffi_sigint_hold(TRUE) blocks
+# it for the thread, and a long call after it could then not be stopped
+# (a false "hang" in the next call that runs past the timeout).
 run_one <- function(call, syms) {
   args <- materialize(call$args)
+  on.exit(.Call(syms[["ffi_sigint_hold"]], FALSE), add = TRUE)
   tryCatch(
     withCallingHandlers({
       do.call(.Call, c(list(syms[[call$routine]]), args))
