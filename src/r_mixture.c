@@ -4,6 +4,7 @@
  * mstep.h) and src/cpu (mixture_cpu.h); here the SEXPs are unpacked and
  * the results named. */
 #define USE_FC_LEN_T
+#include "core/gig_moments.h"
 #include "core/mixture.h"
 #include "core/mixture_g.h"
 #include "core/mstep.h"
@@ -170,18 +171,22 @@ SEXP ffi_mix_subordinator_fixed_p(SEXP p, SEXP eta, SEXP start) {
  * symmetric matrix, from its lower triangle; NULL when A is not positive
  * definite.  The EM's per-point factorisation without chol()'s R-level
  * overhead and error handling. */
+static int chol_lower_into(const double *a, int d, double *l) {
+  int info = 0, i, j;
+  for (j = 0; j < d; j++)
+    for (i = 0; i < d; i++)
+      l[(size_t)j * d + i] = i >= j ? a[(size_t)j * d + i] : 0.0;
+  F77_CALL(dpotrf)("L", &d, l, &d, &info FCONE);
+  return info;
+}
+
 SEXP ffi_chol_lower(SEXP a) {
-  int d = Rf_nrows(a), info = 0, i, j;
+  int d = Rf_nrows(a), info;
   SEXP out;
-  double *l;
   if (!Rf_isMatrix(a) || TYPEOF(a) != REALSXP || Rf_ncols(a) != d)
     Rf_error("internal error: chol of a non-square or non-double matrix");
   out = PROTECT(Rf_allocMatrix(REALSXP, d, d));
-  l = REAL(out);
-  for (j = 0; j < d; j++)
-    for (i = 0; i < d; i++)
-      l[(size_t)j * d + i] = i >= j ? REAL(a)[(size_t)j * d + i] : 0.0;
-  F77_CALL(dpotrf)("L", &d, l, &d, &info FCONE);
+  info = chol_lower_into(REAL(a), d, REAL(out));
   UNPROTECT(1);
   return info == 0 ? out : R_NilValue;
 }
@@ -215,7 +220,7 @@ static SEXP par_elt(SEXP par, const char *name, R_xlen_t len) {
  * definite, an invalid GIG, mu or gamma not finite. */
 SEXP ffi_mixture_estep_args(SEXP pars) {
   static const char *fields[] = {"centers", "chols", "gs", "consts", ""};
-  int g, d, k, i, j, info;
+  int g, d, k, i;
   size_t dd;
   SEXP out, sigma;
   double *centers, *chols, *gs, *consts, *l, *c, p, a, b;
@@ -265,13 +270,7 @@ SEXP ffi_mixture_estep_args(SEXP pars) {
     a = REAL(list_elt(par, "a"))[0];
     b = REAL(list_elt(par, "b"))[0];
     l = chols + (size_t)k * dd;
-    for (j = 0; j < d; j++)
-      for (i = 0; i < d; i++)
-        l[(size_t)j * d + i] = i >= j ? s[(size_t)j * d + i] : 0.0;
-    F77_CALL(dpotrf)("L", &d, l, &d, &info FCONE);
-    /* as gig_valid() and the finiteness of mu and gamma */
-    if (info != 0 || !R_FINITE(p) || !R_FINITE(a) || !R_FINITE(b) ||
-        !(a >= 0) || !(b >= 0) || !(a > 0 || p < 0) || !(b > 0 || p > 0)) {
+    if (chol_lower_into(s, d, l) != 0 || !ghmix_gig_valid(p, a, b)) {
       UNPROTECT(1);
       return R_NilValue;
     }
