@@ -139,6 +139,26 @@ mixture_direct_iteration <- function(trace) {
   if (length(at) == 0L) NULL else at
 }
 
+# par with a = 0 (p < 0: the inverse gamma) or b = 0 (p > 0: the gamma)
+# where its GIG law is that limit to double precision.  The EM lands at a
+# limit exactly or at a or b of about 1e-300, as the rounding of its sums
+# decides (under some BLAS kernels the latter: issue 31).  The law differs
+# from its limit by a relative O((w / 2)^(2 min(|p|, 1))) in its
+# normalising constant, w = sqrt(ab) (free of the gauge): K_p(w) is
+# Gamma(|p|) (w / 2)^-|p| / 2 times 1 + (w / 2)^2 / (1 - |p|) + O((w / 2)^(2
+# |p|)) (DLMF 10.25.2, 10.27.4), so below 2^-100 the two are one law.
+gig_snap_limit <- function(par) {
+  if (!(par$a > 0 && par$b > 0) || par$p == 0) {
+    return(par)
+  }
+  log_half_w <- (log(par$a) + log(par$b)) / 2 - log(2)
+  if (2 * min(abs(par$p), 1) * log_half_w > -100 * log(2)) {
+    return(par)
+  }
+  if (par$p < 0) par$a <- 0 else par$b <- 0
+  par
+}
+
 # The GH components at the skew-t (a = 0) or variance-gamma (b = 0) limit
 # of the family, where a maximum may lie: NULL, or a data frame
 # (component, limit).

@@ -28,9 +28,10 @@
 #'   \eqn{w \propto V^{-1}(E[X] - r_f)}{w proportional to V^-1 (E X - r_f)}
 #'   for the tangency portfolio.
 #' * Otherwise [nlminb()] minimises over \eqn{z} without bounds, or, with
-#'   `long_only = TRUE`, [constrOptim()] (an adaptive logarithmic barrier
-#'   for \eqn{w_0 + Nz \ge 0}{w0 + N z >= 0}, BFGS inside) from an interior
-#'   point. The gradient of the ES is that of [es_attribution()], of the
+#'   `long_only = TRUE`, the adaptive logarithmic barrier of Lange (1994)
+#'   for \eqn{w_0 + Nz \ge 0}{w0 + N z >= 0} (the method of
+#'   [constrOptim()], BFGS inside, with every outer step kept strictly
+#'   inside) from an interior point. The gradient of the ES is that of [es_attribution()], of the
 #'   standard deviation \eqn{Vw / \mathrm{sd}}{V w / sd}; that of the VaR
 #'   comes from central differences. The ES and the standard deviation
 #'   are convex in \eqn{w}, so their minima are global; the VaR is not,
@@ -56,6 +57,9 @@
 #'   data frame of class `"ghmix_frontier"` with columns `target`, `mean`,
 #'   `risk` and one column of weights per asset.
 #' @references
+#' Lange, K. (1994). An adaptive barrier method for convex programming.
+#' *Methods and Applications of Analysis* 1(4), 392-402.
+#'
 #' Merton, R. C. (1972). An analytic derivation of the efficient portfolio
 #' frontier. *Journal of Financial and Quantitative Analysis* 7(4),
 #' 1851-1872.
@@ -345,18 +349,70 @@ port_solve <- function(ctx, sp, start, f) {
   grad <- function(z) drop(crossprod(sp$n, f(to_w(z))$grad)) / scale
   z0 <- drop(crossprod(sp$n, start - sp$w0))
   if (ctx$long_only) {
-    res <- stats::constrOptim(
-      z0, obj, grad, ui = sp$n, ci = -sp$w0, method = "BFGS",
-      control = list(reltol = 1e-12, maxit = 500L),
-      outer.iterations = 200L, outer.eps = 1e-12
-    )
-    msg <- if (is.null(res$message)) "" else res$message
-    return(list(w = to_w(res$par), message = msg))
+    res <- port_barrier(z0, obj, grad, ui = sp$n, ci = -sp$w0)
+    return(list(w = to_w(res$par), message = res$message))
   }
   res <- stats::nlminb(z0, obj, grad,
                        control = list(rel.tol = 1e-10,
                                       eval.max = 2000L, iter.max = 1000L))
   list(w = to_w(res$par), message = res$message)
+}
+
+# Minimise obj(z) subject to ui z > ci from an interior z0, by the adaptive
+# logarithmic barrier of Lange (1994), the method of stats::constrOptim():
+# outer step k minimises obj(z) - mu sum_i (s_i(z_k) log s_i(z) - u_i'z),
+# s(z) = ui z - ci, by BFGS from z_k; it stops when that minimum changes by
+# less than eps relative, or obj rises.  Weights that belong on the
+# boundary end within rounding of it, where constrOptim() failed ("initial
+# value in 'vmmin' is not finite") under some OpenBLAS kernels (issue 31):
+# there `ui %*% z` of the same z differs in its last bits from call to
+# call (the kernel's path depends on the alignment of the memory), and a
+# slack of 1e-16 at the end of one BFGS run was -4e-16 at the start of the
+# next.  Here the slack is summed without BLAS, and an outer step's end is
+# pulled back halfway towards z_k until it is strictly inside.
+port_barrier <- function(z0, obj, grad, ui, ci, mu = 1e-4, outer = 200L,
+                         eps = 1e-12) {
+  ui_t <- t(ui)
+  slack <- function(z) colSums(ui_t * z) - ci
+  z <- z0
+  value <- obj(z)
+  min_old <- value - mu * sum(slack(z) * log(slack(z)) - slack(z) - ci)
+  res <- list(convergence = 0L)
+  for (i in seq_len(outer)) {
+    s_k <- slack(z)
+    barrier <- function(t) {
+      s <- slack(t)
+      if (any(s <= 0)) Inf else obj(t) - mu * sum(s_k * log(s) - s - ci)
+    }
+    barrier_grad <- function(t) {
+      grad(t) - mu * drop(crossprod(ui, s_k / slack(t) - 1))
+    }
+    res <- stats::optim(z, barrier, barrier_grad, method = "BFGS",
+                        control = list(reltol = 1e-12, maxit = 500L))
+    if (abs(res$value - min_old) < (1e-3 + abs(res$value)) * eps) break
+    min_old <- res$value
+    z <- port_inside(res$par, z, slack)
+    value_old <- value
+    value <- obj(z)
+    if (value > value_old) break
+  }
+  message <- if (res$convergence == 0L || is.null(res$message)) {
+    ""
+  } else {
+    res$message
+  }
+  list(par = z, value = value, message = message)
+}
+
+# z, or the point halfway towards z_in (strictly inside) until slack() > 0.
+port_inside <- function(z, z_in, slack) {
+  for (i in seq_len(64L)) {
+    if (all(slack(z) > 0)) {
+      return(z)
+    }
+    z <- (z + z_in) / 2
+  }
+  z_in
 }
 
 port_result <- function(ctx, res, type) {

@@ -81,6 +81,36 @@ test_that("faithful G = 2 converges, at the limits' maximum", {
   expect_gte(fit$loglik, ref - 1e-5)
 })
 
+# Under some OpenBLAS kernels (Haswell, Zen) the EM of the fit above
+# ended at a = 1.2e-304 and b = 5.7e-297 rather than at 0 (issue 31):
+# a law within rounding of its limit is reported at the limit.
+test_that("a mixing law within rounding of its gamma limit is that limit", {
+  snap <- ghmix:::gig_snap_limit
+  y <- c(0.05, 0.5, 2, 30)
+  # inverse gamma (a -> 0, p < 0): shape -p, scale b / 2 (closed form)
+  near <- list(p = -7.25, a = 1.2e-304, b = 12.5)
+  expect_identical(snap(near)$a, 0)
+  expect_identical(snap(near)[c("p", "b")], near[c("p", "b")])
+  shape <- 7.25
+  scale <- 12.5 / 2
+  ref <- exp(shape * log(scale) - lgamma(shape) - (shape + 1) * log(y) -
+               scale / y)
+  expect_equal(dgig(y, near$p, near$a, near$b), ref, tolerance = 1e-13)
+  # gamma (b -> 0, p > 0): shape p, rate a / 2
+  near_vg <- list(p = 12.25, a = 24.5, b = 5.7e-297)
+  expect_identical(snap(near_vg)$b, 0)
+  expect_equal(dgig(y, near_vg$p, near_vg$a, near_vg$b),
+               stats::dgamma(y, 12.25, rate = 12.25), tolerance = 1e-13)
+  # laws that differ from the limit in doubles are left alone:
+  # (w / 2)^2 = 3e-10, and for |p| < 1 the term (w / 2)^(2 |p|) = 7e-26
+  away <- list(p = -7.25, a = 1e-10, b = 12.5)
+  expect_identical(snap(away), away)
+  small_p <- list(p = -0.25, a = 1e-100, b = 1)
+  expect_identical(snap(small_p), small_p)
+  expect_identical(snap(list(p = -0.25, a = 1e-250, b = 1))$a, 0)
+  expect_identical(snap(list(p = 0, a = 1e-300, b = 1e-300))$a, 1e-300)
+})
+
 test_that("banknote G = 2 converges above the EM that crawled", {
   skip_if_not_installed("mclust")
   env <- new.env()

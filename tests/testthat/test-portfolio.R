@@ -113,6 +113,26 @@ test_that("the efficient frontier is increasing and starts at the minimum", {
   expect_output(print(o), "minimum es portfolio")
 })
 
+# The long-only solver (issue 31): constrOptim() stopped with "initial
+# value in 'vmmin' is not finite" under some OpenBLAS kernels, where a
+# weight within rounding of 0 came out of one BFGS run positive and went
+# into the next negative.
+test_that("the barrier solver ends strictly inside, at a boundary minimum", {
+  # minimum of (z1 + 1)^2 + (z2 - 2)^2 over z1, z2 > 0: 1 at (0, 2)
+  obj <- function(z) (z[1] + 1)^2 + (z[2] - 2)^2
+  grad <- function(z) c(2 * (z[1] + 1), 2 * (z[2] - 2))
+  res <- ghmix:::port_barrier(c(1, 1), obj, grad, ui = diag(2), ci = c(0, 0))
+  expect_true(all(res$par > 0))
+  expect_lt(res$par[1], 1e-6)
+  expect_equal(res$par[2], 2, tolerance = 1e-5)
+  expect_equal(res$value, 1, tolerance = 1e-10)
+  # an end outside is pulled back towards the inner point
+  slack <- function(z) z
+  expect_identical(ghmix:::port_inside(c(-4e-16, 1), c(1, 1), slack) > 0,
+                   c(TRUE, TRUE))
+  expect_identical(ghmix:::port_inside(c(0.5, 1), c(1, 1), slack), c(0.5, 1))
+})
+
 test_that("bad input: classed errors naming the argument", {
   law <- port_law()
   err <- "ghmix_error_argument"
