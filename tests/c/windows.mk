@@ -28,7 +28,8 @@
 # for bit).  The math functions the core calls come from MinGW-w64's
 # runtime (libmingwex: exp, log, pow, log1p, expm1, lgamma ...), code that
 # runs the same under Wine as on Windows, or from the C runtime DLL (acos,
-# cosh, sinh, hypot, nextafter, frexp), which under Wine is Wine's own.
+# cosh, sinh, hypot, and the exact frexp and nextafter), which under Wine
+# is Wine's own.
 #
 # Options:
 #   WINDOWS_CRT  ucrt (default: R 4.2 and later, Rtools 4.2 on) or msvcrt
