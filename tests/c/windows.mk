@@ -91,6 +91,13 @@ windows-cross: $(R_EXPORTS)
 	sed -n "s/.*undefined reference to \`\(__imp_\)\{0,1\}\([^']*\)'.*/\2/p" \
 	  $(WIN_PKG)/link.log | sort -u > $(WIN_PKG)/undefined.txt; \
 	missing=$$(sort -u $(R_EXPORTS) | comm -13 - $(WIN_PKG)/undefined.txt); \
+	other=$$(grep -Ev 'undefined reference|more undefined references|: in function|ld returned 1 exit status' \
+	  $(WIN_PKG)/link.log); \
+	if [ -n "$$other" ] || [ ! -s $(WIN_PKG)/undefined.txt ]; then \
+	  cat $(WIN_PKG)/link.log; \
+	  echo "windows-cross: the link failed otherwise than for R's symbols"; \
+	  exit 1; \
+	fi; \
 	if [ -n "$$missing" ]; then \
 	  cat $(WIN_PKG)/link.log; \
 	  echo "windows-cross: symbols neither Windows nor R provides:" $$missing; \
