@@ -286,7 +286,9 @@ cluster_settle <- function(link, i, msg) {
 # timeout at 0 they only poll, and move the bytes that are ready.  SIGINT
 # is held in this thread meanwhile, so that a write blocked in send() is
 # not cut short (the signal waits, or another thread takes it: R's handler
-# then only notes it).  A warning (a short write) is an error.
+# then only notes it); R for Windows has no such signal (an interrupt
+# there is a flag read where R checks for one), and the hold does nothing
+# there (src/r_signal.c).  A warning (a short write) is an error.
 cluster_io <- function(con, expr) {
   suspendInterrupts(cluster_io_held(con, expr))
 }

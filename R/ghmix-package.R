@@ -131,6 +131,11 @@
 #' GPU architectures to compile for (by default those of the GPUs visible at
 #' install time, else sm_80 with PTX). [ghmix_info()] shows what was built.
 #'
+#' On Windows ghmix builds with Rtools from `src/Makevars.win` (no
+#' `configure`, so these variables do nothing there): the CPU backend with
+#' OpenMP, never the CUDA backend, which is built on Linux only
+#' (`backend = "cuda"` is then an error that says so; use WSL 2 for a GPU).
+#'
 #' @keywords internal
 "_PACKAGE"
 

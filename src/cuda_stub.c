@@ -1,10 +1,19 @@
 /* CPU-only build: the functions of cuda/ghmix_cuda.h without CUDA.  Every
- * query fails with GHMIX_ERR_CUDA_NOT_BUILT and says how to rebuild. */
+ * query fails with GHMIX_ERR_CUDA_NOT_BUILT and says how to rebuild (on
+ * Windows, where the build, src/Makevars.win, never has CUDA: where to
+ * find a build that has it). */
 #include "cuda/ghmix_cuda.h"
 
+#ifdef _WIN32
+#define NOT_BUILT_MSG                                                          \
+  "this ghmix was built without CUDA, as every build on Windows is (the "      \
+  "CUDA backend is built on Linux only): use backend = \"cpu\", or install "   \
+  "ghmix with the CUDA toolkit under WSL 2"
+#else
 #define NOT_BUILT_MSG                                                          \
   "this ghmix was built without CUDA; reinstall it with the CUDA toolkit, "    \
   "e.g. GHMIX_CUDA=yes CUDA_HOME=/usr/local/cuda R CMD INSTALL ghmix"
+#endif
 
 static ghmix_status not_built(ghmix_error *err) {
   return ghmix_error_set(err, GHMIX_ERR_CUDA_NOT_BUILT, -1, "%s",

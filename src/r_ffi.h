@@ -96,7 +96,8 @@ SEXP ffi_gh_risk(SEXP level, SEXP mu, SEXP gamma, SEXP sigma, SEXP pab,
                  SEXP shortfall, SEXP y_mass, SEXP threads);
 
 /* r_signal.c: ffi_sigint_hold(hold) blocks (TRUE) or unblocks SIGINT in
- * the calling thread and returns whether it was blocked; ffi_nap(us)
+ * the calling thread and returns whether it was blocked (on Windows, which
+ * has no such signal, it does nothing and returns FALSE); ffi_nap(us)
  * sleeps up to `us` microseconds (at most 1e5), then checks for an
  * interrupt as R's loops do. */
 SEXP ffi_sigint_hold(SEXP hold);

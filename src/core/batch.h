@@ -45,8 +45,8 @@ static inline ghmix_status ghmix_empty_input(ghmix_error *err,
 static inline ghmix_status ghmix_interrupted(ghmix_error *err, size_t done,
                                              size_t n) {
   return ghmix_error_set(err, GHMIX_ERR_INTERRUPTED, (ptrdiff_t)done,
-                         "interrupted after %lu of %lu values",
-                         (unsigned long)done, (unsigned long)n);
+                         "interrupted after %.0f of %.0f values", (double)done,
+                         (double)n);
 }
 
 #endif

@@ -49,9 +49,9 @@ double ghmix_de_integrate(const ghmix_de_integrand *f) {
     return NAN;
   prev = de_estimate(f, sum, h);
   for (level = 1; level <= DE_LEVELS; level++) {
-    long n, i;
+    ptrdiff_t n, i;
     h *= 0.5;
-    n = (long)floor((vhi - vlo) / h + 0.5);
+    n = (ptrdiff_t)floor((vhi - vlo) / h + 0.5);
     for (i = 1; i < n; i += 2)
       if (f->term(f->ctx, vlo + i * h, GHMIX_DE_REFINE, &t))
         sum += t;

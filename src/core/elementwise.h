@@ -331,12 +331,12 @@ static inline ghmix_status ghmix_gig_solve_bad_rows(ptrdiff_t first_infeasible,
                                                     ghmix_error *err) {
   if (first_infeasible >= 0)
     return ghmix_error_set(err, GHMIX_ERR_INFEASIBLE, first_infeasible,
-                           "eta is infeasible in row %ld",
-                           (long)first_infeasible + 1);
+                           "eta is infeasible in row %.0f",
+                           (double)first_infeasible + 1);
   if (first_domain >= 0)
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, first_domain,
-                           "eta is not finite and positive in row %ld",
-                           (long)first_domain + 1);
+                           "eta is not finite and positive in row %.0f",
+                           (double)first_domain + 1);
   return GHMIX_OK;
 }
 

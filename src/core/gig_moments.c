@@ -194,7 +194,7 @@ GHMIX_INLINE double gm_log_kratio_frac(double w, double nu, double f) {
 
 GHMIX_HD double ghmix_gig_moment(double p, double a, double b, double r) {
   double w, logs, lr, f, nu;
-  long k, j;
+  int k, j;
   if (!ghmix_gig_valid(p, a, b) || !isfinite(r))
     return NAN;
   if (r == 0)
@@ -212,7 +212,7 @@ GHMIX_HD double ghmix_gig_moment(double p, double a, double b, double r) {
     /* far orders: one difference of logs (accurate to eps * |log K|) */
     lr = ghmix_bessel_logk(w, p + r) - ghmix_bessel_logk(w, p);
   } else {
-    k = (long)floor(r + 0.5);
+    k = (int)floor(r + 0.5);
     f = r - (double)k;
     lr = 0.0;
     if (f != 0) {

@@ -445,7 +445,7 @@ int ghmix_gig_sampler_init(double p, double a, double b, ghmix_gig_sampler *s) {
  * GHMIX_GIG_MAX_TRIALS trials; *trials counts them. */
 
 static double draw_concave(const ghmix_gig_sampler *s, ghmix_unif_fn unif,
-                           unsigned long *trials) {
+                           uint64_t *trials) {
   double lambda = s->lambda, omega = s->psi;
   double x0 = s->c[0], xs = s->c[1], a1 = s->c[2], a12 = s->c[3];
   double atot = s->c[4];
@@ -480,7 +480,7 @@ static double draw_concave(const ghmix_gig_sampler *s, ghmix_unif_fn unif,
 
 /* log x of draw_concave, all in logs (omega = e^lomega). */
 static double draw_concave_log(const ghmix_gig_sampler *s, ghmix_unif_fn unif,
-                               unsigned long *trials) {
+                               uint64_t *trials) {
   double lambda = s->lambda, lomega = s->c[8], lx0 = s->c[0], lxs = s->c[1];
   double a1 = s->c[2], a12 = s->c[3], atot = s->c[4], len = s->c[7];
   int k;
@@ -516,7 +516,7 @@ static double draw_concave_log(const ghmix_gig_sampler *s, ghmix_unif_fn unif,
 }
 
 static double draw_rou_shift(const ghmix_gig_sampler *s, ghmix_unif_fn unif,
-                             unsigned long *trials) {
+                             uint64_t *trials) {
   int k;
   for (k = 0; k < GHMIX_GIG_MAX_TRIALS; k++) {
     double u = s->c[0] + s->c[1] * ghmix_unif_open(unif);
@@ -530,7 +530,7 @@ static double draw_rou_shift(const ghmix_gig_sampler *s, ghmix_unif_fn unif,
 }
 
 static double draw_rou_noshift(const ghmix_gig_sampler *s, ghmix_unif_fn unif,
-                               unsigned long *trials) {
+                               uint64_t *trials) {
   int k;
   for (k = 0; k < GHMIX_GIG_MAX_TRIALS; k++) {
     double u = s->c[0] * ghmix_unif_open(unif);
@@ -545,7 +545,7 @@ static double draw_rou_noshift(const ghmix_gig_sampler *s, ghmix_unif_fn unif,
 
 /* log z of the shifted method in d. */
 static double draw_shift_d(const ghmix_gig_sampler *s, ghmix_unif_fn unif,
-                           unsigned long *trials) {
+                           uint64_t *trials) {
   int k;
   for (k = 0; k < GHMIX_GIG_MAX_TRIALS; k++) {
     double u = s->c[0] + s->c[1] * ghmix_unif_open(unif);
@@ -559,8 +559,7 @@ static double draw_shift_d(const ghmix_gig_sampler *s, ghmix_unif_fn unif,
 }
 
 double ghmix_gig_sampler_draw_counted(const ghmix_gig_sampler *s,
-                                      ghmix_unif_fn unif,
-                                      unsigned long *trials) {
+                                      ghmix_unif_fn unif, uint64_t *trials) {
   double z, x, lx;
   /* the plain methods first: an if-chain is cheaper than the switch's
    * dispatch at the rate of ordinary draws */
@@ -603,7 +602,7 @@ double ghmix_gig_sampler_draw_counted(const ghmix_gig_sampler *s,
 }
 
 double ghmix_gig_sampler_draw(const ghmix_gig_sampler *s, ghmix_unif_fn unif) {
-  unsigned long trials = 0;
+  uint64_t trials = 0;
   return ghmix_gig_sampler_draw_counted(s, unif, &trials);
 }
 
@@ -613,7 +612,7 @@ ghmix_status ghmix_gig_sample(size_t n, const double *p, size_t np,
                               ghmix_error *err) {
   ghmix_gig_sampler s;
   double cp = NAN, ca = NAN, cb = NAN;
-  unsigned long trials = 0, polled = 0;
+  uint64_t trials = 0, polled = 0;
   int have = 0;
   size_t i;
   ghmix_error_clear(err);

@@ -8,6 +8,7 @@
 #define GHMIX_GIG_SAMPLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rng.h"
 #include "status.h"
@@ -47,8 +48,7 @@ double ghmix_gig_sampler_draw(const ghmix_gig_sampler *s, ghmix_unif_fn unif);
 
 /* The same, adding the number of trials it took to *trials. */
 double ghmix_gig_sampler_draw_counted(const ghmix_gig_sampler *s,
-                                      ghmix_unif_fn unif,
-                                      unsigned long *trials);
+                                      ghmix_unif_fn unif, uint64_t *trials);
 
 /* n variates with (p, a, b) recycled from arrays of lengths np, na, nb (as
  * R's rgamma recycles its parameters); invalid or NaN parameters give NaN.
@@ -58,7 +58,7 @@ double ghmix_gig_sampler_draw_counted(const ghmix_gig_sampler *s,
  * GHMIX_ERR_DOMAIN (n > 0 with an empty parameter array) or
  * GHMIX_ERR_INTERRUPTED. */
 #define GHMIX_GIG_CHUNK ((size_t)1 << 16)
-#define GHMIX_GIG_POLL_TRIALS (1UL << 20)
+#define GHMIX_GIG_POLL_TRIALS ((uint64_t)1 << 20)
 ghmix_status ghmix_gig_sample(size_t n, const double *p, size_t np,
                               const double *a, size_t na, const double *b,
                               size_t nb, ghmix_unif_fn unif, double *out,

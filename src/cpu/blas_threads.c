@@ -1,5 +1,7 @@
-/* OpenBLAS's thread control is looked up at run time (dlsym), so nothing
- * changes with another BLAS and nothing links against OpenBLAS. */
+/* OpenBLAS's thread control is looked up at run time, so nothing changes
+ * with another BLAS and nothing links against OpenBLAS: on Unix-alikes by
+ * dlsym() over the process's libraries, on Windows in Rblas.dll, the BLAS
+ * R for Windows calls (which users may replace by an OpenBLAS build). */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* RTLD_DEFAULT */
 #endif
@@ -7,30 +9,41 @@
 
 #include <stddef.h>
 
-#if defined(__unix__) || defined(__APPLE__)
+#if defined(_WIN32)
+#include <windows.h>
+#elif defined(__unix__) || defined(__APPLE__)
 #include <dlfcn.h>
 #endif
 
+typedef void (*any_fn)(void);
 typedef void (*blas_set_fn)(int);
 typedef int (*blas_get_fn)(void);
 
-#ifdef RTLD_DEFAULT
-static blas_set_fn openblas_set(void) {
-  blas_set_fn f;
+/* The function `name` of the BLAS R calls, or NULL. */
+static any_fn blas_function(const char *name) {
+#if defined(_WIN32)
+  HMODULE blas = GetModuleHandleA("Rblas.dll");
+  return blas == NULL ? NULL : (any_fn)GetProcAddress(blas, name);
+#elif defined(RTLD_DEFAULT)
+  any_fn f;
   /* POSIX's way to turn dlsym's pointer into a function pointer */
-  *(void **)(&f) = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  *(void **)(&f) = dlsym(RTLD_DEFAULT, name);
   return f;
+#else
+  (void)name;
+  return NULL;
+#endif
+}
+
+static blas_set_fn openblas_set(void) {
+  return (blas_set_fn)blas_function("openblas_set_num_threads");
 }
 
 static blas_get_fn openblas_get(void) {
-  blas_get_fn f;
-  *(void **)(&f) = dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
-  return f;
+  return (blas_get_fn)blas_function("openblas_get_num_threads");
 }
-#endif
 
 int ghmix_blas_threads_single(void) {
-#ifdef RTLD_DEFAULT
   blas_set_fn set = openblas_set();
   blas_get_fn get = openblas_get();
   if (set != NULL && get != NULL) {
@@ -40,16 +53,11 @@ int ghmix_blas_threads_single(void) {
       return previous;
     }
   }
-#endif
   return 0;
 }
 
 void ghmix_blas_threads_restore(int previous) {
-#ifdef RTLD_DEFAULT
   blas_set_fn set = openblas_set();
   if (previous > 1 && set != NULL)
     set(previous);
-#else
-  (void)previous;
-#endif
 }

@@ -14,7 +14,9 @@
  * first parallel region of more than one thread, so the child runs on one
  * (as data.table does).  The handler cannot be unregistered: it stays for
  * the life of the process, as ghmix's library does (it is never unloaded:
- * no .onUnload calls library.dynam.unload()). */
+ * no .onUnload calls library.dynam.unload()).  Windows has no fork()
+ * (parallel's clusters there start fresh R processes): no handler, and
+ * the flag stays 0. */
 static volatile int in_forked_child = 0;
 
 #ifdef GHMIX_HAVE_ATFORK

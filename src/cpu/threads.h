@@ -7,7 +7,7 @@
 
 /* Registers (once) the fork handler that makes every later computation in
  * a forked child run on one thread: ghmix_max_threads() is then 1.  Called
- * when the package is loaded. */
+ * when the package is loaded.  Nothing on Windows, which has no fork(). */
 void ghmix_threads_init(void);
 
 /* 1 when built with OpenMP, else 0. */

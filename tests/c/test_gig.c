@@ -145,12 +145,12 @@ static void test_sampler_grid(void) {
                               1e6,    1e13,   1e100,  1e150,  1e300,  DBL_MAX};
   size_t np = sizeof ps / sizeof ps[0], na = sizeof ab / sizeof ab[0], i, j, k;
   int bad = 0, valid = 0;
-  unsigned long worst = 0;
+  uint64_t worst = 0;
   for (i = 0; i < np; i++)
     for (j = 0; j < na; j++)
       for (k = 0; k < na; k++) {
         ghmix_gig_sampler s;
-        unsigned long trials = 0;
+        uint64_t trials = 0;
         int d;
         if ((ab[j] == 0 && ps[i] >= 0) || (ab[k] == 0 && ps[i] <= 0))
           continue;

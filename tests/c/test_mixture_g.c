@@ -19,9 +19,7 @@
 #include "check.h"
 #include "mix_setup.h"
 
-static double unif(double lo, double hi) {
-  return lo + (hi - lo) * ((double)rand() + 0.5) / ((double)RAND_MAX + 1.0);
-}
+static double unif(double lo, double hi) { return test_unif(lo, hi); }
 
 /* ------------------------------------------------------------ one row */
 
@@ -272,6 +270,7 @@ static void driver_case(const char *label, int d, int G, size_t n, int what,
   rc1 = ghmix_mix_estep_mixture_cpu(x, n, n, d, &m.model, st1, rows, 1, &err);
   rc2 = ghmix_mix_estep_mixture_cpu(x, n, n, d, &m.model, st2, NULL, 2, &err);
   worst = worst_error(st1, ref, scale, ns, &at);
+  note_worst("G-component E-step driver vs the reference loop", worst, 1e-12);
   check(rc1 == GHMIX_OK && rc2 == GHMIX_OK && worst <= 1e-12,
         "driver %s (d = %d, G = %d, n = %lu): within %.3g of the sum of "
         "|terms| (worst %lu: %.17g vs %.17g)",
@@ -305,12 +304,12 @@ static void weights_case(int d, int G, size_t n) {
     w[i] = (double)(i % 4);
     nr += i % 4;
   }
-  srand(99); /* the same components for the replicated rows */
+  test_seed(99); /* the same components for the replicated rows */
   if (!mixg_setup_init(&m, d, G, GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY, w)) {
     check(0, "weights: the model");
     return;
   }
-  srand(99);
+  test_seed(99);
   mixg_setup_init(&rep, d, G, GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY, NULL);
   ns = ghmix_estep_nstats(&m.model.shape);
   x = rows_of(n, d, &m);
@@ -330,6 +329,7 @@ static void weights_case(int d, int G, size_t n) {
     sr[ghmix_estep_stat(&m.model.shape, 0, (ghmix_stat_id)t).offset] =
         st[ghmix_estep_stat(&m.model.shape, 0, (ghmix_stat_id)t).offset];
   worst = worst_error(st, sr, scale, ns, &at);
+  note_worst("integer weights vs replicated rows", worst, 1e-13);
   check(worst <= 1e-13,
         "weights (d = %d, G = %d): integer weights = replicated rows (worst "
         "%.3g at %lu)",
@@ -422,9 +422,10 @@ static void test_driver(void) {
 }
 
 int main(void) {
-  srand(23);
+  test_seed(23);
   test_row();
   test_driver();
+  report_worst();
   printf("test_mixture_g: %d passed, %d failed\n", passed, failed);
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
