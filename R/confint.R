@@ -117,12 +117,8 @@ confint_parm <- function(parm, names, call) {
   if (is.null(parm)) {
     return(seq_along(names))
   }
-  idx <- if (is.character(parm)) match(parm, names) else
-    if (is.numeric(parm) && isTRUE(all(parm == round(parm)))) {
-      as.integer(parm)
-    }
-  if (length(parm) == 0L || is.null(idx) || anyNA(idx) ||
-        any(idx < 1L | idx > length(names))) {
+  idx <- confint_positions(parm, names)
+  if (length(parm) == 0L || anyNA(idx) || any(idx < 1L | idx > length(names))) {
     abort_argument(
       sprintf(
         "`parm` must be names or positions of the parameters: %s.",
@@ -132,6 +128,15 @@ confint_parm <- function(parm, names, call) {
     )
   }
   idx
+}
+
+# parm's positions (NA where it is neither names nor whole numbers).
+confint_positions <- function(parm, names) {
+  if (is.character(parm)) {
+    return(match(parm, names))
+  }
+  whole <- is.numeric(parm) && isTRUE(all(parm == round(parm)))
+  if (whole) as.integer(parm) else NA_integer_
 }
 
 # Profiles -------------------------------------------------------------------

@@ -158,7 +158,8 @@ mix_mstep_fixed <- function(st, par, ctx) {
 fixed_mstep_sub <- function(st, par, ctx) {
   fixed <- ctx$fixed
   if (!is.null(fixed$p) && fixed_on_limit(ctx$family)) {
-    return(fixed_sub_limit(st, ctx$family, fixed$p)) # R/fit_fixed_family.R
+    # (the gamma and inverse-gamma laws: see fit_fixed_family.R)
+    return(fixed_sub_limit(st, ctx$family, fixed$p))
   }
   n <- st$tau
   eta <- c(st$s_log / n, st$s_inv / n, st$s_y / n)

@@ -90,8 +90,7 @@ fixed_nu_to_p <- function(fixed, call) {
 }
 
 check_fixed_p_side <- function(p, family, call) {
-  if (is.null(p) || !is.numeric(p) || length(p) != 1L ||
-        !isTRUE(is.finite(p))) {
+  if (!is_single_finite(p)) {
     return(invisible()) # (check_fixed() names the bad value)
   }
   if (family == "vg" && p <= 0) {
@@ -102,6 +101,10 @@ check_fixed_p_side <- function(p, family, call) {
       "`fixed$p` must be negative for the skew-t (nu = -2p > 0).", call
     )
   }
+}
+
+is_single_finite <- function(v) {
+  is.numeric(v) && length(v) == 1L && isTRUE(is.finite(v))
 }
 
 # TRUE for the families whose mixing law is a gamma or inverse gamma.
@@ -148,11 +151,12 @@ limit_law <- function(family, p, k) {
 }
 
 limit_q_mixing <- function(family, law, m) {
-  with(law, if (family == "vg") {
-    (p - 1) * m$ell - a * m$eta / 2 + p * log(a / 2) - lgamma(p)
+  p <- law$p
+  if (family == "vg") {
+    (p - 1) * m$ell - law$a * m$eta / 2 + p * log(law$a / 2) - lgamma(p)
   } else {
-    (p - 1) * m$ell - b * m$delta / 2 - p * log(b / 2) - lgamma(-p)
-  })
+    (p - 1) * m$ell - law$b * m$delta / 2 - p * log(law$b / 2) - lgamma(-p)
+  }
 }
 
 # p from its search variable (log p, or log(-1 - p)) and back.

@@ -202,7 +202,8 @@ gauge_search <- function(st, par, fixed, normal_at = NULL) {
   m <- gauge_means(st)
   m$normal_at <- normal_at
   if (fixed_on_limit(fixed$family)) {
-    return(limit_gauge_search(par, fixed, m)) # R/fit_fixed_family.R
+    # (the gamma and inverse-gamma laws: see fit_fixed_family.R)
+    return(limit_gauge_search(par, fixed, m))
   }
   gamma_held <- !is.null(fixed$gamma)
   v0 <- gauge_pack(par, fixed, gamma_held)

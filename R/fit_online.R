@@ -877,7 +877,7 @@ plot.ghmix_fit_online <- function(x, which = "trace", ...) {
   if (!identical(which, "trace")) {
     online_no_rows(sprintf('plot(which = "%s")', which[[1L]]))
   }
-  plot_online_trace(x) # R/law_plot.R
+  plot_online_trace(x)
   invisible(x)
 }
 

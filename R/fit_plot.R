@@ -104,14 +104,13 @@ fit_plot_names <- function(d) {
 fit_plot_which <- function(x, which, call) {
   all <- fit_plot_names(x$d)
   n_num <- if (x$d == 1L) 3L else 2L
-  if (is.null(which)) {
-    return(all[seq_len(n_num)])
-  }
+  if (is.null(which)) which <- seq_len(n_num)
   if (is.numeric(which) && length(which) > 0L &&
         all(which %in% seq_len(n_num))) {
     return(all[which])
   }
-  if (!is.character(which) || length(which) == 0L || !all(which %in% all)) {
+  ok <- is.character(which) && length(which) > 0L && all(which %in% all)
+  if (!ok) {
     abort_argument(
       sprintf(
         "`which` must be among 1:%d or %s for a fit with d = %d.", n_num,

@@ -35,7 +35,8 @@ test_that("fit_vg(fixed = list(p = )) holds p at the constrained maximum", {
   expect_true(fit$converged)
   expect_identical(fit$parameters$p, 1.5)
   expect_identical(fit$parameters$b, 0)
-  expect_equal(fit$parameters$a, 2 * 1.5, tolerance = 1e-10) # E[Y] = 1
+  # the gauge E[Y] = 1: a = 2p
+  expect_equal(fit$parameters$a, 2 * 1.5, tolerance = 1e-10)
   expect_identical(fit$df, free$df - 1)
   expect_lte(fit$loglik, free$loglik + 1e-8)
   par <- fit$parameters
