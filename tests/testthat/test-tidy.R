@@ -207,3 +207,36 @@ test_that("mean(fit) is the fitted law's mean", {
   expect_equal(colMeans(do.call(rbind, sims)), mean(fit), tolerance = 0.05)
   expect_identical(mean(fit_gaussian(eu)), colMeans(eu))
 })
+
+test_that("factor mixtures and factor fits: every method", {
+  set.seed(9)
+  s <- 0.5 + diag(4) * 0.5
+  x <- rbind(sim_nig(300, rep(0, 4), c(0.3, 0, 0, 0), s),
+             sim_nig(300, rep(5, 4), c(0, 0, -0.3, 0), s))
+  mix <- fit_nig(x, components = 2, factors = 1)
+  td <- tidy(mix, conf.int = TRUE)
+  expect_tidy_conventions(td)
+  v <- vcov(mix)
+  expect_identical(paste0("component_", td$component, ":", td$term)[1:5],
+                   rownames(v)[1:5])
+  expect_identical(td$term[td$component == 1 & startsWith(td$term, "F[")],
+                   sprintf("F[v%d,F1]", 1:4))
+  expect_equal(td$std.error, unname(sqrt(diag(v))), tolerance = 1e-14)
+  expect_identical(rownames(confint(mix)), rownames(v))
+  expect_identical(glance(mix)$G, 2L)
+  aug <- augment(mix)
+  cp <- coef(mix, component = 1, sigma = TRUE)
+  rows <- which(aug$.class == 1)[1:3]
+  expect_equal(aug$.mahalanobis[rows],
+               unname(mahalanobis(x[rows, ], cp$mu, cp$sigma)),
+               tolerance = 1e-10)
+  expect_length(mean(mix), 4L)
+  fac <- fit_nig(x[1:300, ], factors = 1)
+  expect_equal(mean(fac), mean(gh_law(coef(fac, sigma = TRUE))),
+               tolerance = 1e-14)
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_invisible(plot(fac, which = c("pp", "trace")))
+  expect_invisible(plot(mix, which = c("uncertainty", "trace")))
+  expect_named(qqgh(x[1:300, ], fac), colnames(x))
+})
