@@ -60,7 +60,7 @@ factor_vcov <- function(object, cluster, call, log_scale = NULL) {
     score <- if (is.null(q)) NULL else
       factor_score_at(estep, q, family, symmetric)
     if (is.null(score)) NULL else ch$project(q, score)
-  }, ch$theta, steps[ch$chart])
+  }, ch$theta, steps[ch$chart], progress = TRUE)
   info <- if (is.null(jac)) NULL else -(jac + t(jac)) / 2
   null <- factor_vcov_null(par, family, symmetric)[ch$chart, , drop = FALSE]
   cov_chart <- fit_gauge_inverse(info, null[, ch$null, drop = FALSE],
@@ -111,7 +111,7 @@ factor_vcov_chart <- function(object, nm) {
     ))
   }
   chart <- which(colSums(vcov_gauge_tangent(fixed, par, nm) != 0) > 0)
-  det <- vcov_gauge_determined(fixed)
+  det <- vcov_gauge_determined(fixed, nm)
   point <- factor_vcov_point(theta, chart)
   list(
     chart = chart, theta = theta[chart], null = 1L + rotations,

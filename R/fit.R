@@ -29,11 +29,35 @@
 #'   `x` (a matrix, a [ghmix_data()] description, or a function that
 #'   returns the next batch); see [ghmix_online()] (also with `factors`,
 #'   `shrink`, and `fixed` `mu`, `p` or `gamma = 0`).
+#' @section Progress: Work that runs many fits or many E-steps reports
+#'   its progress through the progressr package (when it is installed):
+#'   one signal per fit of a model-selection loop (`components = 1:6`, each
+#'   G; [fit_families()], each family), per start screened for a mixture
+#'   (k-means, hierarchical, each random start), per fold fit of
+#'   `shrink = ghmix_shrink(weight = "cv")` (8 intensities times 5 folds)
+#'   and per column of the observed information of `vcov()` (and so of
+#'   `summary()`, [confint()][confint.ghmix_fit()] and
+#'   [tidy()][ghmix_tidiers]; each column costs two E-steps). They are
+#'   silent unless handlers are enabled, as progressr leaves that choice
+#'   to the user: wrap the call in `progressr::with_progress()`, or call
+#'   `progressr::handlers(global = TRUE)` once (and choose a style with
+#'   `progressr::handlers("txtprogressbar")`, `"progress"`, `"cli"`,
+#'   ...). The signals change no number and draw no random numbers.
+#'   `trace = TRUE` is the other, finer report: one line per EM
+#'   iteration.
 #' @return An object of class `"ghmix_control"`.
 #' @family fitting
 #' @export
 #' @examples
 #' ghmix_control(max_iter = 200, trace = FALSE)
+#' \donttest{
+#' # a progress bar over the fits of a model selection
+#' if (requireNamespace("progressr", quietly = TRUE)) {
+#'   progressr::with_progress(
+#'     fit_nig(faithful, components = 1:3)
+#'   )
+#' }
+#' }
 ghmix_control <- function(max_iter = 1000L, tol = 1e-10, param_tol = 1e-6,
                           trace = FALSE, accelerate = TRUE,
                           singular_tol = 1e-6, online = NULL) {
@@ -94,7 +118,17 @@ print.ghmix_control <- function(x, ...) {
 #' `fit_gh()` estimates all of \eqn{(p, a, b)}; `fit_nig()` fixes
 #' \eqn{p = -1/2} (normal inverse Gaussian), `fit_vg()` \eqn{b = 0} (variance
 #' gamma: gamma mixing) and `fit_skewt()` \eqn{a = 0} (the GH skew-t:
-#' inverse-gamma mixing). `symmetric = TRUE` fixes \eqn{\gamma = 0}.
+#' inverse-gamma mixing). `symmetric = TRUE` fixes \eqn{\gamma = 0}, and
+#' `fixed` holds other parameters (the section Held parameters).
+#'
+#' A fit is an estimate: `coef()` gives the estimated parameters, `vcov()`
+#' the covariance of those estimates (their standard errors: `summary()`,
+#' [confint()][confint.ghmix_fit()], [tidy()][ghmix_tidiers]). The
+#' distribution it estimates is a law, [gh_law()]`(fit)`, with `mean()`,
+#' `vcov()` (the covariance of \eqn{X}), quantiles ([qgh()]) and risk
+#' measures; `mean(fit)` is that law's mean, as for ghyp's fits (see
+#' [mean.ghmix_fit()]), while `vcov(fit)` stays the covariance of the
+#' estimates.
 #'
 #' @section Algorithm: Each iteration is one E-step, which sums the posterior
 #'   moments \eqn{E[1/Y|x]}, \eqn{E[Y|x]} (and \eqn{E[\log Y|x]}) over the
@@ -388,7 +422,8 @@ print.ghmix_control <- function(x, ...) {
 #' @param x A numeric vector (d = 1), matrix or data frame of numeric columns
 #'   (rows are observations), or chunked data described by [ghmix_data()].
 #'   Column names carry through to the results.
-#' @param symmetric `TRUE` fixes \eqn{\gamma = 0}.
+#' @param symmetric `TRUE` fixes \eqn{\gamma = 0}; see the section Held
+#'   parameters.
 #' @param start Starting values: a previous fit (any family) or a list with
 #'   elements `mu`, `gamma`, `sigma`, and the mixing parameters `p`, `a`, `b`
 #'   (those fixed by the family may be left out). By default: column means,
@@ -399,29 +434,51 @@ print.ghmix_control <- function(x, ...) {
 #'   and an EM step moves them by O(1/sqrt(ab)); the fit then warns (class
 #'   `ghmix_warning_normal_limit`) when the likelihood rises away from the
 #'   limit, i.e. when the limit is not a maximum.
-#' @param fixed `fit_gh()` only: `NULL`, or a named list of parameters held
-#'   at the given values during the EM (conditional M-steps, so the
+#' @param fixed `NULL`, or a named list of parameters held at the given
+#'   values during the EM (`mu`, `gamma`, and the family's `p`, `a`, `b`
+#'   or `nu`); see the section Held parameters of [fit_nig()].
+#' @section Held parameters (`symmetric` and `fixed`): `symmetric = TRUE`
+#'   holds \eqn{\gamma = 0} (the symmetric law: one less parameter per
+#'   column); `fixed` holds any of the parameters a user may know or want
+#'   to test at given values during the EM (conditional M-steps, so the
 #'   log-likelihood still never decreases), in the data's units and in the
-#'   reported gauge: `mu` (`d` numbers), `gamma` (`d` numbers, or `0`: the
-#'   same as `symmetric = TRUE`), `p`, `a` and `b` (single numbers; `a`, `b`
-#'   positive). `p = (d + 1) / 2` is the hyperbolic law ([fit_hyperbolic()]);
-#'   `p = -1/2` with `a` or `b` a NIG with that parameter held. `a`, `b` and a
-#'   `gamma` other than 0 change with the scale of \eqn{Y}, so they are held
-#'   in the gauge \eqn{E[Y] = 1} (`gauge = "mean"`, the default; an error
-#'   with `gauge = "det"`, with `symmetric = TRUE` and a nonzero `gamma`, and
-#'   with online EM): in that gauge two of \eqn{(p, a, b)} determine the
-#'   third, so any combination of `mu`, `gamma` and at most two of `p`, `a`,
-#'   `b` may be held, but not all three (with `factors` too: see the Factor
-#'   models section). With `a` and `p` held, `p` must be
-#'   below `a / 2`, and with `b` and `p`, above `-1 - b / 2` (no GIG law of
-#'   mean 1 has other values). Values that are not finite, of the wrong
-#'   length or outside their range are errors of class
-#'   `ghmix_error_argument` naming them. The fit's `coef()` reports the held
-#'   values exactly, its `df` counts only the free parameters (each held
-#'   number removes one) and its element `fixed` keeps the list; `vcov()`
-#'   (and so `summary()`) gives the covariance of the constrained estimates
-#'   from the observed information of the free parameters, with rows and
-#'   columns of 0 for those held.
+#'   reported gauge. Each fitter takes those of its family:
+#'   * every fitter: `mu` (`d` numbers) and `gamma` (`d` numbers, or `0`:
+#'     the same as `symmetric = TRUE`); [fit_gaussian()] `mu` only;
+#'   * `fit_gh()`: `p`, `a` and `b` (single numbers; `a`, `b` positive);
+#'     `p = (d + 1) / 2` is the hyperbolic law ([fit_hyperbolic()], which
+#'     holds that `p` and takes `mu`, `gamma`, `a` or `b` besides);
+#'   * `fit_nig()`: `a` or `b` (one of them: with \eqn{E[Y] = 1} the NIG
+#'     has \eqn{a = b}; `p` is \eqn{-1/2});
+#'   * `fit_vg()`: `p` (positive: the shape of the gamma mixing law);
+#'   * `fit_skewt()`, [fit_student()]: `p` (negative), or the degrees of
+#'     freedom `nu` \eqn{= -2p} (as ghyp's `opt.pars` and fMultivar's
+#'     `fixed.nu`): `fit_student(x, fixed = list(nu = 4))`.
+#'
+#'   `a`, `b` and a `gamma` other than 0 change with the scale of \eqn{Y},
+#'   so they are held in the gauge \eqn{E[Y] = 1} (`gauge = "mean"`, the
+#'   default; an error with `gauge = "det"`, with `symmetric = TRUE` and a
+#'   nonzero `gamma`, and with online EM; for the skew-t a nonzero `gamma`
+#'   needs \eqn{E[Y]} finite, so its fit keeps \eqn{p < -1}): in that
+#'   gauge two of \eqn{(p, a, b)} determine the third, so any combination
+#'   of `mu`, `gamma` and at most two of `p`, `a`, `b` may be held, but not
+#'   all three (with `factors` too: see the Factor models section). With
+#'   `a` and `p` held, `p` must be below `a / 2`, and with `b` and `p`,
+#'   above `-1 - b / 2` (no GIG law of mean 1 has other values). Values
+#'   that are not finite, of the wrong length, outside their range or not
+#'   of the fitter's family are errors of class `ghmix_error_argument`
+#'   naming them. The fit's `coef()` reports the held values exactly, its
+#'   `df` counts only the free parameters (each held number removes one),
+#'   its element `fixed` keeps the list (`nu` as `p`), and `print()` names
+#'   a held `p` (`"skew-t (nu = 4)"`); `vcov()` (and so `summary()`,
+#'   [confint()][confint.ghmix_fit()], [tidy()][ghmix_tidiers]) gives the
+#'   covariance of the constrained estimates from the observed information
+#'   of the free parameters, with rows and columns of 0 for those held.
+#'   Fits with parameters held are nested in those without, so [anova()]
+#'   compares them (a likelihood-ratio test of \eqn{\nu = 4}, of
+#'   \eqn{\mu = 0}, of symmetry), and `confint(fit, method = "profile")`
+#'   uses them for profile-likelihood intervals. Mixtures (`components`
+#'   other than 1) hold nothing yet (an error).
 #' @param control A [ghmix_control()] object.
 #' @param gauge `"mean"` or `"det"`; see the Gauge section.
 #' @param na.rm `FALSE` (default): rows with `NA`, `NaN` or infinite values
@@ -611,11 +668,11 @@ fit_nig <- function(x, symmetric = FALSE, start = NULL,
                     threads = ghmix_threads(), device = 0L,
                     cluster = NULL, weights = NULL, components = 1L,
                     nstart = 5L, criterion = c("bic", "icl"),
-                    shrink = NULL, factors = NULL) {
+                    fixed = NULL, shrink = NULL, factors = NULL) {
   fit_dispatch(
     "nig", x, symmetric, start, control, gauge, na.rm, backend, threads,
     device, cluster, weights, components, nstart, criterion, shrink, factors,
-    sys.call()
+    sys.call(), fixed = fixed
   )
 }
 
@@ -643,11 +700,11 @@ fit_vg <- function(x, symmetric = FALSE, start = NULL,
                    threads = ghmix_threads(), device = 0L,
                    cluster = NULL, weights = NULL, components = 1L,
                    nstart = 5L, criterion = c("bic", "icl"),
-                   shrink = NULL, factors = NULL) {
+                   fixed = NULL, shrink = NULL, factors = NULL) {
   fit_dispatch(
     "vg", x, symmetric, start, control, gauge, na.rm, backend, threads,
     device, cluster, weights, components, nstart, criterion, shrink, factors,
-    sys.call()
+    sys.call(), fixed = fixed
   )
 }
 
@@ -657,12 +714,12 @@ fit_skewt <- function(x, symmetric = FALSE, start = NULL,
                       control = ghmix_control(), gauge = c("mean", "det"),
                       na.rm = FALSE, backend = c("cpu", "cuda"), # nolint
                       threads = ghmix_threads(), device = 0L,
-                    cluster = NULL, weights = NULL, components = 1L,
-                    nstart = 5L, criterion = c("bic", "icl"),
-                    shrink = NULL, factors = NULL) {
+                      cluster = NULL, weights = NULL, components = 1L,
+                      nstart = 5L, criterion = c("bic", "icl"),
+                      fixed = NULL, shrink = NULL, factors = NULL) {
   fit_dispatch(
     "skewt", x, symmetric, start, control, gauge, na.rm, backend, threads,
     device, cluster, weights, components, nstart, criterion, shrink, factors,
-    sys.call()
+    sys.call(), fixed = fixed
   )
 }

@@ -10,7 +10,14 @@ fit_family_label <- function(x) {
     return(if (p == (x$d + 1) / 2) "hyperbolic" else
       sprintf("GH (p = %s)", format(p, digits = 6L)))
   }
-  mix_family(x$family)$label
+  label <- mix_family(x$family)$label
+  if (!is.null(p) && identical(x$family, "vg")) {
+    return(sprintf("%s (p = %s)", label, format(p, digits = 6L)))
+  }
+  if (!is.null(p) && identical(x$family, "skewt")) {
+    return(sprintf("%s (nu = %s)", label, format(-2 * p, digits = 6L)))
+  }
+  label
 }
 
 fit_dim <- function(x) if (is.null(dim(x))) 1L else dim(x)[[2L]]
@@ -49,11 +56,14 @@ fit_hyperbolic <- function(x, symmetric = FALSE, start = NULL,
                            gauge = c("mean", "det"), na.rm = FALSE, # nolint
                            backend = c("cpu", "cuda"),
                            threads = ghmix_threads(), device = 0L,
-                           cluster = NULL, weights = NULL, shrink = NULL) {
+                           cluster = NULL, weights = NULL, shrink = NULL,
+                           fixed = NULL) {
+  call <- sys.call()
   mix_fit(
     x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights,
-    fixed = list(p = (fit_dim(x) + 1) / 2), shrink = shrink
+    device, call, cluster, weights,
+    fixed = fixed_for_family(fixed, "gh", call, (fit_dim(x) + 1) / 2),
+    shrink = shrink
   )
 }
 
@@ -64,19 +74,21 @@ fit_student <- function(x, start = NULL, control = ghmix_control(),
                         backend = c("cpu", "cuda"),
                         threads = ghmix_threads(), device = 0L,
                         cluster = NULL, weights = NULL, shrink = NULL,
-                        factors = NULL) {
+                        factors = NULL, fixed = NULL) {
   mix_fit(
     x, "skewt", TRUE, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, shrink = shrink,
+    device, sys.call(), cluster, weights, fixed = fixed, shrink = shrink,
     factors = factors
   )
 }
 
 #' @rdname fit_hyperbolic
 #' @export
-fit_gaussian <- function(x, na.rm = FALSE, shrink = NULL) { # nolint
+fit_gaussian <- function(x, na.rm = FALSE, shrink = NULL, # nolint
+                         fixed = NULL) {
   call <- sys.call()
   shrink <- shrink_arg(shrink, call)
+  fixed <- fixed_for_family(fixed, "gaussian", call)
   if (inherits(x, "ghmix_data")) {
     abort_argument("`x` must be in memory for fit_gaussian().", call)
   }
@@ -84,7 +96,9 @@ fit_gaussian <- function(x, na.rm = FALSE, shrink = NULL) { # nolint
   x <- data$x
   n <- nrow(x)
   d <- ncol(x)
-  mu <- colMeans(x)
+  fixed <- check_fixed(fixed, d, call)
+  mu <- if (is.null(fixed)) colMeans(x) else
+    stats::setNames(as.double(fixed$mu), colnames(x))
   dev <- x - rep(mu, each = n)
   sigma <- crossprod(dev) / n
   chol_l <- .Call(ffi_chol_lower, sigma)
@@ -99,10 +113,11 @@ fit_gaussian <- function(x, na.rm = FALSE, shrink = NULL) { # nolint
       parameters = list(mu = mu, sigma = sigma), family = "gaussian",
       symmetric = TRUE, loglik = loglik, nobs = n, d = d,
       df = d + d * (d + 1L) / 2L, converged = TRUE, iterations = 0L,
-      na_action = data$dropped, call = call
+      na_action = data$dropped, data = x, call = call
     ),
     class = "ghmix_fit_gaussian"
   )
+  fit <- fixed_result(fit, fixed)
   if (is.null(shrink)) fit else shrink_gaussian(fit, x, shrink, call)
 }
 
@@ -135,6 +150,38 @@ nobs.ghmix_fit_gaussian <- function(object, ...) object$nobs
 
 #' @export
 coef.ghmix_fit_gaussian <- function(object, ...) object$parameters
+
+# The asymptotic covariance of the normal MLE (the inverse Fisher
+# information): Var(mu) = Sigma / n, Cov(S_ij, S_kl) = (S_ik S_jl + S_il
+# S_jk) / n, mu and Sigma independent (Anderson 2003, An Introduction to
+# Multivariate Statistical Analysis, 3rd ed., theorem 3.4.4); rows of 0
+# for a mu held by `fixed`.
+#' @export
+vcov.ghmix_fit_gaussian <- function(object, ...) {
+  vcov_check_shrink(object, sys.call())
+  s <- object$parameters$sigma
+  d <- nrow(s)
+  n <- object$nobs
+  low <- lower_index(d)
+  i <- low[, 1L]
+  j <- low[, 2L]
+  cov_s <- (outer(i, i, function(a, b) s[cbind(a, b)]) *
+              outer(j, j, function(a, b) s[cbind(a, b)]) +
+              outer(i, j, function(a, b) s[cbind(a, b)]) *
+              outer(j, i, function(a, b) s[cbind(a, b)])) / n
+  cov_mu <- if (is.null(object$fixed$mu)) s / n else 0 * s
+  nm <- gaussian_vcov_names(names(object$parameters$mu))
+  out <- matrix(0, length(nm), length(nm), dimnames = list(nm, nm))
+  out[seq_len(d), seq_len(d)] <- cov_mu
+  out[-seq_len(d), -seq_len(d)] <- cov_s
+  out
+}
+
+gaussian_vcov_names <- function(vars) {
+  low <- lower_index(length(vars))
+  c(sprintf("mu[%s]", vars),
+    sprintf("Sigma[%s,%s]", vars[low[, 2L]], vars[low[, 1L]]))
+}
 
 #' Fit a set of GH-family members and rank them by AIC or BIC
 #'
@@ -225,12 +272,24 @@ families_runs <- function(x, families, symmetric, dots) {
   out$warnings <- list()
   out$errors <- list()
   mixed <- setdiff(families, "gaussian")
+  out$progress <- ghmix_progressor(families_count(families, symmetric))
   for (sym in symmetric) families_symmetry(out, x, mixed, sym, dots)
   if ("gaussian" %in% families) {
     families_run(out, "Gaussian", fit_gaussian,
                  list(x, na.rm = isTRUE(dots$na.rm)))
   }
+  out$progress <- NULL
   as.list(out)
+}
+
+# The number of fits families_runs() makes (the NIG of each symmetry is
+# fitted as the start of GH and hyperbolic too).
+families_count <- function(families, symmetric) {
+  mixed <- setdiff(families, "gaussian")
+  per_symmetry <- length(intersect(c("hyperbolic", "gh", "vg", "skewt"),
+                                   mixed)) +
+    any(c("nig", "gh", "hyperbolic") %in% mixed)
+  length(symmetric) * per_symmetry + ("gaussian" %in% families)
 }
 
 # The fits of one symmetry.
@@ -258,6 +317,7 @@ families_symmetry <- function(out, x, mixed, sym, dots) {
 
 families_run <- function(out, name, fun, args) {
   got <- families_try(fun, args)
+  out$progress(name)
   if (length(got$warnings) > 0L) out$warnings[[name]] <- got$warnings
   if (!is.null(got$error)) out$errors[[name]] <- got$error
   out$fits[name] <- list(got$fit)
@@ -413,14 +473,15 @@ anova_table <- function(fits) {
 fit_nesting <- function(small, big) {
   ks <- fit_key(small)
   kb <- fit_key(big)
+  if (!fit_nesting_location(ks, kb) ||
+        (kb$family == "gaussian" && ks$family != "gaussian")) {
+    return(NA_character_)
+  }
   if (kb$family == "gaussian") {
-    return(if (ks$family == "gaussian") "interior" else NA_character_)
+    return("interior")
   }
   if (ks$family == "gaussian") {
     return("boundary")
-  }
-  if (!fit_nesting_location(ks, kb)) {
-    return(NA_character_)
   }
   fit_nesting_mixing(ks, kb)
 }

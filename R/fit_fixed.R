@@ -157,6 +157,10 @@ mix_mstep_fixed <- function(st, par, ctx) {
 # The M-step of the mixing parameters, p held where ctx$fixed holds it.
 fixed_mstep_sub <- function(st, par, ctx) {
   fixed <- ctx$fixed
+  if (!is.null(fixed$p) && fixed_on_limit(ctx$family)) {
+    # (the gamma and inverse-gamma laws: see fit_fixed_family.R)
+    return(fixed_sub_limit(st, ctx$family, fixed$p))
+  }
   n <- st$tau
   eta <- c(st$s_log / n, st$s_inv / n, st$s_y / n)
   start <- c(par$p, par$a, par$b)

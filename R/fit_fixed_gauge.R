@@ -201,31 +201,46 @@ mix_mstep_gauge <- function(st, par, ctx) {
 gauge_search <- function(st, par, fixed, normal_at = NULL) {
   m <- gauge_means(st)
   m$normal_at <- normal_at
+  if (fixed_on_limit(fixed$family)) {
+    # (the gamma and inverse-gamma laws: see fit_fixed_family.R)
+    return(limit_gauge_search(par, fixed, m))
+  }
   gamma_held <- !is.null(fixed$gamma)
   v0 <- gauge_pack(par, fixed, gamma_held)
-  best <- gauge_q(v0, fixed, m)
-  if (length(v0) > 0L) {
-    range <- gauge_p_range(fixed)
-    free_p <- is.null(fixed$law) && is.null(fixed$p)
-    lower <- c(if (free_p) range[[1L]], rep(-Inf, length(v0) - free_p))
-    upper <- c(if (free_p) range[[2L]], rep(Inf, length(v0) - free_p))
-    opt <- stats::nlminb(
-      v0, function(v) {
-        q <- gauge_q(v, fixed, m)$q
-        if (is.finite(q)) -q else Inf
-      },
-      lower = lower, upper = upper,
-      control = list(rel.tol = 1e-15, x.tol = 1e-12, eval.max = 400L,
-                     iter.max = 300L)
-    )
-    cand <- gauge_q(opt$par, fixed, m)
-    if (cand$q >= best$q) best <- cand
-  }
-  best
+  range <- gauge_p_range(fixed)
+  free_p <- is.null(fixed$law) && is.null(fixed$p)
+  gauge_improve(
+    gauge_q(v0, fixed, m), v0, function(v) gauge_q(v, fixed, m),
+    c(if (free_p) range[[1L]], rep(-Inf, length(v0) - free_p)),
+    c(if (free_p) range[[2L]], rep(Inf, length(v0) - free_p))
+  )
 }
 
-# The mixing parameters at gauge_search()'s answer.
+# The maximiser of q_at(v)$q from v0 (where q_at gives best) within the
+# bounds, kept only where it is at least best's.
+gauge_improve <- function(best, v0, q_at, lower, upper) {
+  if (length(v0) == 0L) {
+    return(best)
+  }
+  opt <- stats::nlminb(
+    v0, function(v) {
+      q <- q_at(v)$q
+      if (is.finite(q)) -q else Inf
+    },
+    lower = lower, upper = upper,
+    control = list(rel.tol = 1e-15, x.tol = 1e-12, eval.max = 400L,
+                   iter.max = 300L)
+  )
+  cand <- q_at(opt$par)
+  if (cand$q >= best$q) cand else best
+}
+
+# The mixing parameters at gauge_search()'s answer (a VG or skew-t's
+# search gives them).
 gauge_mixing <- function(best) {
+  if (!is.null(best$a)) {
+    return(best[c("p", "a", "b")])
+  }
   list(p = best$p, a = best$w / best$c, b = best$w * best$c)
 }
 
@@ -233,6 +248,9 @@ gauge_mixing <- function(best) {
 # from the law, or w = w(p); gamma = g0 / E[Y].  Outside the range of p an
 # invalid p (the point is then refused).
 gauge_impose <- function(par, fixed) {
+  if (fixed_on_limit(fixed$family)) {
+    return(limit_gauge_impose(par, fixed))
+  }
   p <- if (is.null(fixed$law)) par$p else fixed$law[[1L]]
   w <- gauge_w(p, fixed)
   if (is.null(w)) w <- sqrt(par$a * par$b)

@@ -264,7 +264,8 @@ online_warmup <- function(first, family, start, args, fixed, call) {
   args$control$trace <- FALSE
   state <- new.env(parent = emptyenv())
   if (is.null(start) && family == "gh") {
-    nig <- online_warmup_stage(src, "nig", NULL, args, call, state)
+    nig <- online_warmup_stage(src, "nig", NULL, fixed_none(args), call,
+                               state)
     start <- mix_start_internal(nig$em$point$par, src$scaling)
   }
   run <- online_warmup_stage(src, family, start, args, call, state)
@@ -808,9 +809,7 @@ online_state_of <- function(object, online, call) {
   schedule <- if (is.null(online)) ghmix_online() else online
   sc <- object$scaling
   ctx <- list(family = object$family, symmetric = object$symmetric,
-              fixed = if (object$family == "gh") {
-                fixed_internal(object$fixed, sc)
-              },
+              fixed = fixed_internal_family(object$fixed, sc, object$family),
               factors = object$factors, shrink = online_prior_of(object),
               scaling = sc)
   st <- online_state(fin, ctx, schedule, list(x = NULL, w = NULL),
@@ -874,8 +873,12 @@ predict.ghmix_fit_online <- function(object, newdata = NULL, ...) {
 }
 
 #' @export
-plot.ghmix_fit_online <- function(x, ...) {
-  online_no_rows("plot()")
+plot.ghmix_fit_online <- function(x, which = "trace", ...) {
+  if (!identical(which, "trace")) {
+    online_no_rows(sprintf('plot(which = "%s")', which[[1L]]))
+  }
+  plot_online_trace(x)
+  invisible(x)
 }
 
 online_no_rows <- function(what) {

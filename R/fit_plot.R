@@ -2,32 +2,45 @@
 #'
 #' Base-graphics plots comparing the data with the fitted distribution.
 #'
-#' For \eqn{d = 1} (`which` among 1 to 3):
-#' 1. a histogram of the data with the fitted density and, for comparison,
-#'    the normal density with the data's mean and standard deviation;
-#' 2. the log-density: the logarithm of the histogram's densities (the
+#' For \eqn{d = 1} (`which` among 1 to 3, or the names):
+#' 1. `"density"`: a histogram of the data with the fitted density and,
+#'    for comparison, the normal density with the data's mean and standard
+#'    deviation;
+#' 2. `"log_density"`: the logarithm of the histogram's densities (the
 #'    bins holding data) against the fitted and the normal log-densities,
 #'    which shows the tails;
-#' 3. a QQ plot of the data against the fitted distribution's quantiles
-#'    ([qgh()]).
+#' 3. `"qq"`: a QQ plot of the data against the fitted distribution's
+#'    quantiles ([qgh()]);
+#' * `"pp"`: a PP plot, the fitted distribution function [pgh()] at the
+#'    sorted data against the uniform plotting positions ([ppgh()]);
+#' * `"trace"`: the EM's log-likelihood by iteration (for a penalised fit
+#'    its objective), each point marked by its step (the start, an EM step,
+#'    an accelerated SQUAREM step, a direct maximisation).
 #'
-#' For \eqn{d > 1} (`which` among 1 and 2):
-#' 1. QQ plots of each margin against its fitted distribution, in one figure
-#'    (the \eqn{j}-th margin of a GH distribution is the univariate GH with
-#'    \eqn{\mu_j}, \eqn{\gamma_j}, scale \eqn{\sqrt{\Sigma_{jj}}} and the
-#'    same \eqn{p, a, b});
-#' 2. a QQ plot of the Mahalanobis distances
+#' For \eqn{d > 1} (`which` among 1 and 2, or the names):
+#' 1. `"margins"`: QQ plots of each margin against its fitted
+#'    distribution, in one figure (the \eqn{j}-th margin of a GH
+#'    distribution is the univariate GH with \eqn{\mu_j}, \eqn{\gamma_j},
+#'    scale \eqn{\sqrt{\Sigma_{jj}}} and the same \eqn{p, a, b});
+#' 2. `"mahalanobis"`: a QQ plot of the Mahalanobis distances
 #'    \eqn{\sqrt{(x - \mu)'\Sigma^{-1}(x - \mu)}} of the data against those
-#'    of a sample of size `nsim` simulated from the fit.
+#'    of a sample of size `nsim` simulated from the fit;
+#' * `"pp"`: PP plots of each margin;
+#' * `"trace"`: as for \eqn{d = 1}.
 #'
-#' QQ plots show at most 400 order statistics: all of them for up to 400
-#' rows, otherwise the 50 most extreme on each side and evenly spaced ones
-#' between. A fit made in standardised units (its element `scaling`; see
-#' the Units section of [fit_nig()]) is plotted in those units.
+#' QQ and PP plots show at most 400 order statistics: all of them for up
+#' to 400 rows, otherwise the 50 most extreme on each side and evenly
+#' spaced ones between. A fit made in standardised units (its element
+#' `scaling`; see the Units section of [fit_nig()]) is plotted in those
+#' units. The trace needs no rows: it is drawn for fits of chunked data
+#' too, and for an online fit (`plot(fit)`, `which = "trace"` only) it is
+#' each batch's mean log-likelihood at the parameters before its update.
+#' [plot.ghmix_law()] draws the fitted law itself (`plot(gh_law(fit))`),
+#' [qqgh()] and [ppgh()] compare any data with it.
 #'
 #' @param x A fit from [fit_nig()], [fit_gh()], [fit_vg()] or
 #'   [fit_skewt()].
-#' @param which Which plots (see Details); by default all.
+#' @param which Which plots (see Details); by default the numbered ones.
 #' @param ask `TRUE` asks before each new page (as [graphics::par()]'s
 #'   `ask`).
 #' @param nsim Size of the simulated sample for the Mahalanobis QQ plot.
@@ -44,19 +57,11 @@
 #' plot(fit)
 #' par(op)
 #' plot(fit_nig(r[, 1:2]), which = 2, nsim = 2000)
+#' plot(fit, which = c("pp", "trace"))
 plot.ghmix_fit <- function(x, which = NULL, ask = FALSE, nsim = 10000L,
                            seed = 1L, ...) {
-  fit_need_rows(x, "plot()", sys.call())
-  n_plots <- if (x$d == 1L) 3L else 2L
-  if (is.null(which)) which <- seq_len(n_plots)
-  if (!is.numeric(which) || length(which) == 0L ||
-        !all(which %in% seq_len(n_plots))) {
-    abort_argument(
-      sprintf("`which` must be among 1:%d for a fit with d = %d.", n_plots,
-              x$d),
-      sys.call()
-    )
-  }
+  which <- fit_plot_which(x, which, sys.call())
+  if (!all(which == "trace")) fit_need_rows(x, "plot()", sys.call())
   check_flag(ask, "ask", sys.call())
   if (!is_count(nsim)) {
     abort_argument("`nsim` must be a positive whole number.", sys.call())
@@ -65,18 +70,56 @@ plot.ghmix_fit <- function(x, which = NULL, ask = FALSE, nsim = 10000L,
     op <- graphics::par(ask = TRUE)
     on.exit(graphics::par(op))
   }
-  view <- if (is.null(x$scaling)) x else fit_std_view(x)
-  if (!is.null(x$factors)) view <- factor_full_view(view)
+  view <- x
+  if (!all(which == "trace")) {
+    if (!is.null(x$scaling)) view <- fit_std_view(view)
+    if (!is.null(x$factors)) view <- factor_full_view(view)
+  }
   for (w in which) plot_fit_panel(view, w, nsim, seed)
   invisible(x)
 }
 
 plot_fit_panel <- function(x, w, nsim, seed) {
-  if (x$d == 1L) {
-    switch(w, plot_fit_density(x), plot_fit_log_density(x), plot_fit_qq(x))
+  switch(w,
+    density = plot_fit_density(x),
+    log_density = plot_fit_log_density(x),
+    qq = plot_fit_qq(x),
+    margins = plot_fit_margins(x),
+    mahalanobis = plot_fit_mahalanobis(x, nsim, seed),
+    pp = plot_fit_margins(x, plot_pp_margin, "PP plot"),
+    trace = plot_trace(x$trace, plot_title(x, "EM trace"))
+  )
+}
+
+# The plots of a fit of dimension d: their names; the numbers of `which`
+# are the first 3 (d = 1) or 2, the default.
+fit_plot_names <- function(d) {
+  if (d == 1L) {
+    c("density", "log_density", "qq", "pp", "trace")
   } else {
-    switch(w, plot_fit_margins(x), plot_fit_mahalanobis(x, nsim, seed))
+    c("margins", "mahalanobis", "pp", "trace")
   }
+}
+
+fit_plot_which <- function(x, which, call) {
+  all <- fit_plot_names(x$d)
+  n_num <- if (x$d == 1L) 3L else 2L
+  if (is.null(which)) which <- seq_len(n_num)
+  if (is.numeric(which) && length(which) > 0L &&
+        all(which %in% seq_len(n_num))) {
+    return(all[which])
+  }
+  ok <- is.character(which) && length(which) > 0L && all(which %in% all)
+  if (!ok) {
+    abort_argument(
+      sprintf(
+        "`which` must be among 1:%d or %s for a fit with d = %d.", n_num,
+        paste0('"', all, '"', collapse = ", "), x$d
+      ),
+      call
+    )
+  }
+  which
 }
 
 plot_title <- function(x, what) {
@@ -152,6 +195,7 @@ plot_qq_margin <- function(v, par, j, main, xlab, threads) {
     theo, pts$sample, main = main, xlab = xlab, ylab = "sample quantiles"
   )
   graphics::abline(0, 1, col = "grey50")
+  invisible(list(x = theo, y = pts$sample))
 }
 
 plot_fit_qq <- function(x) {
@@ -161,17 +205,19 @@ plot_fit_qq <- function(x) {
   )
 }
 
-plot_fit_margins <- function(x) {
+# One panel per margin (d > 1; for d = 1 the panel alone).
+plot_fit_margins <- function(x, panel = plot_qq_margin, what = NULL) {
   d <- x$d
-  nr <- ceiling(sqrt(d))
-  op <- graphics::par(mfrow = c(nr, ceiling(d / nr)))
-  on.exit(graphics::par(op))
+  if (d > 1L) {
+    nr <- ceiling(sqrt(d))
+    op <- graphics::par(mfrow = c(nr, ceiling(d / nr)))
+    on.exit(graphics::par(op))
+  }
   vars <- colnames(x$data)
   for (j in seq_len(d)) {
-    plot_qq_margin(
-      x$data[, j], x$parameters, j, sprintf("%s: %s", fit_label(x), vars[j]),
-      "fitted quantiles", x$threads
-    )
+    main <- if (d == 1L) plot_title(x, what) else
+      sprintf("%s: %s", fit_label(x), vars[j])
+    panel(x$data[, j], x$parameters, j, main, "fitted quantiles", x$threads)
   }
 }
 

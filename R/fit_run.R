@@ -8,6 +8,7 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
                     backend, threads, device, call, cluster = NULL,
                     weights = NULL, fixed = NULL, shrink = NULL,
                     factors = NULL) {
+  fixed <- fixed_for_family(fixed, family, call)
   if (inherits(control, "ghmix_control") && !is.null(control$online)) {
     return(online_fit(x, family, symmetric, start, control, gauge, na.rm,
                       backend, threads, device, call, cluster, weights, fixed,
@@ -59,7 +60,8 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
   if (is.null(start) && family == "gh") {
     # the fitted NIG as start: GH nests it, so the GH fit ends at least as
     # high
-    nig <- fit_stage(src, "nig", NULL, args, call, state, "NIG start")
+    nig <- fit_stage(src, "nig", NULL, fixed_none(args), call, state,
+                     "NIG start")
     start <- mix_start_internal(nig$em$point$par, src$scaling)
   }
   run <- fit_stage(src, family, start, args, call, state, "fit")
@@ -188,8 +190,11 @@ mix_context <- function(src, family, args, call) {
   ctx$engine <- src$engine
   ctx$family <- family
   ctx$symmetric <- args$symmetric
-  if (family == "gh") ctx$fixed <- fixed_internal(args$fixed, src$scaling)
-  ctx$what <- mix_what(family)
+  ctx$fixed <- fixed_internal_family(args$fixed, src$scaling, family)
+  # (a NIG held in the gauge searches its law with E[log Y|x])
+  ctx$what <- mix_what(
+    if (family == "nig" && fixed_in_gauge(ctx$fixed)) "gh" else family
+  )
   ctx$control <- args$control
   ctx$call <- call
   ctx$nobs <- src$nobs

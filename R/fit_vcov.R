@@ -354,7 +354,8 @@ fit_information <- function(engine, par, family, symmetric, steps,
                           family, symmetric)
     if (is.null(score)) NULL else score[free]
   }
-  jac <- central_jacobian(score_at, theta[free], steps[free])
+  jac <- central_jacobian(score_at, theta[free], steps[free],
+                          progress = TRUE)
   if (is.null(jac)) {
     return(NULL)
   }
@@ -363,9 +364,12 @@ fit_information <- function(engine, par, family, symmetric, steps,
 
 # The Jacobian of fun (a vector, as long as theta unless told) at theta by
 # central differences with the steps given; NULL where fun gives NULL.
-central_jacobian <- function(fun, theta, steps) {
+# progress: a progress signal per column (R/progress.R), for the
+# information's Jacobians (two E-steps a column).
+central_jacobian <- function(fun, theta, steps, progress = FALSE) {
   k <- length(theta)
   jac <- matrix(NA_real_, k, k)
+  signal <- if (progress) ghmix_progressor(k) else function(...) NULL
   for (i in seq_len(k)) {
     up <- theta
     dn <- theta
@@ -381,6 +385,7 @@ central_jacobian <- function(fun, theta, steps) {
       jac <- matrix(NA_real_, length(column), k)
     }
     jac[, i] <- column
+    signal("vcov: observed information")
   }
   jac
 }

@@ -19,7 +19,7 @@ vcov_gauge_held <- function(object, engine, par, nm, steps, na_cov) {
   theta <- fit_pack(par, family, symmetric)
   tt <- vcov_gauge_tangent(fixed, par, nm)
   chart <- which(colSums(tt != 0) > 0)
-  det <- vcov_gauge_determined(fixed)
+  det <- vcov_gauge_determined(fixed, nm)
   score_at <- function(th) {
     full <- theta
     full[chart] <- th
@@ -29,7 +29,8 @@ vcov_gauge_held <- function(object, engine, par, nm, steps, na_cov) {
     if (is.null(score)) NULL else
       drop(crossprod(vcov_gauge_tangent(fixed, q, nm), score))[chart]
   }
-  jac <- central_jacobian(score_at, theta[chart], steps[chart])
+  jac <- central_jacobian(score_at, theta[chart], steps[chart],
+                          progress = TRUE)
   info <- if (is.null(jac)) NULL else -(jac + t(jac)) / 2
   info_s <- info * tcrossprod(steps[chart])
   r <- if (is.null(info) || !all(is.finite(info))) NULL else
@@ -47,10 +48,11 @@ vcov_gauge_held <- function(object, engine, par, nm, steps, na_cov) {
   (out + t(out)) / 2
 }
 
-# The mixing parameter that E[Y] = 1 determines: b, or a where b is held,
-# or p where both are.
-vcov_gauge_determined <- function(fixed) {
-  setdiff(c("b", "a", "p"), names(fixed))[[1L]]
+# The mixing parameter that E[Y] = 1 determines: b, or a where b is held
+# (or the family has none: the VG), or p where both are; among those the
+# fit estimates (its vcov() names nm).
+vcov_gauge_determined <- function(fixed, nm) {
+  setdiff(intersect(c("b", "a", "p"), nm), names(fixed))[[1L]]
 }
 
 # par with its parameter det moved so that E[Y] = 1 (NULL where no root).
@@ -79,7 +81,7 @@ vcov_gauge_tangent <- function(fixed, par, nm) {
     ("mu" %in% names(fixed) & startsWith(nm, "mu[")) |
     ("gamma" %in% names(fixed) & startsWith(nm, "gamma["))
   mix <- c("p", "a", "b")
-  det <- vcov_gauge_determined(fixed)
+  det <- vcov_gauge_determined(fixed, nm)
   tt <- diag(as.double(!held & nm != det), length(nm))
   grad <- vcov_gauge_mean_gradient(par)
   k <- match(det, nm)

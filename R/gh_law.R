@@ -13,6 +13,13 @@
 #' [es_attribution()], and [dgh()], [pgh()], [qgh()], [rgh()] in place of
 #' their parameters: `dgh(x, law)`.
 #'
+#' A law is a distribution; a fit ([fit_nig()] and the others) is an
+#' estimate of one, whose `vcov()` is the covariance of its parameter
+#' estimates. `gh_law(fit)` is the fitted law: its `mean()` and `vcov()`
+#' are the mean and covariance matrix of \eqn{X} (`mean(fit)` gives the
+#' same mean: [mean.ghmix_fit()]). `plot(law)` draws it: see
+#' [plot.ghmix_law()].
+#'
 #' The parametrisations of a list `mu` (names as [coef()][coef.ghmix_fit]
 #' gives them):
 #' * `"ghmix"`: `list(mu, gamma, sigma, p, a, b)`;

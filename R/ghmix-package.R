@@ -11,16 +11,23 @@
 #'   a cluster), their control [ghmix_control()], chunked data
 #'   [ghmix_data()], and the methods of fits: `print`, `summary`, `coef`,
 #'   `logLik`, `nobs`, `vcov`, `fitted`, `predict`, `simulate`, `plot`,
-#'   `anova`; parameters held fixed (`fit_gh(fixed = )`), the hyperbolic,
-#'   Student-t and Gaussian members [fit_hyperbolic()], [fit_student()],
+#'   `anova`, [confint()][confint.ghmix_fit()], `mean` (the fitted law's:
+#'   [mean.ghmix_fit()]) and broom's [tidy()][ghmix_tidiers], `glance`,
+#'   `augment`; parameters held fixed on every fitter (`fixed =`, the
+#'   section Held parameters of [fit_nig()]), the hyperbolic, Student-t and
+#'   Gaussian members [fit_hyperbolic()], [fit_student()],
 #'   [fit_gaussian()], and model selection by AIC/BIC [fit_families()];
 #'   online EM over mini-batches or a stream ([ghmix_online()]) and
-#'   [update()][update.ghmix_fit()] of a fit with new rows.
+#'   [update()][update.ghmix_fit()] of a fit with new rows; progress of
+#'   long work through progressr (the section Progress of
+#'   [ghmix_control()]).
 #' * The GH family's distribution functions: [dgh()], [pgh()], [qgh()],
 #'   [rgh()] and their NIG forms [dnig()], [pnig()], [qnig()], [rnig()];
 #'   distribution objects [gh_law()] with their moments [gh_moment()],
 #'   [gh_skewness()], [gh_kurtosis()] and margins, linear maps
-#'   ([transform()][transform.ghmix_law]), and the risk measures
+#'   ([transform()][transform.ghmix_law]), plots of laws
+#'   ([plot()][plot.ghmix_law()]) and of data against them ([qqgh()],
+#'   [ppgh()]), and the risk measures
 #'   [value_at_risk()], [expected_shortfall()] and [es_attribution()];
 #'   optimal portfolios [portfolio_optimize()] and the frontier
 #'   [efficient_frontier()]; divergences [kl_divergence()], [hellinger()],
@@ -68,7 +75,8 @@
 #'   columns); with `ghmix_error_online_step` (field `parameters`) instead,
 #'   a batch at which the online E-step or M-step failed.
 #' * `ghmix_error_online`: a method that needs the rows fitted (`fitted()`,
-#'   `predict()` without `newdata`) was called on an online fit.
+#'   `predict()` or `augment()` without `newdata`, `confint(method =
+#'   "profile")`) was called on an online fit.
 #' * `ghmix_error_chunk` (a chunk could not be read or used) and
 #'   `ghmix_error_cluster` (a worker of a cluster or a future failed or
 #'   died): fields `worker`, `host`, `pid`, `chunk` (where it happened),
@@ -115,6 +123,9 @@
 #' * `ghmix_warning_vcov`: standard errors that do not mean what they
 #'   usually do (a fit that did not converge, a GH fit on the boundary of
 #'   the family, an observed information that is not positive definite).
+#' * `ghmix_warning_profile`: [confint()][confint.ghmix_fit()] with
+#'   `method = "profile"`: a refit with the parameter held failed or did
+#'   not converge, and that end of the interval is `NA`.
 #' * `ghmix_warning_boundary` and `ghmix_warning_no_convergence`: from
 #'   [gig_from_expectation()], rows solved on the gamma or inverse-gamma
 #'   boundary, or not converged; field `rows`.

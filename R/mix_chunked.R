@@ -30,7 +30,7 @@ mixture_chunked_components <- function(x, g_all, family, nstart, criterion,
         length(src$dropped) > 0L && length(start) == src$n_raw) {
     start <- start[-src$dropped]
   }
-  fits <- lapply(g_all, function(g) {
+  fits <- progress_lapply(g_all, function(g) {
     if (g == 1L) {
       fit <- mix_fit(x, family, args$symmetric, NULL, args$control,
                      args$gauge, args$na_rm, args$backend, args$threads,
@@ -46,7 +46,7 @@ mixture_chunked_components <- function(x, g_all, family, nstart, criterion,
                                           args, call))
     }
     mixture_chunked_fit_g(src, g, family, nstart, start, args, call)
-  })
+  }, progress_label_g)
   mixture_chosen(fits, criterion)
 }
 

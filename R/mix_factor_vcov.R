@@ -32,7 +32,7 @@ mixture_factor_vcov <- function(object, cluster, call) {
   theta <- mixture_factor_vcov_theta(pars_z, object$proportions, object)
   jac <- central_jacobian(function(th) {
     mixture_factor_score_at(src, th, pars_z, object)
-  }, theta, steps)
+  }, theta, steps, progress = TRUE)
   info <- if (is.null(jac)) NULL else -(jac + t(jac)) / 2
   cov_theta <- fit_gauge_inverse(info, mixture_factor_vcov_null(pars_z,
                                                                 object),

@@ -47,9 +47,9 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
         length(data$dropped) > 0L && length(start) == NROW(x)) {
     start <- start[-data$dropped]
   }
-  fits <- lapply(g_all, function(g) {
+  fits <- progress_lapply(g_all, function(g) {
     mixture_fit_g(data, g, family, nstart, start, args, call)
-  })
+  }, progress_label_g)
   mixture_chosen(fits, criterion)
 }
 
@@ -157,7 +157,7 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
   idx <- attr(starts, "screen")
   z_s <- if (is.null(idx)) z else z[idx, , drop = FALSE]
   ctx_s <- mixture_screen_ctx(ctx, z, idx)
-  runs <- lapply(starts, function(s) {
+  runs <- progress_lapply(starts, function(s) {
     em <- suppressWarnings(
       mixture_em(z_s, s$pars, s$props, ctx_s, iters, FALSE, final = FALSE)
     )
@@ -167,7 +167,7 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
     }
     list(pars = em$pars, props = em$props, label = s$label,
          loglik = em$objective, kept = kept)
-  })
+  }, function(s) paste("start:", s$label))
   ll <- vapply(runs, function(r) r$loglik, 0)
   kept <- vapply(runs, function(r) r$kept, NA)
   score <- ifelse(kept & is.finite(ll), ll, -Inf)

@@ -7,12 +7,21 @@
 #' highest membership) with contours of the mixture density; for
 #' \eqn{d > 2} a pairs plot coloured by class. `which = "BIC"` plots the
 #' criteria against the number of components, when several were compared.
-#' The classification plot needs the rows in memory: for a fit of chunked
-#' data it is an error of class `ghmix_error_chunked`.
+#' `which = "uncertainty"` is the uncertainty plot (as mclust's): the rows
+#' coloured by class with their size growing with the uncertainty of
+#' their classification (1 minus the highest membership; the rows of
+#' uncertainty above 0.1 drawn last, filled), for \eqn{d = 1} the
+#' uncertainty against the data, for \eqn{d > 2} pairs of coordinates.
+#' `which = "trace"` draws the EM's log-likelihood by cycle (dotted lines
+#' where a component was dropped), as for one distribution
+#' ([plot.ghmix_fit()]). The classification and uncertainty plots need the
+#' rows in memory: for a fit of chunked data they are an error of class
+#' `ghmix_error_chunked`.
 #'
 #' @param x A mixture fit.
-#' @param which `"classification"` and/or `"BIC"`; by default the first,
-#'   and the second when several numbers of components were fitted.
+#' @param which `"classification"`, `"BIC"`, `"uncertainty"` and/or
+#'   `"trace"`; by default the first, and the second when several numbers
+#'   of components were fitted.
 #' @param ask `TRUE` asks before each new page.
 #' @param ... Not used.
 #' @return `x`, invisibly.
@@ -21,6 +30,7 @@
 #' @examples
 #' fit <- fit_nig(faithful, components = 1:3)
 #' plot(fit)
+#' plot(fit, which = c("uncertainty", "trace"))
 plot.ghmix_mixture <- function(x, which = NULL, ask = FALSE, ...) {
   which <- plot_mixture_which(x, which, sys.call())
   check_flag(ask, "ask", sys.call())
@@ -28,8 +38,8 @@ plot.ghmix_mixture <- function(x, which = NULL, ask = FALSE, ...) {
     op <- graphics::par(ask = TRUE)
     on.exit(graphics::par(op))
   }
-  if ("classification" %in% which) {
-    fit_need_rows(x, 'plot(which = "classification")', sys.call())
+  for (w in intersect(which, c("classification", "uncertainty"))) {
+    fit_need_rows(x, sprintf('plot(which = "%s")', w), sys.call())
   }
   for (w in which) plot_mixture_panel(x, w)
   invisible(x)
@@ -41,12 +51,14 @@ plot_mixture_which <- function(x, which, call) {
     return(c("classification", if (several) "BIC"))
   }
   ok <- is.character(which) && length(which) > 0L &&
-    all(which %in% c("classification", if (several) "BIC"))
+    all(which %in% c("classification", "uncertainty", "trace",
+                     if (several) "BIC"))
   if (!ok) {
     abort_argument(
       paste(
-        '`which` must be among "classification" and "BIC" ("BIC" only for',
-        "a fit that compared several numbers of components)."
+        '`which` must be among "classification", "uncertainty", "trace"',
+        'and "BIC" ("BIC" only for a fit that compared several numbers of',
+        "components)."
       ),
       call
     )
@@ -57,6 +69,10 @@ plot_mixture_which <- function(x, which, call) {
 plot_mixture_panel <- function(x, w) {
   if (w == "BIC") {
     plot_mixture_criteria(x)
+  } else if (w == "uncertainty") {
+    plot_mixture_uncertainty(x)
+  } else if (w == "trace") {
+    plot_trace(x$trace, sprintf("%s: EM trace", mixture_label(x)))
   } else if (x$d == 1L) {
     plot_mixture_density(x)
   } else if (x$d == 2L) {
@@ -118,4 +134,27 @@ plot_mixture_criteria <- function(x) {
                                    fit_label(x)))
   graphics::legend("topright", c("BIC", "ICL"), pch = c(19, 1), lty = 1:2,
                    bty = "n")
+}
+
+# The rows coloured by class, sized by the uncertainty of their class
+# (those above 0.1 filled and drawn last).
+plot_mixture_uncertainty <- function(x) {
+  u <- x$uncertainty
+  ord <- order(u)
+  col <- x$classification[ord] + 1L
+  cex <- 0.3 + 2.2 * sqrt(u[ord] / max(u, 1e-300))
+  pch <- ifelse(u[ord] > 0.1, 19, 1)
+  main <- sprintf("%s: uncertainty", mixture_label(x))
+  v <- colnames(x$data)
+  if (x$d == 1L) {
+    graphics::plot(x$data[ord, 1L], u[ord], col = col, pch = pch,
+                   cex = pmin(cex, 1.2), main = main, xlab = v[[1L]],
+                   ylab = "uncertainty (1 - highest membership)")
+  } else if (x$d == 2L) {
+    graphics::plot(x$data[ord, , drop = FALSE], col = col, pch = pch,
+                   cex = cex, main = main, xlab = v[[1L]], ylab = v[[2L]])
+  } else {
+    graphics::pairs(x$data[ord, , drop = FALSE], col = col, pch = pch,
+                    cex = cex * 0.6, main = main)
+  }
 }

@@ -181,7 +181,7 @@ mixture_information <- function(src, pars, object, steps) {
   theta <- mixture_vcov_theta(pars, object$proportions, object)
   jac <- central_jacobian(function(th) {
     mixture_score_at(src, th, pars, object)
-  }, theta, steps)
+  }, theta, steps, progress = TRUE)
   if (is.null(jac)) {
     return(NULL)
   }

@@ -415,13 +415,16 @@ shrink_cv <- function(target, src, fold_fit, call) {
   n <- nrow(x)
   w <- if (is.null(src$weights)) rep(1, n) else src$weights
   fold <- (seq_len(n) - 1L) %% shrink_cv_folds + 1L
+  progress <- ghmix_progressor(length(shrink_cv_grid) * shrink_cv_folds)
   score <- vapply(shrink_cv_grid, function(rho) {
     sum(vapply(seq_len(shrink_cv_folds), function(f) {
       train <- which(fold != f)
       k <- sum(w[train]) * rho / (1 - rho)
       test <- which(fold == f & w > 0)
-      shrink_cv_heldout(fold_fit, train, k, target, x[test, , drop = FALSE],
-                        w[test])
+      out <- shrink_cv_heldout(fold_fit, train, k, target,
+                               x[test, , drop = FALSE], w[test])
+      progress(sprintf("intensity %g, fold %d", rho, f))
+      out
     }, 0))
   }, 0)
   if (!any(is.finite(score))) {

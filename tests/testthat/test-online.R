@@ -151,7 +151,8 @@ test_that("online fits have the methods of fits", {
   expect_identical(dim(simulate(fit, seed = 1)[[1L]]), c(20000L, 2L))
   expect_error(predict(fit), class = "ghmix_error_online")
   expect_error(fitted(fit), class = "ghmix_error_online")
-  expect_error(plot(fit), class = "ghmix_error_online")
+  # (the panels of the rows; plot(fit) draws the trace: test-tidy-plot.R)
+  expect_error(plot(fit, which = "density"), class = "ghmix_error_online")
   # one trace line per batch
   msgs <- character()
   withCallingHandlers(
