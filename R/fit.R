@@ -480,18 +480,37 @@ print.ghmix_control <- function(x, ...) {
 #'   errors of a posterior mode are not those of the observed information),
 #'   and `summary()` shows no standard errors. A GH fit starts from the
 #'   penalised NIG fit.
-#' @section Weights: With `weights`, every sum over the rows is weighted:
-#'   the E-step's statistics, the starting values and the standardisation
-#'   (weighted means, covariance with the frequency-weight divisor
-#'   \eqn{\sum w_i - 1}, weighted medians and quartiles), the detection of
-#'   ties (a row of weight 2 is a tie with itself, as two copies of it
-#'   would be), the convergence rule (the log-likelihood divided by
-#'   \eqn{\sum w_i}) and the observed information of `vcov()`. `nobs` is
-#'   then \eqn{\sum w_i} (what [stats::BIC()] uses; the number of rows
-#'   stands for that many observations) and `nrow` the number of rows
-#'   fitted; `weights` holds the weights of those rows. `print()` and
-#'   `summary()` say that the fit is weighted; `fitted()`, `predict()` and
-#'   `simulate()` (which draws `nrow` rows) ignore the weights.
+#' @section Weights: `weights` are frequency weights: \eqn{w_i} is the
+#'   number of times row \eqn{i} was observed (it may be fractional), and
+#'   their sum is the sample size. Every fitter (one distribution, mixtures,
+#'   factor models, chunked data, online EM) maximises the weighted
+#'   log-likelihood \eqn{\sum w_i \log f(x_i)}, whose maximum does not move
+#'   when all weights are multiplied by a constant, and counts as follows.
+#'   * The sample size: `nobs` is \eqn{\sum w_i} (what [stats::BIC()] and
+#'     ICL use), `loglik` is the weighted sum, and `vcov()` is the inverse
+#'     of the weighted observed information; so these change with the
+#'     scale of the weights, as they would for a replicated sample. A
+#'     `shrink` prior's pseudo-observations (a given weight, and the
+#'     Ledoit-Wolf rule's intensity, which falls as the sample grows) are
+#'     counted against \eqn{\sum w_i} too.
+#'   * The estimates: apart from `shrink`, they depend only on the weights'
+#'     proportions \eqn{w_i / \sum w_i} (up to rounding and the convergence
+#'     tolerance: weights of total 1e-10 or 1e300 give the fit of weights
+#'     all 1). Where the fitters count rows (the covariance of the start
+#'     and of the standardisation, with divisor
+#'     \eqn{\sum w_i - w_{\min}}{sum(w) - min(w)}, weighted medians and
+#'     quartiles, the least size of a mixture component, the detection of
+#'     ties, the steps of a direct maximisation) a row of the smallest
+#'     positive weight \eqn{w_{\min}}{min(w)} counts as one row: integer
+#'     weights that include a 1 are exactly the rows replicated (a row of
+#'     weight 2 is a tie with itself, as two copies of it would be), and
+#'     equal weights are the rows unweighted.
+#'   The convergence rule divides the log-likelihood by \eqn{\sum w_i}.
+#'   `nrow` is the number of rows fitted and `weights` holds their weights.
+#'   `print()` and `summary()` say that the fit is weighted; `fitted()`,
+#'   `predict()` and `simulate()` (which draws `nrow` rows) ignore the
+#'   weights. Weights must be finite, \eqn{\ge 0}, not all 0, with a finite
+#'   sum.
 #' @param factors `NULL` (default): a full dispersion matrix \eqn{\Sigma}.
 #'   A whole number \eqn{r}, \eqn{0 \le r < d}{0 <= r < d}: the
 #'   factor-analytic model \eqn{\Sigma = F F' + \mathrm{diag}(D)}{Sigma =

@@ -59,7 +59,8 @@ factor_moments <- function(x, w) {
   vw <- if (is.null(w)) rep(1, nrow(x)) else w
   center <- drop(crossprod(vw, x)) / tot
   u <- x - rep(center, each = nrow(x))
-  scale <- sqrt(drop(crossprod(vw, u^2)) / (tot - 1))
+  den <- if (is.null(w)) tot - 1 else weights_divisor(w)
+  scale <- sqrt(drop(crossprod(vw, u^2)) / den)
   list(center = stats::setNames(center, colnames(x)),
        scale = stats::setNames(scale, colnames(x)))
 }
@@ -124,13 +125,14 @@ factor_pca <- function(x, w, std, r, iter = 4L) {
   rows <- if (is.null(w)) seq_len(nrow(x)) else which(w > 0)
   keep <- rows[factor_pca_subset(length(rows), d)]
   x <- x[keep, , drop = FALSE]
+  unit <- if (is.null(w)) 1 else weights_unit(w)
   if (!is.null(w)) w <- w[keep] * (sum(w) / sum(w[keep]))
-  tot <- if (is.null(w)) nrow(x) else sum(w)
+  den <- (if (is.null(w)) nrow(x) else sum(w)) - unit
   u <- x - rep(std$center, each = nrow(x))
   uw <- if (is.null(w)) u else u * w
   k <- min(d, r + 5L)
   top <- order(std$scale, decreasing = TRUE)[seq_len(k)]
-  factor_subspace(function(v) crossprod(uw, u %*% v) / (tot - 1),
+  factor_subspace(function(v) crossprod(uw, u %*% v) / den,
                   crossprod(uw, u[, top, drop = FALSE]), std$scale, iter)
 }
 

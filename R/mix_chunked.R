@@ -92,6 +92,7 @@ mixture_chunked_source <- function(x, args, weights, call) {
   sum_w <- engine$summary$w
   list(
     engine = engine, std = std, z = z, start_w = weights_in_sums(sub$w),
+    unit = if (is.null(sum_w)) 1 else engine$summary$unit,
     stored = stored, dropped = dropped, n_raw = n_raw, weights = w,
     nobs = if (is.null(sum_w)) engine$n else sum_w, scaling = scaling,
     x = if (inherits(x, "ghmix_data")) stored else data$x,
@@ -187,7 +188,8 @@ mixture_chunked_fit_g <- function(src, g, family, nstart, start, args,
                                   call) {
   ctx <- list(family = family, symmetric = args$symmetric,
               control = args$control, threads = args$threads, call = call,
-              estep = mixture_estep_fun(), weights = src$start_w)
+              estep = mixture_estep_fun(), weights = src$start_w,
+              unit = src$unit)
   ctx$shrink <- mixture_shrink_setup(
     args$shrink, if (is.matrix(src$stored)) src$stored, src$std,
     src$weights, g, call

@@ -227,6 +227,7 @@ mixture_factor_chunked_fit_g <- function(src, g, family, nstart, start, args,
                                          call) {
   ctx <- mixture_factor_ctx(family, args, call, src$start_w,
                             length(src$std$scale))
+  ctx$unit <- src$unit
   ctx$shrink <- mixture_factor_shrink_setup(
     args$shrink, if (is.matrix(src$stored)) src$stored, src$std,
     src$weights, g, args$factors, call, src$scaling, src$nobs

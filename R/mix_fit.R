@@ -233,6 +233,7 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
   n <- mixture_nobs(z, ctx)
   ctx$z <- z
   ctx$min_size <- mixture_min_size(ctx)
+  ctx$unit <- mixture_unit(ctx)
   cur <- mixture_state(lapply(pars, set_gauge, gauge = "det"), props, ctx)
   trace <- list(loglik = cur$es$loglik, objective = cur$objective,
                 g = length(pars), step = "start")
@@ -482,6 +483,16 @@ mixture_member_mstep <- function(st, par, ctx, tau, tr) {
   par
 }
 
+# The weight of one row (weights_unit(); ctx$unit where the E-steps run
+# over weighted chunks): effective sizes are counted in it, so that the
+# drops do not depend on the scale of the weights.
+mixture_unit <- function(ctx) {
+  if (!is.null(ctx$unit)) {
+    return(ctx$unit)
+  }
+  if (is.null(ctx$weights)) 1 else weights_unit(ctx$weights)
+}
+
 # The least effective size of a component that mixture_degenerate()
 # keeps: d + 1 or its number of free parameters, whichever is larger.
 mixture_min_size <- function(ctx) {
@@ -505,7 +516,7 @@ mixture_par_ok <- function(par) {
 # definite or has a condition number above 1e12 (in the standardised
 # units): the degenerate solutions at which the likelihood runs away.
 mixture_degenerate <- function(up, ctx) {
-  taus <- mixture_screen_size(up$taus, ctx)
+  taus <- mixture_screen_size(up$taus, ctx) / ctx$unit
   small <- taus < ctx$min_size
   which <- which(small | up$failed)
   if (length(which) == 0L) {
