@@ -83,6 +83,9 @@
 #'   gives the CUDA runtime's reason (no driver, no device, ...).
 #' * `ghmix_error_cuda`: a failure inside the CUDA backend (the message has
 #'   the CUDA error, and the bytes asked for when an allocation failed).
+#' * `ghmix_error_infinite`: a quantity that is infinite for the law at
+#'   hand, such as the attribution of an infinite expected shortfall
+#'   ([es_attribution()]).
 #' * `ghmix_error_domain`, `ghmix_error_nomem`, `ghmix_error_no_convergence`:
 #'   failures reported by the C core; field `index`, the 1-based element the
 #'   failure is tied to, or `NA`.
