@@ -145,8 +145,15 @@ print.ghmix_control <- function(x, ...) {
 #'   `simulate()`, `coef()` and `plot()`, which compute there. Where a
 #'   parameter cannot be represented in the data's units (\eqn{\Sigma} of
 #'   data on a scale of 1e160 is 1e320), the fit warns (class
-#'   `ghmix_warning_scale`). Chunked data ([ghmix_data()]) are fitted in
-#'   their own units; for them such a scale is an error.
+#'   `ghmix_warning_scale`). Mixtures (`components`) of rows in memory are
+#'   fitted standardised the same way: \eqn{\Sigma_k \to D\Sigma_k D}{Sigma_k
+#'   -> D Sigma_k D} back in the data's units, and `scaling` holds the
+#'   components in the standardised units, which `predict()` and
+#'   `simulate()` use; `vcov()` of such a mixture is an error of class
+#'   `ghmix_error_scale` where a parameter cannot be represented in the
+#'   data's units, and with `shrink` the target must be `"diagonal"`.
+#'   Chunked data ([ghmix_data()]) are fitted in their own units; for them
+#'   such a scale is an error.
 #'
 #' @section Rows far from the rest: A row at \eqn{D} robust spreads
 #'   (IQR / 1.349) from the column medians dominates the EM's sums of

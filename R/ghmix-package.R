@@ -83,6 +83,8 @@
 #'   gives the CUDA runtime's reason (no driver, no device, ...).
 #' * `ghmix_error_cuda`: a failure inside the CUDA backend (the message has
 #'   the CUDA error, and the bytes asked for when an allocation failed).
+#' * `ghmix_error_scale`: `vcov()` of a mixture whose parameters under- or
+#'   overflow in the units of the data (fitted standardised: its `scaling`).
 #' * `ghmix_error_infinite`: a quantity that is infinite for the law at
 #'   hand, such as the attribution of an infinite expected shortfall
 #'   ([es_attribution()]).

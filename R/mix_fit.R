@@ -106,12 +106,15 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
   if (!is.null(args$factors)) {
     return(mixture_factor_fit_g(data, g, family, nstart, start, args, call))
   }
-  x <- data$x
-  std <- mix_moments(x, data$weights)
+  # (rows whose scale needs it fitted standardised, R/fit_scaling.R)
+  fitted <- mix_fitted_rows(data$x, data$weights)
+  x <- fitted$x
+  std <- fitted$std
   z <- sweep(sweep(x, 2L, std$center), 2L, std$scale, "/")
   ctx <- list(family = family, symmetric = args$symmetric,
               control = args$control, threads = args$threads, call = call,
               estep = mixture_estep_fun(), weights = data$weights)
+  mixture_shrink_check_scaling(args$shrink, fitted$scaling, call)
   ctx$shrink <- mixture_shrink_setup(args$shrink, x, std, data$weights, g,
                                      call)
   if (args$backend == "cuda") {
@@ -128,6 +131,7 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
   em <- mixture_em_restarts(z, g, best, ctx, args$control)
   args$prior <- ctx$shrink
   fit <- mixture_result(em, x, std, family, args, data, call)
+  fit <- mixture_unscale(fit, fitted$scaling, data$x, call, ctx$shrink)
   fit$asked <- g
   fit
 }
