@@ -288,7 +288,14 @@ print.ghmix_control <- function(x, ...) {
 #'   `start` may instead be cluster labels (an integer vector or factor
 #'   with one value per row, G distinct values, each cluster with at least
 #'   d + 1 rows: otherwise an error of class `ghmix_error_start_labels`) or
-#'   a previous mixture fit with G components.
+#'   a previous mixture fit with G components. A mixture fit of another
+#'   family gives its components' \eqn{\mu}, \eqn{\gamma} and
+#'   \eqn{\Sigma}, and mixing laws of this family (as for one
+#'   distribution) rescaled so that \eqn{E[Y]} is the start's (1 in the
+#'   gauge `"mean"`; where a mean is infinite, the geometric mean
+#'   \eqn{\exp E[\log Y]}); the fit is then run from it and from the
+#'   default starts, and the better of the two is kept (the other's
+#'   warnings are dropped), so such a start is never worse than none.
 #'
 #'   Components are reported ordered by the first coordinate of
 #'   \eqn{\mu_k} (ties by the next coordinates, then by decreasing

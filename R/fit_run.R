@@ -378,18 +378,44 @@ check_start_mixing <- function(start, family, call) {
 }
 
 # The mixing parameters of start, moved into the family (e.g. a GH start for
-# a NIG fit keeps a and b and sets p = -1/2).
+# a NIG fit keeps a and b and sets p = -1/2; a skew-t takes p = -3 unless
+# start's p < -1, so that E[Y] is finite), then with Y rescaled to the
+# start's scale (mix_start_rescale()).
 mix_start_sub <- function(start, par, family) {
   get_sub <- function(nm) if (is.null(start[[nm]])) par[[nm]] else start[[nm]]
   p <- get_sub("p")
   a <- get_sub("a")
   b <- get_sub("b")
-  switch(family,
+  sub <- switch(family,
     gh = list(p, a, b),
     nig = list(-0.5, if (a > 0) a else 1, if (b > 0) b else 1),
     vg = list(if (p > 0) p else 2, if (a > 0) a else 4, 0),
-    skewt = list(if (p < 0) p else -3, 0, if (b > 0) b else 4)
+    skewt = list(if (p < -1) p else -3, 0, if (b > 0) b else 4)
   )
+  mix_start_rescale(c(p, a, b), sub)
+}
+
+# The family's law sub (p, a, b) with Y -> sY, (a, b) -> (a / s, b s), so
+# that its mean is that of the start's law `from` (their geometric means
+# exp(E[log Y]) where a mean is infinite): mu, gamma and Sigma of a start
+# from another family (a VG fit for a NIG fit) are on the scale of the
+# start's Y, which the law replaced had (in the gauge E[Y] = 1, say);
+# without it a component can start far from its data and collapse.
+mix_start_rescale <- function(from, sub) {
+  to <- unlist(sub, use.names = FALSE)
+  if (identical(as.double(from), as.double(to)) ||
+        !gig_valid(from[1L], from[2L], from[3L])) {
+    return(sub)
+  }
+  eta <- gig_expectation(c(from[1L], to[1L]), c(from[2L], to[2L]),
+                         c(from[3L], to[3L]))
+  m <- eta[, "E_y"]
+  log_s <- if (all(is.finite(m))) log(m[1L]) - log(m[2L]) else
+    eta[1L, "E_log_y"] - eta[2L, "E_log_y"]
+  if (!is.finite(log_s)) {
+    return(sub)
+  }
+  list(to[1L], to[2L] * exp(-log_s), to[3L] * exp(log_s))
 }
 
 # NULL, or why the fit is stopped as running into the singularity at tied

@@ -41,11 +41,13 @@ mixture_chunked_components <- function(x, g_all, family, nstart, criterion,
       out$asked <- 1L
       return(out)
     }
-    if (!is.null(args$factors)) {
-      return(mixture_factor_chunked_fit_g(src, g, family, nstart, start,
-                                          args, call))
-    }
-    mixture_chunked_fit_g(src, g, family, nstart, start, args, call)
+    mixture_best_of_starts(start, family, function(s) {
+      if (!is.null(args$factors)) {
+        return(mixture_factor_chunked_fit_g(src, g, family, nstart, s,
+                                            args, call))
+      }
+      mixture_chunked_fit_g(src, g, family, nstart, s, args, call)
+    })
   })
   mixture_chosen(fits, criterion)
 }

@@ -48,9 +48,37 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
     start <- start[-data$dropped]
   }
   fits <- lapply(g_all, function(g) {
-    mixture_fit_g(data, g, family, nstart, start, args, call)
+    mixture_best_of_starts(start, family, function(s) {
+      mixture_fit_g(data, g, family, nstart, s, args, call)
+    })
   })
   mixture_chosen(fits, criterion)
+}
+
+# fit(start), or, for a start that is a mixture fit of another family
+# (whose mixing laws mix_start_sub() replaces), the better (objective,
+# then log-likelihood) of fit(start) and fit(NULL), the default starts:
+# such a start is never worse than none.  The warnings of the fit kept
+# are given, the other's are dropped.
+mixture_best_of_starts <- function(start, family, fit) {
+  if (!inherits(start, "ghmix_mixture") || start$family == family) {
+    return(fit(start))
+  }
+  runs <- lapply(list(start, NULL), function(s) {
+    held <- list()
+    out <- withCallingHandlers(fit(s), warning = function(w) {
+      held[[length(held) + 1L]] <<- w
+      invokeRestart("muffleWarning")
+    })
+    list(fit = out, held = held)
+  })
+  score <- vapply(runs, function(r) {
+    f <- r$fit
+    if (is.null(f$objective)) f$loglik else f$objective
+  }, 0)
+  best <- runs[[if (isTRUE(score[2L] > score[1L])) 2L else 1L]]
+  for (w in best$held) warning(w)
+  best$fit
 }
 
 # The one fit, or the best by the criterion.
