@@ -307,7 +307,9 @@ print.ghmix_control <- function(x, ...) {
 #'   not positive definite or has a condition number above 1e12 (in the
 #'   standardised units), is dropped with a warning of class
 #'   `ghmix_warning_component` naming it; G decreases and the fit records
-#'   the drop in `dropped` (iteration, component, reason, size). Before a
+#'   the drop in `dropped` (iteration, component, reason, size; iteration
+#'   0 for a drop during the few EM cycles that screen the starts, when
+#'   the fit goes on from that start). Before a
 #'   drop is accepted, the EM runs again from the next best screened
 #'   starts that kept all G components (at most 3, best first; `restarts`
 #'   names those tried): the first run that keeps all G is the fit, and

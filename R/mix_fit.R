@@ -190,15 +190,23 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
   z_s <- if (is.null(idx)) z else z[idx, , drop = FALSE]
   ctx_s <- mixture_screen_ctx(ctx, z, idx)
   runs <- lapply(starts, function(s) {
-    em <- suppressWarnings(
-      mixture_em(z_s, s$pars, s$props, ctx_s, iters, FALSE, final = FALSE)
+    # (the drops' warnings held: given if the fit continues from this run)
+    held <- list()
+    em <- withCallingHandlers(
+      mixture_em(z_s, s$pars, s$props, ctx_s, iters, FALSE, final = FALSE),
+      ghmix_warning_component = function(w) {
+        held[[length(held) + 1L]] <<- w
+        invokeRestart("muffleWarning")
+      },
+      warning = function(w) invokeRestart("muffleWarning")
     )
     kept <- length(em$pars) == g
     if (!is.null(idx) && kept && is.finite(em$objective)) {
       ctx_s$screen_bar <<- max(ctx_s$screen_bar, em$objective)
     }
     list(pars = em$pars, props = em$props, label = s$label,
-         loglik = em$objective, kept = kept)
+         loglik = em$objective, kept = kept,
+         dropped = mixture_screen_dropped(em$dropped), held = held)
   })
   ll <- vapply(runs, function(r) r$loglik, 0)
   kept <- vapply(runs, function(r) r$kept, NA)
@@ -217,6 +225,12 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
   best
 }
 
+# The drops of a screening run, at iteration 0 (before the EM proper).
+mixture_screen_dropped <- function(dropped) {
+  if (!is.null(dropped)) dropped$iteration <- 0L
+  dropped
+}
+
 # The EM from the best start; where it drops a component, the EM again
 # from the next best screened starts that kept all G (at most
 # mixture_restarts_max of them), and the first run that keeps all G is
@@ -232,7 +246,9 @@ mixture_em_restarts <- function(z, g, best, ctx, control) {
         invokeRestart("muffleWarning")
       }
     )
-    em$held <- held
+    # (with the drops of the start's screening, if any)
+    em$held <- c(s$held, held)
+    em$dropped <- rbind(s$dropped, em$dropped)
     em$start <- s$label
     em
   }
@@ -343,7 +359,8 @@ mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
     cur$es
   }
   out <- list(pars = cur$pars, props = cur$props,
-              objective = if (cur$ok) cur$objective else -Inf)
+              objective = if (cur$ok) cur$objective else -Inf,
+              dropped = dropped)
   if (!final) {
     # (a screening run: mixture_best_start() reads no more)
     return(out)
