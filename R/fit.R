@@ -281,6 +281,12 @@ print.ghmix_control <- function(x, ...) {
 #'   log-likelihood, extended by its last gain for each cycle left, stays
 #'   below the best an earlier start reached. The EM on every row then
 #'   continues from the chosen start's parameters after its five cycles.
+#'   The check that the columns of `x` are not collinear is made within
+#'   clusters (k-means of G clusters from evenly spaced rows along the
+#'   first principal axis: no random numbers) where the pooled columns
+#'   are collinear to the doubles (clusters \eqn{10^6}{1e6} spreads apart
+#'   along a line); with several `components`, G = 1 is then left out
+#'   with a warning (its one \eqn{\Sigma} would be singular).
 #'   A start's clusters are numbered by their first row, so that the same
 #'   partition gives the same start whatever the seed.
 #'   The starts use R's random number generator, so `set.seed()`
@@ -304,8 +310,10 @@ print.ghmix_control <- function(x, ...) {
 #'   Degenerate components: a component whose effective size
 #'   \eqn{\sum_i \tau_{ik}} falls below the larger of d + 1 and its number
 #'   of free parameters, whose M-step fails, or whose \eqn{\Sigma_k} is
-#'   not positive definite or has a condition number above 1e12 (in the
-#'   standardised units), is dropped with a warning of class
+#'   not positive definite or has a condition number above 1e12 both in
+#'   the standardised units and as a correlation matrix (so that clusters
+#'   far apart in one column, whose spreads there are far below the
+#'   pooled one, are regular), is dropped with a warning of class
 #'   `ghmix_warning_component` naming it; G decreases and the fit records
 #'   the drop in `dropped` (iteration, component, reason, size; iteration
 #'   0 for a drop during the few EM cycles that screen the starts, when

@@ -86,11 +86,14 @@ check_no_columns <- function(x, arg, call) {
   }
 }
 
+# collinear: TRUE (a check of collinearity), FALSE (none) or, for a
+# mixture, its largest number of components G (the check within clusters).
 mix_check_shape <- function(x, call, collinear = TRUE) {
   check_rows(nrow(x), ncol(x), call)
   rng <- apply(x, 2L, range)
+  groups <- if (isTRUE(collinear)) 1L else as.integer(collinear)
   check_columns(rng[1L, ], rng[2L, ], colnames(x),
-                if (collinear) function() mix_cor_bulk(x), call)
+                if (groups > 0L) function() mix_cor_bulk(x, groups), call)
   invisible(x)
 }
 
@@ -99,10 +102,13 @@ mix_check_shape <- function(x, call, collinear = TRUE) {
 # column.  One row far off the axes (x = (D, -D/3), D = 1e13) dominates
 # the sample correlation (-1 to the doubles) though the columns are not
 # collinear; truly collinear rows stay collinear in any subset.
-mix_cor_bulk <- function(x) {
+mix_cor_bulk <- function(x, groups = 1L) {
   cm <- mix_cor(x)
   if (!all(is.finite(cm)) || !cor_singular(cm)) {
     return(cm)
+  }
+  if (groups > 1L) {
+    return(mix_cor_within(x, groups))
   }
   center <- column_medians(x)
   far <- Reduce(`|`, lapply(seq_len(ncol(x)), function(j) {
@@ -112,6 +118,30 @@ mix_cor_bulk <- function(x) {
     return(cm)
   }
   mix_cor(x[!far, , drop = FALSE])
+}
+
+# The correlation of the rows of a mixture of G components about their
+# clusters' means: clusters far apart (1e6 spreads along a line) make the
+# pooled columns collinear to the doubles while each cluster is regular;
+# truly collinear rows stay collinear within clusters.  The clusters by
+# k-means (stats::kmeans(), Hartigan and Wong) from G rows at evenly spaced
+# ranks along the first principal axis of the rows standardised (no
+# random numbers); the pooled correlation where that fails.
+mix_cor_within <- function(x, g) {
+  z <- x / rep(2^ceiling(log2(apply(abs(x), 2L, max))), each = nrow(x))
+  z <- sweep(z, 2L, colMeans(z))
+  z <- z / rep(pmax(sqrt(colSums(z^2)), .Machine$double.xmin), each = nrow(z))
+  axis <- svd(z, nu = 0L, nv = 1L)$v
+  ord <- order(drop(z %*% axis))
+  first <- ord[pmax(1L, round((seq_len(g) - 0.5) / g * nrow(z)))]
+  km <- tryCatch(
+    stats::kmeans(z, z[first, , drop = FALSE], iter.max = 50L),
+    error = function(e) NULL
+  )
+  if (is.null(km)) {
+    return(mix_cor(x))
+  }
+  mix_cor(z - km$centers[km$cluster, , drop = FALSE])
 }
 
 # TRUE when the correlation matrix cm is singular to the rule of

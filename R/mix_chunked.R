@@ -24,6 +24,7 @@ mixture_sample_max <- 5000L
 
 mixture_chunked_components <- function(x, g_all, family, nstart, criterion,
                                        start, args, weights, call) {
+  args$groups <- max(g_all) # (the check of collinearity within clusters)
   src <- mixture_chunked_source(x, args, weights, call)
   on.exit(src$engine$free())
   if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
@@ -72,9 +73,10 @@ mixture_chunked_source <- function(x, args, weights, call) {
     w <- NULL
   } else {
     full <- is.null(args$factors)
-    data <- mix_data(x, args$na_rm, call, collinear = full)
+    collinear <- if (full) args$groups else FALSE
+    data <- mix_data(x, args$na_rm, call, collinear = collinear)
     w <- weights_in_sums(mix_weights(weights, data, call))
-    mix_check_weighted_shape(data$x, w, call, collinear = full)
+    mix_check_weighted_shape(data$x, w, call, collinear = collinear)
     stored <- data$x
     if (full) {
       std <- mix_moments(stored, w)

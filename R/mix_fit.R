@@ -40,9 +40,11 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
                                       start, args, weights, call))
   }
   full <- is.null(args$factors)
-  data <- mix_data(x, na_rm, call, collinear = full)
+  collinear <- if (full) max(g_all) else FALSE
+  data <- mix_data(x, na_rm, call, collinear = collinear)
   data$weights <- weights_in_sums(mix_weights(weights, data, call))
-  mix_check_weighted_shape(data$x, data$weights, call, collinear = full)
+  mix_check_weighted_shape(data$x, data$weights, call, collinear = collinear)
+  g_all <- mixture_components_regular(g_all, data, full, call)
   if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
         length(data$dropped) > 0L && length(start) == NROW(x)) {
     start <- start[-data$dropped]
@@ -79,6 +81,31 @@ mixture_best_of_starts <- function(start, family, fit) {
   best <- runs[[if (isTRUE(score[2L] > score[1L])) 2L else 1L]]
   for (w in best$held) warning(w)
   best$fit
+}
+
+# The numbers of components to fit: without G = 1 (with a warning) where
+# the rows are collinear as one distribution's but not within the
+# clusters of the larger G (clusters far apart), for which
+# mix_check_shape() let them through: one Sigma would be singular.
+mixture_components_regular <- function(g_all, data, full, call) {
+  if (!full || g_all[[1L]] != 1L || length(g_all) == 1L) {
+    return(g_all)
+  }
+  x <- data$x
+  if (!is.null(data$weights)) x <- x[data$weights > 0, , drop = FALSE]
+  cm <- mix_cor_bulk(x)
+  if (ncol(x) == 1L || !all(is.finite(cm)) || !cor_singular(cm)) {
+    return(g_all)
+  }
+  ghmix_warn(
+    paste(
+      "G = 1 is left out: the columns of `x` are collinear as one",
+      "distribution's (their correlation matrix is singular), though not",
+      "within the clusters of the mixtures."
+    ),
+    class = "ghmix_warning_component", call = call
+  )
+  g_all[-1L]
 }
 
 # The one fit, or the best by the criterion.

@@ -166,10 +166,21 @@ mixture_abort_start <- function(message, call) {
                                  "ghmix_error_argument"), call = call)
 }
 
-# Positive definite with a condition number of at most 1e12.
+# Positive definite with a condition number of at most 1e12, of sigma or
+# of its correlation matrix: a component whose columns' spreads differ by
+# 1e6 in the units the EM works in (clusters far apart in one column) is
+# regular, as rescaling its columns shows.
 mixture_sigma_ok <- function(sigma, kappa_max = 1e12) {
   # the values of eigen(symmetric = TRUE), decreasing
   ev <- .Call(ffi_eigen_values_sym, sigma)
+  if (!all(is.finite(ev)) || !(ev[length(ev)] > 0)) {
+    return(FALSE)
+  }
+  if (ev[1L] / ev[length(ev)] <= kappa_max) {
+    return(TRUE)
+  }
+  s <- sqrt(diag(sigma))
+  ev <- .Call(ffi_eigen_values_sym, sigma / tcrossprod(s))
   all(is.finite(ev)) && ev[length(ev)] > 0 &&
     ev[1L] / ev[length(ev)] <= kappa_max
 }
