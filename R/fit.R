@@ -428,7 +428,11 @@ print.ghmix_control <- function(x, ...) {
 #'   log-likelihood still never decreases), in the data's units and in the
 #'   reported gauge: `mu` (`d` numbers), `gamma` (`d` numbers, or `0`: the
 #'   same as `symmetric = TRUE`), `p`, `a` and `b` (single numbers; `a`, `b`
-#'   positive). `p = (d + 1) / 2` is the hyperbolic law ([fit_hyperbolic()]);
+#'   normal positive doubles, at least 2.2e-308: 0 is the skew-t or VG
+#'   limit, [fit_skewt()] or [fit_vg()]; a tiny `a` or `b`, such as 1e-300,
+#'   gives the fit of that limit to the convergence tolerance, the start's
+#'   \eqn{p} chosen then so that its law is not within 1e-8 of the limit).
+#'   `p = (d + 1) / 2` is the hyperbolic law ([fit_hyperbolic()]);
 #'   `p = -1/2` with `a` or `b` a NIG with that parameter held. `a`, `b` and a
 #'   `gamma` other than 0 change with the scale of \eqn{Y}, so they are held
 #'   in the gauge \eqn{E[Y] = 1} (`gauge = "mean"`, the default; an error

@@ -148,7 +148,7 @@ mix_moments <- function(x, w = NULL) {
 # One EM run from start (NULL: the default start of the family).
 fit_stage <- function(src, family, start, args, call, state, stage) {
   ctx <- mix_context(src, family, args, call)
-  par0 <- stage_start(src, start, family, args, call)
+  par0 <- gauge_start(stage_start(src, start, family, args, call), ctx$fixed)
   state$stage <- stage
   state$iter <- 0L
   state$par <- par0
