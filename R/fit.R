@@ -626,7 +626,18 @@ print.ghmix_control <- function(x, ...) {
 #'   M-step; and the number of E-steps), `gauge`, `family`, `symmetric`,
 #'   `ties`, `na_action` and the data. Methods: `print()`, `summary()`,
 #'   `coef()`, `logLik()` (so `AIC()` and `BIC()` work), `vcov()`,
-#'   `fitted()`, `predict()`, `simulate()` and `plot()`.
+#'   `fitted()`, `predict()`, `simulate()` and `plot()`. A univariate fit
+#'   whose EM did not converge because the likelihood's supremum is at the
+#'   boundary \eqn{\Sigma \to 0} (the normal part's share
+#'   \eqn{\sigma^2 E[Y] / \mathrm{Var}(X)}{sigma^2 E[Y] / Var(X)} below
+#'   1e-3, and the law there at least as likely as the EM's last point)
+#'   also has `limit`: that law, \eqn{\mu + \gamma Y}{mu + gamma Y}, the
+#'   mixing law shifted (and reflected where \eqn{\gamma < 0}) -- for the
+#'   NIG an inverse Gaussian -- fitted by maximum likelihood, as
+#'   `list(mu, sign, p, a, b, loglik)` for \eqn{\mu + \mathrm{sign}\,
+#'   Y'}{mu + sign Y'}, \eqn{Y' = |\gamma| Y \sim \mathrm{GIG}(p, a,
+#'   b)}{Y' = |gamma| Y ~ GIG(p, a, b)}; its `message` (and the warning)
+#'   says so, and the parameters are the EM's last.
 #' @references McNeil, A. J., Frey, R. and Embrechts, P. (2005).
 #'   *Quantitative Risk Management*, section 3.2.4 (EM for generalized
 #'   hyperbolic distributions). Protassov, R. S. (2004). EM-based maximum

@@ -50,6 +50,7 @@ factor_fitted_rows <- function(x, w, r, call) {
       call
     )
   }
+  factor_warn_identified(ncol(x), r, call)
   mix_fitted_rows(x, w, factor_moments)
 }
 
@@ -379,10 +380,40 @@ factor_tie_argument <- function(par, ctx) {
 }
 
 # Free parameters of a factor fit: mu, gamma, F less its rotations
-# (r (r - 1) / 2), D, and the mixing parameters less the gauge.
+# (r (r - 1) / 2), D, and the mixing parameters less the gauge; F and D
+# count at most as the full Sigma's d (d + 1) / 2, which they fill where
+# r factors are not identified (factor_identified()).
 factor_df <- function(family, symmetric, d, r) {
-  d + (if (symmetric) 0L else d) + d * r - r * (r - 1L) / 2L + d +
-    length(mix_family(family)$free) - 1L
+  sigma <- min(d * r - r * (r - 1L) / 2L + d, d * (d + 1L) / 2L)
+  d + (if (symmetric) 0L else d) + sigma + length(mix_family(family)$free) -
+    1L
+}
+
+# Whether r factors in d dimensions are identified (up to rotation): F F'
+# + diag(D) has no more parameters than Sigma, (d - r)^2 >= d + r
+# (Ledermann 1937; Anderson and Rubin 1956).  Beyond it (r >= 3 in d = 5)
+# the model is the full Sigma with loadings that are not unique.
+factor_identified <- function(d, r) (d - r)^2 >= d + r
+
+# A warning (class ghmix_warning_factors) where r is not identified.
+factor_warn_identified <- function(d, r, call) {
+  if (factor_identified(d, r)) {
+    return(invisible(TRUE))
+  }
+  top <- max(which(vapply(0:r, factor_identified, NA, d = d))) - 1L
+  ghmix_warn(
+    sprintf(
+      paste(
+        "%d factors in d = %d are not identified ((d - r)^2 < d + r): the",
+        "factor model is the full Sigma (df counts its %d parameters) with",
+        "loadings that are not unique, and vcov() has no standard errors;",
+        "use factors <= %d, or factors = NULL."
+      ),
+      r, d, d * (d + 1L) / 2L, top
+    ),
+    class = "ghmix_warning_factors", call = call
+  )
+  invisible(FALSE)
 }
 
 # The fit object's factor parts: the parameters in the documented rotation

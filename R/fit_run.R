@@ -63,6 +63,8 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
     start <- mix_start_internal(nig$em$point$par, src$scaling)
   }
   run <- fit_stage(src, family, start, args, call, state, "fit")
+  limit <- sigma_limit(run$em, run$ctx, src, family)
+  if (!is.null(limit)) run$em$status$message <- limit$message
   if (is.matrix(src$stored)) {
     rows <- src$stored
     if (!is.null(src$scaling)) rows <- scaling_apply(rows, src$scaling)
@@ -70,6 +72,7 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
                           weights_in_sums(src$weights))
   }
   fit <- mix_result(run$em, run$ctx, src, args, call, t_start)
+  fit$limit <- limit$limit
   src$finish(fixed_result(fit, args$fixed), src$engine)
 }
 
