@@ -407,9 +407,11 @@ factor_warn_identified <- function(d, r, call) {
         "%d factors in d = %d are not identified ((d - r)^2 < d + r): the",
         "factor model is the full Sigma (df counts its %d parameters) with",
         "loadings that are not unique, and vcov() has no standard errors;",
-        "use factors <= %d, or factors = NULL."
+        "use %s, or factors = NULL."
       ),
-      r, d, d * (d + 1L) / 2L, top
+      r, d, d * (d + 1L) / 2L,
+      if (top == 0L) "factors = 0 (a diagonal Sigma)" else
+        sprintf("factors <= %d", top)
     ),
     class = "ghmix_warning_factors", call = call
   )

@@ -109,7 +109,11 @@
 #'   (in the numbering of `x`), `distance` (in robust spreads) and
 #'   `em_message` (the EM's own reason).
 #' * `ghmix_warning_component`: a mixture component degenerated and was
-#'   dropped; field `component` (its number at that point).
+#'   dropped; field `component` (its number at that point). Also: G = 1
+#'   left out of a selection whose rows are collinear as one distribution's
+#'   but not within the mixtures' clusters.
+#' * `ghmix_warning_factors`: `factors = r` with \eqn{(d - r)^2 < d + r},
+#'   where the factor model is not identified (the full Sigma).
 #' * `ghmix_warning_normal_limit`: a NIG or GH fit ended at the normal limit
 #'   (sqrt(ab) >= 1e8) where the likelihood still rises away from it: EM
 #'   cannot leave that limit; fields `sqrt_ab` and `slope`.

@@ -258,8 +258,24 @@ shrink_check_weight <- function(weight, arg, call) {
       call
     )
   }
+  if (!is.null(weight) && weight > shrink_weight_max) {
+    # (the penalty k/2 times a divergence of Sigma from the target would
+    # overflow; any weight beyond ~1e15 times the rows gives the target)
+    abort_shrink(
+      sprintf(
+        paste(
+          "`%s` (the weight, in pseudo-observations) must be at most %g,",
+          "not %g; a weight far above the number of rows gives the target."
+        ),
+        arg, shrink_weight_max, weight
+      ),
+      call
+    )
+  }
   if (is.null(weight)) NULL else as.double(weight)
 }
+
+shrink_weight_max <- 1e250
 
 # The `shrink` argument of a fit: NULL, a ghmix_shrink(), a number (the
 # weight) or a target ("diagonal", "identity", a matrix).
