@@ -320,7 +320,8 @@ print.ghmix_control <- function(x, ...) {
 #'   the fit goes on from that start). Before a
 #'   drop is accepted, the EM runs again from the next best screened
 #'   starts that kept all G components (at most 3, best first; `restarts`
-#'   names those tried): the first run that keeps all G is the fit, and
+#'   names those tried; each stops at its own first drop, since it could
+#'   then not be the fit): the first run that keeps all G is the fit, and
 #'   the warning is given only when none does (the first run is then the
 #'   fit). A start given as labels or a fit is not restarted.
 #'

@@ -264,10 +264,12 @@ mixture_screen_dropped <- function(dropped) {
 # the fit.  Runs that drop one are attempts: their warnings are held, and
 # given only when no run keeps all G (the first run is then the fit).
 mixture_em_restarts <- function(z, g, best, ctx, control) {
-  run <- function(s) {
+  # (a restart that drops a component is never the fit: it stops there)
+  run <- function(s, restart = FALSE) {
     held <- list()
     em <- withCallingHandlers(
-      mixture_em(z, s$pars, s$props, ctx, control$max_iter, control$trace),
+      mixture_em(z, s$pars, s$props, ctx, control$max_iter, control$trace,
+                 stop_on_drop = restart),
       ghmix_warning_component = function(w) {
         held[[length(held) + 1L]] <<- w
         invokeRestart("muffleWarning")
@@ -285,7 +287,7 @@ mixture_em_restarts <- function(z, g, best, ctx, control) {
   for (s in utils::head(best$others, mixture_restarts_max)) {
     if (length(em$pars) == g) break
     tried <- c(tried, s$label)
-    em <- run(s)
+    em <- run(s, restart = TRUE)
   }
   if (length(em$pars) < g) em <- first
   for (w in em$held) warning(w)
@@ -302,9 +304,10 @@ mixture_restarts_max <- 3L
 # or, with control$accelerate, a SQUAREM extrapolation (Varadhan and
 # Roland 2008) over two EM steps, taken only when its log-likelihood is at
 # least theirs: the log-likelihood never decreases.  Components that
-# degenerate are dropped with a warning (mixture_degenerate()).
+# degenerate are dropped with a warning (mixture_degenerate()); with
+# stop_on_drop, the EM stops at the first drop.
 mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
-                       final = TRUE) {
+                       final = TRUE, stop_on_drop = FALSE) {
   n <- mixture_nobs(z, ctx)
   ctx$z <- z
   ctx$min_size <- mixture_min_size(ctx)
@@ -332,6 +335,11 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
     if (trace_on) {
       message(sprintf("iter %4d  G %d  loglik %.10g  (%s)", iter,
                       length(nxt$state$pars), nxt$state$es$loglik, nxt$kind))
+    }
+    if (stop_on_drop && !is.null(nxt$dropped)) {
+      cur <- nxt$state
+      status$message <- "a component was dropped"
+      break
     }
     behind <- mixture_screen_behind(ctx, cur, nxt$state, max_iter - iter)
     done <- nxt$kind != "drop" &&
