@@ -538,8 +538,9 @@ print.ghmix_control <- function(x, ...) {
 #'   `nrow` is the number of rows fitted and `weights` holds their weights.
 #'   `print()` and `summary()` say that the fit is weighted; `fitted()`,
 #'   `predict()` and `simulate()` (which draws `nrow` rows) ignore the
-#'   weights. Weights must be finite, \eqn{\ge 0}, not all 0, with a finite
-#'   sum.
+#'   weights. Weights must be finite, \eqn{\ge 0}, not all 0, the
+#'   positive ones normal doubles (at least 2.2e-308, not subnormal), with
+#'   a finite sum.
 #' @param factors `NULL` (default): a full dispersion matrix \eqn{\Sigma}.
 #'   A whole number \eqn{r}, \eqn{0 \le r < d}{0 <= r < d}: the
 #'   factor-analytic model \eqn{\Sigma = F F' + \mathrm{diag}(D)}{Sigma =

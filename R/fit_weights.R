@@ -54,6 +54,17 @@ check_weights_positive <- function(w, call) {
   if (!any(w > 0)) {
     abort_argument("`weights` are all 0 (for the rows fitted).", call)
   }
+  if (any(w > 0 & w < .Machine$double.xmin)) {
+    # (products of such weights with the E-step's terms lose their digits)
+    abort_argument(
+      paste(
+        "The positive `weights` must be at least 2.2e-308 (normal doubles,",
+        "not subnormal); rescale them: only their proportions change the",
+        "estimates."
+      ),
+      call
+    )
+  }
   if (!is.finite(sum(w))) {
     abort_argument(
       "`weights` must have a finite sum (their sum overflows a double).",

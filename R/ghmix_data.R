@@ -299,6 +299,10 @@ chunk_check_weights <- function(w, n) {
       "its `weights` must be %d finite numbers >= 0, one per row", n
     ), call. = FALSE)
   }
+  if (any(w > 0 & w < .Machine$double.xmin)) {
+    stop("its positive `weights` must be at least 2.2e-308 (not subnormal)",
+         call. = FALSE)
+  }
   as.vector(w, "double")
 }
 
