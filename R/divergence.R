@@ -342,11 +342,9 @@ div_breaks <- function(laws) {
 # 0.5 degrees of freedom, say) that integrate() on an infinite range calls
 # divergent or stops on with round-off.
 div_integrate <- function(f, breaks) {
-  inner <- if (length(breaks) < 2L) 0 else {
-    sum(vapply(seq_len(length(breaks) - 1L), function(i) {
-      div_panel(f, breaks[i], breaks[i + 1L])
-    }, numeric(1)))
-  }
+  inner <- sum(vapply(seq_len(length(breaks) - 1L), function(i) {
+    div_panel(f, breaks[i], breaks[i + 1L])
+  }, numeric(1)))
   s <- max(diff(range(breaks)), abs(breaks) * 1e-8, 1e-300)
   tail <- function(end, dir) {
     g <- function(u) {

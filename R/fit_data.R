@@ -230,7 +230,8 @@ row_list <- function(rows, max = 5L) {
 # tie with itself among rows of weight 1, and the rule does not depend on
 # the weights' scale): sort the rows and compare neighbours (duplicated()
 # on a matrix pastes rows into strings, which is slow for large n).
-mix_ties <- function(x, w = NULL, unit = if (is.null(w)) 1 else weights_unit(w)) {
+mix_ties <- function(x, w = NULL,
+                     unit = if (is.null(w)) 1 else weights_unit(w)) {
   ties <- tie_points(x, if (is.null(w)) rep(1L, nrow(x)) else w, unit)
   ties$weighted <- !is.null(w)
   ties

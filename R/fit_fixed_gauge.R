@@ -269,19 +269,14 @@ gauge_mixing <- function(best) {
 # skew-t limit the fit tends to).  Otherwise par itself.
 gauge_start <- function(par, fixed) {
   one <- xor(is.null(fixed$a), is.null(fixed$b))
-  if (!one || !is.null(fixed$p) || !is.null(fixed$law)) {
-    return(par)
-  }
-  w <- gauge_w(par$p, fixed)
-  if (isTRUE(w >= 1e-8)) {
+  if (!one || !is.null(fixed$p) || !is.null(fixed$law) ||
+        isTRUE(gauge_w(par$p, fixed) >= 1e-8)) {
     return(par)
   }
   ws <- sqrt(par$a * par$b)
   r <- exp(gauge_log_ratio(par$p, ws))
-  kept <- if (is.null(fixed$a)) list(a = ws * r, b = fixed$b) else
-    list(a = fixed$a, b = ws / r)
-  law <- tryCatch(gauge_law(kept), error = function(e) NULL)
-  if (is.null(law) || !all(is.finite(law)) || !isTRUE(law[[2L]] > 0)) {
+  law <- gauge_start_law(fixed, ws, r)
+  if (is.null(law)) {
     return(par)
   }
   # the start's E[Y] = c R kept (Sigma and gamma are on its scale)
@@ -290,6 +285,16 @@ gauge_start <- function(par, fixed) {
   par$a <- law[[2L]] / c_new
   par$b <- law[[2L]] * c_new
   gauge_impose(par, fixed)
+}
+
+# (p, w) of gauge_law() with the held one of a*, b* and the start's other
+# (w R or w / R of the start's w and R): NULL where it fails.
+gauge_start_law <- function(fixed, ws, r) {
+  kept <- if (is.null(fixed$a)) list(a = ws * r, b = fixed$b) else
+    list(a = fixed$a, b = ws / r)
+  law <- tryCatch(gauge_law(kept), error = function(e) NULL)
+  if (is.null(law) || !all(is.finite(law)) || !isTRUE(law[[2L]] > 0)) NULL
+  else law
 }
 
 # par moved onto the constraints (any gauge; its scale c is kept): p and w

@@ -19,9 +19,7 @@ sigma_limit_share <- 1e-3
 # b) in the data's units, the law of mu + sign Y', Y' ~ GIG(p, a, b).
 sigma_limit <- function(em, ctx, src, family) {
   par <- em$point$par
-  if (em$status$converged || ctx$engine$d != 1L || !is.matrix(src$stored) ||
-        !is.null(ctx$fixed) || !is.null(ctx$shrink) || !em$point$ok ||
-        !isTRUE(par$gamma != 0)) {
+  if (!sigma_limit_applies(em, ctx, src)) {
     return(NULL)
   }
   share <- sigma_limit_normal_share(par)
@@ -39,6 +37,14 @@ sigma_limit <- function(em, ctx, src, family) {
   }
   lim <- sigma_limit_units(lim, src$scaling, src$nobs)
   list(limit = lim, message = sigma_limit_message(lim, share, family))
+}
+
+# An EM that did not converge, of one column in memory, without held
+# parameters or a prior, at a valid point with gamma != 0.
+sigma_limit_applies <- function(em, ctx, src) {
+  all(c(!em$status$converged, ctx$engine$d == 1L, is.matrix(src$stored),
+        is.null(ctx$fixed), is.null(ctx$shrink), isTRUE(em$point$ok),
+        isTRUE(em$point$par$gamma != 0)))
 }
 
 # sigma^2 E[Y] / (sigma^2 E[Y] + gamma^2 Var(Y)), free of the gauge.

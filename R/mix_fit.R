@@ -39,12 +39,9 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
     return(mixture_chunked_components(x, g_all, family, nstart, criterion,
                                       start, args, weights, call))
   }
-  full <- is.null(args$factors)
-  collinear <- if (full) max(g_all) else FALSE
-  data <- mix_data(x, na_rm, call, collinear = collinear)
-  data$weights <- weights_in_sums(mix_weights(weights, data, call))
-  mix_check_weighted_shape(data$x, data$weights, call, collinear = collinear)
-  g_all <- mixture_components_regular(g_all, data, full, call)
+  data <- mixture_memory_data(x, na_rm, weights, args, g_all, call)
+  g_all <- mixture_components_regular(g_all, data, is.null(args$factors),
+                                      call)
   if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
         length(data$dropped) > 0L && length(start) == NROW(x)) {
     start <- start[-data$dropped]
@@ -55,6 +52,17 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
     })
   })
   mixture_chosen(fits, criterion)
+}
+
+# The rows in memory of a mixture and their weights (mix_data()), the
+# columns checked for collinearity within the clusters of the largest G
+# (full members) or not at all (factor members).
+mixture_memory_data <- function(x, na_rm, weights, args, g_all, call) {
+  collinear <- if (is.null(args$factors)) max(g_all) else FALSE
+  data <- mix_data(x, na_rm, call, collinear = collinear)
+  data$weights <- weights_in_sums(mix_weights(weights, data, call))
+  mix_check_weighted_shape(data$x, data$weights, call, collinear = collinear)
+  data
 }
 
 # fit(start), or, for a start that is a mixture fit of another family
@@ -88,13 +96,14 @@ mixture_best_of_starts <- function(start, family, fit) {
 # clusters of the larger G (clusters far apart), for which
 # mix_check_shape() let them through: one Sigma would be singular.
 mixture_components_regular <- function(g_all, data, full, call) {
-  if (!full || g_all[[1L]] != 1L || length(g_all) == 1L) {
+  if (any(c(!full, g_all[[1L]] != 1L, length(g_all) == 1L,
+            ncol(data$x) == 1L))) {
     return(g_all)
   }
   x <- data$x
   if (!is.null(data$weights)) x <- x[data$weights > 0, , drop = FALSE]
   cm <- mix_cor_bulk(x)
-  if (ncol(x) == 1L || !all(is.finite(cm)) || !cor_singular(cm)) {
+  if (!all(is.finite(cm)) || !cor_singular(cm)) {
     return(g_all)
   }
   ghmix_warn(
@@ -150,13 +159,7 @@ mixture_check_components <- function(components, call) {
 # The fit of one G (G = 1: today's fit, as a one-component mixture).
 mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
   if (g == 1L) {
-    fit <- mix_fit(data$x, family, args$symmetric, NULL, args$control,
-                   args$gauge, FALSE, args$backend, args$threads,
-                   args$device, call, weights = data$weights,
-                   shrink = args$shrink, factors = args$factors)
-    out <- mixture_from_single(fit, data$dropped)
-    out$asked <- 1L
-    return(out)
+    return(mixture_fit_one(data, family, args, call))
   }
   if (!is.null(args$factors)) {
     return(mixture_factor_fit_g(data, g, family, nstart, start, args, call))
@@ -189,6 +192,16 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
   fit <- mixture_unscale(fit, fitted$scaling, data$x, call, ctx$shrink)
   fit$asked <- g
   fit
+}
+
+mixture_fit_one <- function(data, family, args, call) {
+  fit <- mix_fit(data$x, family, args$symmetric, NULL, args$control,
+                 args$gauge, FALSE, args$backend, args$threads,
+                 args$device, call, weights = data$weights,
+                 shrink = args$shrink, factors = args$factors)
+  out <- mixture_from_single(fit, data$dropped)
+  out$asked <- 1L
+  out
 }
 
 # A few EM cycles from each candidate start; the best log-likelihood
@@ -332,16 +345,10 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
     }
     step_max <- nxt$step_max
     trace <- mixture_trace_add(trace, nxt$state, nxt$kind)
-    if (trace_on) {
-      message(sprintf("iter %4d  G %d  loglik %.10g  (%s)", iter,
-                      length(nxt$state$pars), nxt$state$es$loglik, nxt$kind))
-    }
-    if (stop_on_drop && !is.null(nxt$dropped)) {
-      cur <- nxt$state
-      status$message <- "a component was dropped"
-      break
-    }
-    behind <- mixture_screen_behind(ctx, cur, nxt$state, max_iter - iter)
+    mixture_trace_message(trace_on, iter, nxt)
+    # (a screened start clearly behind, or a drop with stop_on_drop: stop)
+    behind <- mixture_screen_behind(ctx, cur, nxt$state, max_iter - iter) ||
+      (stop_on_drop && !is.null(nxt$dropped))
     done <- nxt$kind != "drop" &&
       mixture_converged(cur, nxt$state,
                         n + mixture_shrink_rows(ctx$shrink, length(pars)),
@@ -360,6 +367,13 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
     step_max <- run$step_max
   }
   mixture_em_result(cur, iter, status, dropped, trace, ctx, final)
+}
+
+mixture_trace_message <- function(trace_on, iter, nxt) {
+  if (trace_on) {
+    message(sprintf("iter %4d  G %d  loglik %.10g  (%s)", iter,
+                    length(nxt$state$pars), nxt$state$es$loglik, nxt$kind))
+  }
 }
 
 mixture_trace_add <- function(trace, state, kind) {

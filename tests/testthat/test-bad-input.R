@@ -1552,7 +1552,8 @@ for (fun in c("fit_nig", "fit_gh")) {
 bad_case("fit_nig(weights = <sum overflows>): error naming `weights`",
          quote(fit_nig(x_small, weights = rep(1e308, 60))),
          check_arg_error("weights"))
-bad_case("fit_nig(x = <online>, weights = <a batch all 0>): error naming `weights`",
+bad_case(paste("fit_nig(x = <online>, weights = <a batch all 0>):",
+               "error naming `weights`"),
          quote(fit_nig(x_small, weights = c(rep(0, 20), rep(1, 40)),
                        control = ghmix_control(
                          online = ghmix_online(batch_size = 20)))),
@@ -1564,7 +1565,8 @@ for (v in list(0, -1, 1.5, NA, "2", c(2, 2), Inf, NULL, list(2))) {
            call_with("fit_nig", list(quote(x_small)), "components", v),
            check_arg_error("components"))
 }
-bad_case("fit_nig(components = <more than the distinct rows>): error naming `components`",
+bad_case(paste("fit_nig(components = <more than the distinct rows>):",
+               "error naming `components`"),
          quote(fit_nig(c(rep(1, 10), rep(2, 10)), components = 3)),
          check_arg_error("components"))
 bad_case("fit_nig(components = 4) of 12 rows: a fit with its drops recorded",

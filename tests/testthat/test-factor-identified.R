@@ -45,9 +45,11 @@ test_that("the identification rule", {
   ident <- ghmix:::factor_identified
   expect_true(ident(5, 2))
   expect_false(ident(5, 3))
-  expect_true(ident(3, 1))   # just identified: 6 parameters, as Sigma
+  # just identified: 6 parameters, as many as Sigma's
+  expect_true(ident(3, 1))
   expect_false(ident(3, 2))
-  expect_true(ident(10, 6))  # 16 >= 16
+  # 6 factors in d = 10: as many parameters as Sigma
+  expect_true(ident(10, 6))
   expect_false(ident(10, 7))
   # df never above the full Sigma's
   for (d in 2:8) {

@@ -11,7 +11,7 @@ drop_warnings <- function(expr) {
   list(value = value, warnings = ws)
 }
 
-test_that("three clusters of 4 rows in d = 2: the lost components are recorded", {
+test_that("3 clusters of 4 rows in d = 2: the lost components recorded", {
   set.seed(4)
   z <- rbind(matrix(rnorm(8), 4), matrix(rnorm(8, 10), 4),
              matrix(rnorm(8, 20), 4))

@@ -29,7 +29,7 @@ test_that("the start's laws keep the scale of Y", {
   expect_equal(eta[2L, "E_log_y"], eta[1L, "E_log_y"], tolerance = 1e-12)
 })
 
-test_that("a start from another family's mixture is no worse than the default", {
+test_that("a start from another family's mixture: no worse than none", {
   set.seed(1)
   x2 <- rbind(matrix(rnorm(200), 100), matrix(rnorm(200, 5), 100))
   fits <- list(nig = fit_nig, vg = fit_vg, skewt = fit_skewt, gh = fit_gh)

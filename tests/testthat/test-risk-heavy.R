@@ -76,7 +76,7 @@ test_that("finite expected shortfall next to the infinite limit: to 1e-10", {
   }
 })
 
-test_that("too close to the limit for the quadrature: NaN, not a wrong number", {
+test_that("too close to the limit for the quadrature: NaN", {
   es <- expected_shortfall(gh_law(p = -0.50005, a = 0, b = 1.0001), 0.05)
   expect_true(is.nan(es))
 })

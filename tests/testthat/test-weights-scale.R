@@ -40,7 +40,7 @@ scale_par_change <- function(fit, ref) {
   max(abs(a - b) / (1 + abs(b)))
 }
 
-test_that("weights of total 1 or less: the issue's fits run and equal the unweighted fit", {
+test_that("weights of total 1 or less: the unweighted fit", {
   dat <- scale_data()
   x <- dat$x
   n <- dat$n
@@ -74,7 +74,7 @@ test_that("weights of total 1 or less: the issue's fits run and equal the unweig
   expect_equal(fc$nobs, 1, tolerance = 1e-14)
 })
 
-test_that("every fitter gives the same estimates for weights times 1e-10 and 1e300", {
+test_that("every fitter: the same estimates for weights times 1e-10, 1e300", {
   dat <- scale_clusters()
   xw <- cbind(dat$x, w = 0)
   fitters <- list(
@@ -131,7 +131,7 @@ test_that("weights of a total that overflows are an error naming `weights`", {
   expect_match(conditionMessage(err), "`weights`", fixed = TRUE)
 })
 
-test_that("ties counted by weight: in units of the smallest weight; huge counts print short", {
+test_that("ties counted in units of the smallest weight; huge counts short", {
   set.seed(8)
   x <- matrix(rnorm(400), ncol = 2)
   w <- rep(1, 200)
@@ -148,7 +148,8 @@ test_that("ties counted by weight: in units of the smallest weight; huge counts 
   for (k in c(1, 1e-10, 1e200)) {
     expect_true("ghmix_warning_ties" %in% warned(fit_vg(x, weights = w * k)))
   }
-  expect_false("ghmix_warning_ties" %in% warned(fit_vg(x, weights = rep(1e-3, 200))))
+  expect_false("ghmix_warning_ties" %in%
+                 warned(fit_vg(x, weights = rep(1e-3, 200))))
   # a weight of 1e300 among weights 1: the count in a few digits
   msg <- NULL
   withCallingHandlers(
