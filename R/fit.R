@@ -525,8 +525,8 @@ print.ghmix_control <- function(x, ...) {
 #'   * The estimates: apart from `shrink`, they depend only on the
 #'     weights' proportions \eqn{w_i / \sum w_i} (up to rounding and the
 #'     convergence tolerance: weights of total 1e-10 or 1e300 give the fit
-#'     of weights all 1). Where the fitters count rows (the covariance of the start
-#'     and of the standardisation, with divisor
+#'     of weights all 1). Where the fitters count rows (the covariance of
+#'     the start and of the standardisation, with divisor
 #'     \eqn{\sum w_i - w_{\min}}{sum(w) - min(w)}, weighted medians and
 #'     quartiles, the least size of a mixture component, the detection of
 #'     ties, the steps of a direct maximisation) a row of the smallest
