@@ -20,9 +20,13 @@ Parameters are written as C99 hexadecimal floats.
 Usage: python3 tools/make_heavy_risk_fixtures.py [output.csv]  (about 1 min)
 """
 
+import os
 import sys
 
 import mpmath as mp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_risk_fixtures import write_rows  # noqa: E402
 
 mp.mp.dps = 40
 
@@ -133,13 +137,7 @@ def main():
             rows.append((label, p, 0.0, b, mu, gamma, sigma, alpha, q, es))
             print(label, alpha, mp.nstr(q, 20), mp.nstr(es, 20),
                   file=sys.stderr)
-    with open(out, "w") as fh:
-        fh.write("label,p_hex,a_hex,b_hex,mu_hex,gamma_hex,sigma_hex,"
-                 "level_hex,var,es\n")
-        for r in rows:
-            hexes = ",".join(float(v).hex() for v in r[1:8])
-            fh.write("%s,%s,%s,%s\n" % (r[0], hexes, mp.nstr(r[8], 25),
-                                        mp.nstr(r[9], 25)))
+    write_rows(out, rows)
 
 
 if __name__ == "__main__":

@@ -57,3 +57,13 @@ muffle_factors <- function(expr) {
     invokeRestart("muffleWarning")
   })
 }
+
+# The classes of the warnings expr gives (muffled).
+warning_classes <- function(expr) {
+  cls <- character()
+  withCallingHandlers(expr, warning = function(w) {
+    cls <<- c(cls, class(w))
+    invokeRestart("muffleWarning")
+  })
+  cls
+}

@@ -47,21 +47,7 @@ test_that("no attribution of an infinite expected shortfall", {
 })
 
 test_that("finite expected shortfall next to the infinite limit: to 1e-10", {
-  ref <- utils::read.csv(testthat::test_path("fixtures", "heavy_risk_ref.csv"),
-                         stringsAsFactors = FALSE)
-  for (v in c("p", "a", "b", "mu", "gamma", "sigma", "level")) {
-    ref[[v]] <- as.numeric(ref[[paste0(v, "_hex")]])
-  }
-  for (i in seq_len(nrow(ref))) {
-    r <- ref[i, ]
-    law <- gh_law(r$mu, r$gamma, r$sigma, r$p, r$a, r$b)
-    expect_lt(abs(value_at_risk(law, r$level) / r$var - 1), 1e-12)
-    expect_lt(abs(expected_shortfall(law, r$level) / r$es - 1), 1e-10)
-    # the law of -X, its upper tail
-    neg <- gh_law(-r$mu, -r$gamma, r$sigma, r$p, r$a, r$b)
-    expect_lt(abs(expected_shortfall(neg, r$level, type = "loss") /
-                    -r$es - 1), 1e-10)
-  }
+  expect_risk_fixture("heavy_risk_ref.csv", negated = TRUE)
   # Student's t, closed form (McNeil, Frey and Embrechts 2005, ex. 2.19)
   es_t <- function(nu, alpha) {
     q <- stats::qt(alpha, nu)
