@@ -381,8 +381,7 @@ check_start_mixing <- function(start, family, call) {
 }
 
 # The mixing parameters of start, moved into the family (e.g. a GH start for
-# a NIG fit keeps a and b and sets p = -1/2; a skew-t takes p = -3 unless
-# start's p < -1, so that E[Y] is finite), then with Y rescaled to the
+# a NIG fit keeps a and b and sets p = -1/2), then with Y rescaled to the
 # start's scale (mix_start_rescale()).
 mix_start_sub <- function(start, par, family) {
   get_sub <- function(nm) if (is.null(start[[nm]])) par[[nm]] else start[[nm]]
@@ -393,7 +392,7 @@ mix_start_sub <- function(start, par, family) {
     gh = list(p, a, b),
     nig = list(-0.5, if (a > 0) a else 1, if (b > 0) b else 1),
     vg = list(if (p > 0) p else 2, if (a > 0) a else 4, 0),
-    skewt = list(if (p < -1) p else -3, 0, if (b > 0) b else 4)
+    skewt = list(if (p < 0) p else -3, 0, if (b > 0) b else 4)
   )
   mix_start_rescale(c(p, a, b), sub)
 }

@@ -80,7 +80,8 @@ mixture_factor_ctx <- function(family, args, call, w, d) {
   list(family = family, symmetric = args$symmetric, control = args$control,
        threads = args$threads, call = call, estep = mixture_factor_estep,
        weights = w, factors = args$factors,
-       std = list(center = rep(0, d), scale = rep(1, d)))
+       std = list(center = rep(0, d), scale = rep(1, d)),
+       unit = if (is.null(w)) 1 else weights_unit(w))
 }
 
 # A mixture fitted in the units of scaling sc (NULL: none) in the user's:

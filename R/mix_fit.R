@@ -172,6 +172,8 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
   ctx <- list(family = family, symmetric = args$symmetric,
               control = args$control, threads = args$threads, call = call,
               estep = mixture_estep_fun(), weights = data$weights)
+  # (the unit of all the rows, also where the starts are screened on some)
+  ctx$unit <- mixture_unit(ctx)
   mixture_shrink_check_scaling(args$shrink, fitted$scaling, call)
   ctx$shrink <- mixture_shrink_setup(args$shrink, x, std, data$weights, g,
                                      call)
@@ -611,8 +613,10 @@ mixture_par_ok <- function(par) {
 # the E-step ran on a screening sample) below the larger of
 # d + 1 and the component's number of free parameters, a failed M-step
 # (non-finite or invalid parameters) or a sigma that is not positive
-# definite or has a condition number above 1e12 (in the standardised
-# units): the degenerate solutions at which the likelihood runs away.
+# definite or has a condition number above 1e12 in the standardised units
+# and as a correlation matrix (mixture_sigma_ok()): the degenerate
+# solutions at which the likelihood runs away.  Sizes in rows of the
+# smallest weight (mixture_unit()).
 mixture_degenerate <- function(up, ctx) {
   taus <- mixture_screen_size(up$taus, ctx) / ctx$unit
   small <- taus < ctx$min_size
