@@ -534,6 +534,7 @@ print.ghmix_control <- function(x, ...) {
 #'     weights that include a 1 are exactly the rows replicated (a row of
 #'     weight 2 is a tie with itself, as two copies of it would be), and
 #'     equal weights are the rows unweighted.
+#'
 #'   The convergence rule divides the log-likelihood by \eqn{\sum w_i}.
 #'   `nrow` is the number of rows fitted and `weights` holds their weights.
 #'   `print()` and `summary()` say that the fit is weighted; `fitted()`,
