@@ -10,8 +10,9 @@
 #define RISK_SQRT1_2 0.70710678118654752440
 #define RISK_CF_FROM 8.0 /* Mills' ratio by its continued fraction beyond */
 #define RISK_CF_TERMS 40
-#define RISK_LY_MAX 700.0 /* |log y| beyond which a node is negligible,  \
-                             but for the power tail of an inverse-gamma Y */
+/* |log y| beyond which a node is negligible (but for the power tail of an
+ * inverse-gamma Y, integrated in logs beyond it) */
+#define RISK_LY_MAX 700.0
 #define RISK_VMAX 12.0
 #define RISK_NEWTON_MAX 50
 #define RISK_LM_MAX 300.0 /* the GIG's scale m within e^+-300 */
@@ -365,8 +366,8 @@ static double tail_log_integral(const ghmix_gig *gig, double g, double zq,
   /* a walk that reached the end of the map before its terms became
    * negligible (a power tail of Y too slow for it: a moment next to
    * infinite) has no estimate */
-  if (step <= 0 && !(fmax(j.walk_last[0], j.walk_last[1]) <=
-                     1e-12 * sum / GHMIX_DE_STEP))
+  if (step <= 0 &&
+      !(fmax(j.walk_last[0], j.walk_last[1]) <= 1e-12 * sum / GHMIX_DE_STEP))
     return NAN;
   sum = j.log_ref - gig->log_j + log(j.c) + log(sum);
   if (log_sf != NULL)

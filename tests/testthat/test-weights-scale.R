@@ -138,7 +138,8 @@ test_that("ties counted in units of the smallest weight; huge counts short", {
   w[17] <- 2
   # the same tie at any scale of the weights
   for (k in c(1, 1e-10, 1e200)) {
-    expect_true("ghmix_warning_ties" %in% warning_classes(fit_vg(x, weights = w * k)))
+    expect_true("ghmix_warning_ties" %in%
+                  warning_classes(fit_vg(x, weights = w * k)))
   }
   expect_false("ghmix_warning_ties" %in%
                  warning_classes(fit_vg(x, weights = rep(1e-3, 200))))
