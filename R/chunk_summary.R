@@ -58,14 +58,20 @@ chunk_moments_weighted <- function(x, w) {
     cp <- cp + crossprod(u * w[rows], u)
   }
   rng <- vapply(seq_len(d), function(j) range(x[, j]), numeric(2L))
-  list(n = as.double(nrow(x)), w = tot, mean = unname(m), cp = unname(cp),
-       lo = rng[1L, ], hi = rng[2L, ],
+  list(n = as.double(nrow(x)), w = tot, unit = chunk_unit(w),
+       mean = unname(m), cp = unname(cp), lo = rng[1L, ], hi = rng[2L, ],
        ties = chunk_ties(x, m, sqrt(diag(cp) / tot), w))
 }
 
+# The chunk's weights_unit() (Inf where no weight is positive: none).
+chunk_unit <- function(w) if (any(w > 0)) weights_unit(w) else Inf
+
 # mix_ties() on the candidates: rows whose hash (a fixed linear combination
 # of the standardised columns, the same arithmetic for every row, so equal
-# rows hash equal) occurs more than once, and rows of weight above 1.
+# rows hash equal) occurs more than once, and rows of weight above the
+# chunk's unit.  (Rows are compared within their chunk; a chunk whose
+# smallest weight is above that of other chunks counts its rows of that
+# weight once.)
 chunk_ties <- function(x, center, scale, wt = NULL) {
   scale[!(scale > 0)] <- 1
   w <- sqrt(c(2, 3, 5, 7, 11, 13, 17, 19, 23, 29))
@@ -74,12 +80,13 @@ chunk_ties <- function(x, center, scale, wt = NULL) {
     h <- h + (x[, j] - center[j]) / scale[j] * w[(j - 1L) %% 10L + 1L] * j
   }
   cand <- duplicated(h) | duplicated(h, fromLast = TRUE)
-  if (!is.null(wt)) cand <- cand | wt > 1
+  unit <- if (is.null(wt)) 1 else chunk_unit(wt)
+  if (!is.null(wt)) cand <- cand | wt > unit
   if (!any(cand)) {
     return(list(n_repeated = 0L, points = x[0L, , drop = FALSE],
-                counts = integer()))
+                counts = integer(), unit = unit))
   }
-  mix_ties(x[cand, , drop = FALSE], wt[cand])
+  mix_ties(x[cand, , drop = FALSE], wt[cand], unit)
 }
 
 # Merging the summaries in chunk order ---------------------------------------
@@ -112,12 +119,14 @@ chunk_merge_weighted <- function(a, b) {
   wb <- if (is.null(b$w)) b$n else b$w
   tot <- wa + wb
   delta <- b$mean - a$mean
+  # (a chunk without weights counts each row once: a unit of 1)
+  unit <- min(if (is.null(a$w)) 1 else a$unit, if (is.null(b$w)) 1 else b$unit)
   list(
-    n = a$n + b$n, w = tot, mean = a$mean + delta * (wb / tot),
+    n = a$n + b$n, w = tot, unit = unit, mean = a$mean + delta * (wb / tot),
     cp = a$cp + b$cp + tcrossprod(delta) * (wa / tot * wb),
     lo = pmin(a$lo, b$lo), hi = pmax(a$hi, b$hi),
     ties = tie_points(rbind(a$ties$points, b$ties$points),
-                      c(a$ties$counts, b$ties$counts))
+                      c(a$ties$counts, b$ties$counts), unit)
   )
 }
 
@@ -196,7 +205,13 @@ chunk_check_shape <- function(tot, data, call) {
 # for a matrix (weighted: as mix_moments() gives them).
 chunk_std <- function(tot, names) {
   center <- stats::setNames(tot$mean, names)
-  cov <- tot$cp / ((if (is.null(tot$w)) tot$n else tot$w) - 1)
+  cov <- tot$cp / chunk_divisor(tot)
   dimnames(cov) <- list(names, names)
   list(center = center, scale = sqrt(diag(cov)), cov = cov)
+}
+
+# The divisor of the covariance from the merged summary: n - 1, or with
+# weights sum(w) - unit (weights_divisor()).
+chunk_divisor <- function(tot) {
+  if (is.null(tot$w)) tot$n - 1 else tot$w - tot$unit
 }

@@ -113,3 +113,12 @@ check_digits <- function(digits, call) {
   }
   invisible(digits)
 }
+
+# A short description of an argument's value for a message: a number
+# (6 significant digits), or its type and length.
+format_arg_value <- function(v) {
+  if (is.numeric(v) && length(v) == 1L && !is.factor(v)) {
+    return(format(v, digits = 6L))
+  }
+  sprintf("%s of length %d", type_name(v), length(v))
+}

@@ -14,10 +14,28 @@
 #' there) the integrals over the real line are split at quantiles of both
 #' laws (from \eqn{10^{-12}}{1e-12} to \eqn{1 - 10^{-12}}{1 - 1e-12}) and
 #' at their locations, and each panel goes to [integrate()] with relative
-#' tolerance \eqn{10^{-11}}{1e-11}: the results agree with 30-digit mpmath
-#' quadrature to about \eqn{10^{-8}}{1e-8} or better. The Hellinger
+#' tolerance \eqn{10^{-11}}{1e-11}; panels that span decades of one sign
+#' are taken in \eqn{\log|x|}{log|x|}, and the two tails beyond the last
+#' quantiles in \eqn{\log(1 + |x - x_0| / s)}{log(1 + |x - x0| / s)} out
+#' to the largest doubles, so that the power tails of Student and skew-t
+#' laws (down to a fraction of a degree of freedom) are integrated to the
+#' end: the results agree with 30-digit mpmath quadrature to about
+#' \eqn{10^{-8}}{1e-8} or better. The Hellinger
 #' integrand \eqn{(\sqrt{f_P} - \sqrt{f_Q})^2}{(sqrt(f_P) - sqrt(f_Q))^2}
 #' is positive, so small distances keep their digits.
+#'
+#' **Infinite divergences.** The entropy of a GH law is finite, and so is
+#' the KL divergence unless, on one side, \eqn{-\log f_Q}{-log f_Q} grows
+#' like \eqn{|x|} (an exponential tail: \eqn{a > 0}, or the light side of a
+#' skew-t) while \eqn{P} has a power tail without a first moment there (a
+#' Student t of at most 1 degree of freedom, a skew-t of at most 2 on its
+#' heavy side), or like \eqn{x^2} (a normal \eqn{Q}) while \eqn{P}'s tail
+#' has no second moment: `kl_divergence()` is then `Inf`. A law at the
+#' normal limit, \eqn{\sqrt{ab} \ge 10^{100}}{sqrt(ab) >= 1e100} (a normal
+#' written as `gh_law(a = 1e300, b = 1e300)`), is taken as the normal
+#' \eqn{N(\mu + m\gamma, m\sigma^2)}{N(mu + m gamma, m sigma^2)},
+#' \eqn{m = \sqrt{b/a}}{m = sqrt(b / a)}, which it equals out to at least
+#' \eqn{10^{50}}{1e50} scales.
 #'
 #' For \eqn{d > 1} (`method = "monte_carlo"`, which also works for
 #' \eqn{d = 1}) the integrals are Monte Carlo estimates from `n` draws,
@@ -96,8 +114,9 @@ entropy <- function(law) {
       call
     )
   }
+  lf_p <- div_log_density(law)
   -div_integrate(function(x) {
-    lf <- dgh(x, law, log = TRUE)
+    lf <- lf_p(x)
     div_zero_mass(exp(lf) * lf, lf)
   }, div_breaks(list(law)))
 }
@@ -181,20 +200,92 @@ div_run <- function(law, other, method, n, call, quad, mc) {
 }
 
 div_kl_quad <- function(law, other) {
+  if (div_kl_infinite(law, other)) {
+    return(Inf)
+  }
+  lf_p <- div_log_density(law)
+  lf_q <- div_log_density(other)
   div_integrate(function(x) {
-    lf <- dgh(x, law, log = TRUE)
-    lg <- dgh(x, other, log = TRUE)
+    lf <- lf_p(x)
+    lg <- lf_q(x)
     div_zero_mass(exp(lf) * (lf - lg), lf)
   }, div_breaks(list(law)))
 }
 
 div_hel_quad <- function(law, other) {
+  lf_p <- div_log_density(law)
+  lf_q <- div_log_density(other)
   h2 <- div_integrate(function(x) {
-    sf <- exp(dgh(x, law, log = TRUE) / 2)
-    sg <- exp(dgh(x, other, log = TRUE) / 2)
+    sf <- exp(lf_p(x) / 2)
+    sg <- exp(lf_q(x) / 2)
     (sf - sg)^2 / 2
   }, div_breaks(list(law, other)))
   sqrt(min(1, max(0, h2)))
+}
+
+# The log density of a univariate law, as a function of x: dgh(), or for a
+# law at its normal limit (div_normal_limit()) that normal's.
+div_log_density <- function(law) {
+  nl <- div_normal_limit(law)
+  if (is.null(nl)) {
+    # (dgh() is NaN where (x - mu)^2 overflows for some laws: no mass)
+    return(function(x) {
+      l <- suppressWarnings(dgh(x, law, log = TRUE))
+      l[is.nan(l) & abs(x) > 1e150] <- -Inf
+      l
+    })
+  }
+  function(x) stats::dnorm(x, nl$mean, nl$sd, log = TRUE)
+}
+
+# NULL, or the normal law N(mu + m gamma, m sigma^2) (m = sqrt(b / a), the
+# limit of E[Y]; Var(Y) -> 0) of a law with sqrt(ab) >= 1e100, which it
+# equals to O(1 / sqrt(ab)) out to (ab)^(1/4) scales (1e50 and more): a
+# normal written as a GH law (e.g. a = b = 1e300), taken as that normal,
+# whose tails dgh() cannot follow beyond ~1e4 scales there.
+div_normal_limit <- function(law) {
+  w <- sqrt(law$a) * sqrt(law$b)
+  if (!(w >= div_normal_w)) {
+    return(NULL)
+  }
+  m <- sqrt(law$b) / sqrt(law$a)
+  s2 <- drop(law$sigma)
+  list(mean = law$mu[[1L]] + m * law$gamma[[1L]], sd = sqrt(m * s2))
+}
+
+div_normal_w <- 1e100
+
+# The decay of a univariate law's tails, one per side (lower, upper):
+# "exp" (exponential: a > 0, or the light side of a skew-t), "normal"
+# (div_normal_limit()), or the power k of a power tail |x|^-(k + 1) (a =
+# 0, nu = -2p degrees of freedom: k = nu, or nu / 2 on the heavy side,
+# where gamma points).
+div_tails <- function(law) {
+  if (!is.null(div_normal_limit(law))) {
+    return(list("normal", "normal"))
+  }
+  if (law$a > 0) {
+    return(list("exp", "exp"))
+  }
+  nu <- -2 * law$p
+  g <- law$gamma[[1L]]
+  list(if (g < 0) nu / 2 else if (g > 0) "exp" else nu,
+       if (g > 0) nu / 2 else if (g < 0) "exp" else nu)
+}
+
+# KL(P || Q) = E_P[log f_P] - E_P[log f_Q] is infinite where, on one side,
+# -log f_Q grows as |x| (an exponential tail of Q) and P's tail has no
+# first moment (a power tail of power k <= 1), or as x^2 (a normal Q) and
+# P's tail has no second moment (k <= 2); E_P[log f_P] is finite for
+# every GH law.
+div_kl_infinite <- function(law, other) {
+  tp <- div_tails(law)
+  tq <- div_tails(other)
+  any(vapply(1:2, function(side) {
+    k <- tp[[side]]
+    is.numeric(k) && ((tq[[side]] == "exp" && k <= 1) ||
+                        (tq[[side]] == "normal" && k <= 2))
+  }, NA))
 }
 
 div_kl_mc <- function(law, other, n) {
@@ -221,9 +312,10 @@ div_hel_weight <- function(x, law, other) {
   (1 - r)^2 / (1 + r^2)
 }
 
-# 0 where the density f = exp(lf) is 0 (0 log 0 = 0).
+# 0 where the density f = exp(lf) is 0 (0 log 0 = 0, and a mass below
+# the doubles).
 div_zero_mass <- function(v, lf) {
-  v[lf == -Inf] <- 0
+  v[lf == -Inf | exp(lf) == 0] <- 0
   v
 }
 
@@ -232,14 +324,59 @@ div_probs <- c(1e-12, 1e-8, 1e-4, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99,
 
 # Panel ends: quantiles and locations of the laws.
 div_breaks <- function(laws) {
-  q <- unlist(lapply(laws, function(l) c(qgh(div_probs, l), l$mu)))
+  q <- unlist(lapply(laws, function(l) {
+    nl <- div_normal_limit(l)
+    if (is.null(nl)) {
+      c(qgh(div_probs, l), l$mu)
+    } else {
+      stats::qnorm(div_probs, nl$mean, nl$sd)
+    }
+  }))
   sort(unique(q[is.finite(q)]))
 }
 
+# The integral of f over the real line: integrate() on the panels between
+# the breaks, and on each side beyond them in u = log(1 + |x - end| / s)
+# (s: the spread of the breaks), where a power tail |x|^-(k + 1) becomes
+# exp(-k u), in panels out to where x overflows: the heavy tails (a t of
+# 0.5 degrees of freedom, say) that integrate() on an infinite range calls
+# divergent or stops on with round-off.
 div_integrate <- function(f, breaks) {
-  cuts <- c(-Inf, breaks, Inf)
-  sum(vapply(seq_len(length(cuts) - 1L), function(i) {
-    stats::integrate(f, cuts[i], cuts[i + 1L], rel.tol = 1e-11,
-                     abs.tol = 1e-15, subdivisions = 2000L)$value
+  inner <- sum(vapply(seq_len(length(breaks) - 1L), function(i) {
+    div_panel(f, breaks[i], breaks[i + 1L])
   }, numeric(1)))
+  s <- max(diff(range(breaks)), abs(breaks) * 1e-8, 1e-300)
+  tail <- function(end, dir) {
+    g <- function(u) {
+      x <- end + dir * s * expm1(u)
+      v <- f(x) * s * exp(u)
+      v[!is.finite(x)] <- 0
+      v
+    }
+    sum(vapply(seq_len(length(div_tail_u) - 1L), function(i) {
+      div_panel(g, div_tail_u[i], div_tail_u[i + 1L])
+    }, numeric(1)))
+  }
+  inner + tail(breaks[1L], -1) + tail(breaks[length(breaks)], 1)
+}
+
+# The panels in u of div_integrate()'s tails (x = s e^709 is the largest
+# double's scale).
+div_tail_u <- c(0, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 709)
+
+# One panel by integrate(); a panel on one side of 0 that spans more than
+# a factor of 4 in x (the far quantiles of a heavy tail: 1e7 to 1e15) in
+# log |x|, where a power tail is smooth.
+div_panel <- function(f, lo, hi) {
+  quad <- function(g, lo, hi) {
+    stats::integrate(g, lo, hi, rel.tol = 1e-11, abs.tol = 1e-15,
+                     subdivisions = 2000L)$value
+  }
+  if (lo > 0 && hi > 4 * lo) {
+    return(quad(function(t) f(exp(t)) * exp(t), log(lo), log(hi)))
+  }
+  if (hi < 0 && lo < 4 * hi) {
+    return(quad(function(t) f(-exp(t)) * exp(t), log(-hi), log(-lo)))
+  }
+  quad(f, lo, hi)
 }

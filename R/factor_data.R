@@ -57,7 +57,7 @@ factor_estep_args <- function(par, what) {
 factor_pca_summary <- function(tot, std, r, iter = 4L) {
   d <- length(std$scale)
   k <- min(d, r + 5L)
-  den <- (if (is.null(tot$w)) tot$n else tot$w) - 1
+  den <- chunk_divisor(tot)
   top <- order(std$scale, decreasing = TRUE)[seq_len(k)]
   factor_subspace(function(v) tot$cp %*% v / den,
                   tot$cp[, top, drop = FALSE], std$scale, iter)

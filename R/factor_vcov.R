@@ -36,6 +36,26 @@
 # information of a factor fit (2 k E-steps).
 factor_vcov_max_k <- 5000L
 
+# TRUE, with a warning, where the factors are not identified
+# (factor_identified()): the information is singular beyond the rotations.
+factor_vcov_unidentified <- function(object) {
+  d <- object$d
+  if (is.null(d)) d <- length(object$parameters$mu)
+  r <- object$factors
+  if (factor_identified(d, r)) {
+    return(FALSE)
+  }
+  warn_vcov(sprintf(
+    paste(
+      "%d factors in d = %d are not identified ((d - r)^2 < d + r): the",
+      "loadings are not unique, so they have no standard errors (fit",
+      "factors = NULL for those of Sigma)"
+    ),
+    r, d
+  ))
+  TRUE
+}
+
 factor_vcov <- function(object, cluster, call, log_scale = NULL) {
   if (!is.null(object$scaling)) {
     return(factor_vcov_scaled(object, cluster, call))
@@ -47,7 +67,7 @@ factor_vcov <- function(object, cluster, call, log_scale = NULL) {
                           symmetric)
   factor_check_vcov_size(length(nm), call)
   na_cov <- matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
-  if (vcov_warn_fit(object)) {
+  if (vcov_warn_fit(object) || factor_vcov_unidentified(object)) {
     return(na_cov)
   }
   steps <- factor_vcov_steps(par, family, symmetric)

@@ -179,8 +179,15 @@ print.ghmix_control <- function(x, ...) {
 #'   `simulate()`, `coef()` and `plot()`, which compute there. Where a
 #'   parameter cannot be represented in the data's units (\eqn{\Sigma} of
 #'   data on a scale of 1e160 is 1e320), the fit warns (class
-#'   `ghmix_warning_scale`). Chunked data ([ghmix_data()]) are fitted in
-#'   their own units; for them such a scale is an error.
+#'   `ghmix_warning_scale`). Mixtures (`components`) of rows in memory are
+#'   fitted standardised the same way: \eqn{\Sigma_k \to D\Sigma_k D}{Sigma_k
+#'   -> D Sigma_k D} back in the data's units, and `scaling` holds the
+#'   components in the standardised units, which `predict()` and
+#'   `simulate()` use; `vcov()` of such a mixture is an error of class
+#'   `ghmix_error_scale` where a parameter cannot be represented in the
+#'   data's units, and with `shrink` the target must be `"diagonal"`.
+#'   Chunked data ([ghmix_data()]) are fitted in their own units; for them
+#'   such a scale is an error.
 #'
 #' @section Rows far from the rest: A row at \eqn{D} robust spreads
 #'   (IQR / 1.349) from the column medians dominates the EM's sums of
@@ -308,6 +315,12 @@ print.ghmix_control <- function(x, ...) {
 #'   log-likelihood, extended by its last gain for each cycle left, stays
 #'   below the best an earlier start reached. The EM on every row then
 #'   continues from the chosen start's parameters after its five cycles.
+#'   The check that the columns of `x` are not collinear is made within
+#'   clusters (k-means of G clusters from evenly spaced rows along the
+#'   first principal axis: no random numbers) where the pooled columns
+#'   are collinear to the doubles (clusters \eqn{10^6}{1e6} spreads apart
+#'   along a line); with several `components`, G = 1 is then left out
+#'   with a warning (its one \eqn{\Sigma} would be singular).
 #'   A start's clusters are numbered by their first row, so that the same
 #'   partition gives the same start whatever the seed.
 #'   The starts use R's random number generator, so `set.seed()`
@@ -315,7 +328,14 @@ print.ghmix_control <- function(x, ...) {
 #'   `start` may instead be cluster labels (an integer vector or factor
 #'   with one value per row, G distinct values, each cluster with at least
 #'   d + 1 rows: otherwise an error of class `ghmix_error_start_labels`) or
-#'   a previous mixture fit with G components.
+#'   a previous mixture fit with G components. A mixture fit of another
+#'   family gives its components' \eqn{\mu}, \eqn{\gamma} and
+#'   \eqn{\Sigma}, and mixing laws of this family (as for one
+#'   distribution) rescaled so that \eqn{E[Y]} is the start's (1 in the
+#'   gauge `"mean"`; where a mean is infinite, the geometric mean
+#'   \eqn{\exp E[\log Y]}); the fit is then run from it and from the
+#'   default starts, and the better of the two is kept (the other's
+#'   warnings are dropped), so such a start is never worse than none.
 #'
 #'   Components are reported ordered by the first coordinate of
 #'   \eqn{\mu_k} (ties by the next coordinates, then by decreasing
@@ -324,13 +344,18 @@ print.ghmix_control <- function(x, ...) {
 #'   Degenerate components: a component whose effective size
 #'   \eqn{\sum_i \tau_{ik}} falls below the larger of d + 1 and its number
 #'   of free parameters, whose M-step fails, or whose \eqn{\Sigma_k} is
-#'   not positive definite or has a condition number above 1e12 (in the
-#'   standardised units), is dropped with a warning of class
+#'   not positive definite or has a condition number above 1e12 both in
+#'   the standardised units and as a correlation matrix (so that clusters
+#'   far apart in one column, whose spreads there are far below the
+#'   pooled one, are regular), is dropped with a warning of class
 #'   `ghmix_warning_component` naming it; G decreases and the fit records
-#'   the drop in `dropped` (iteration, component, reason, size). Before a
+#'   the drop in `dropped` (iteration, component, reason, size; iteration
+#'   0 for a drop during the few EM cycles that screen the starts, when
+#'   the fit goes on from that start). Before a
 #'   drop is accepted, the EM runs again from the next best screened
 #'   starts that kept all G components (at most 3, best first; `restarts`
-#'   names those tried): the first run that keeps all G is the fit, and
+#'   names those tried; each stops at its own first drop, since it could
+#'   then not be the fit): the first run that keeps all G is the fit, and
 #'   the warning is given only when none does (the first run is then the
 #'   fit). A start given as labels or a fit is not restarted.
 #'
@@ -445,9 +470,13 @@ print.ghmix_control <- function(x, ...) {
 #'   reported gauge. Each fitter takes those of its family:
 #'   * every fitter: `mu` (`d` numbers) and `gamma` (`d` numbers, or `0`:
 #'     the same as `symmetric = TRUE`); [fit_gaussian()] `mu` only;
-#'   * `fit_gh()`: `p`, `a` and `b` (single numbers; `a`, `b` positive);
-#'     `p = (d + 1) / 2` is the hyperbolic law ([fit_hyperbolic()], which
-#'     holds that `p` and takes `mu`, `gamma`, `a` or `b` besides);
+#'   * `fit_gh()`: `p`, `a` and `b` (single numbers; `a`, `b` normal
+#'     positive doubles, at least 2.2e-308: 0 is the skew-t or VG limit,
+#'     [fit_skewt()] or [fit_vg()]; a tiny `a` or `b`, such as 1e-300, gives
+#'     the fit of that limit to the convergence tolerance, the start's
+#'     \eqn{p} chosen then so that its law is not within 1e-8 of the
+#'     limit); `p = (d + 1) / 2` is the hyperbolic law ([fit_hyperbolic()],
+#'     which holds that `p` and takes `mu`, `gamma`, `a` or `b` besides);
 #'   * `fit_nig()`: `a` or `b` (one of them: with \eqn{E[Y] = 1} the NIG
 #'     has \eqn{a = b}; `p` is \eqn{-1/2});
 #'   * `fit_vg()`: `p` (positive: the shape of the gamma mixing law);
@@ -537,18 +566,39 @@ print.ghmix_control <- function(x, ...) {
 #'   errors of a posterior mode are not those of the observed information),
 #'   and `summary()` shows no standard errors. A GH fit starts from the
 #'   penalised NIG fit.
-#' @section Weights: With `weights`, every sum over the rows is weighted:
-#'   the E-step's statistics, the starting values and the standardisation
-#'   (weighted means, covariance with the frequency-weight divisor
-#'   \eqn{\sum w_i - 1}, weighted medians and quartiles), the detection of
-#'   ties (a row of weight 2 is a tie with itself, as two copies of it
-#'   would be), the convergence rule (the log-likelihood divided by
-#'   \eqn{\sum w_i}) and the observed information of `vcov()`. `nobs` is
-#'   then \eqn{\sum w_i} (what [stats::BIC()] uses; the number of rows
-#'   stands for that many observations) and `nrow` the number of rows
-#'   fitted; `weights` holds the weights of those rows. `print()` and
-#'   `summary()` say that the fit is weighted; `fitted()`, `predict()` and
-#'   `simulate()` (which draws `nrow` rows) ignore the weights.
+#' @section Weights: `weights` are frequency weights: \eqn{w_i} is the
+#'   number of times row \eqn{i} was observed (it may be fractional), and
+#'   their sum is the sample size. Every fitter (one distribution, mixtures,
+#'   factor models, chunked data, online EM) maximises the weighted
+#'   log-likelihood \eqn{\sum w_i \log f(x_i)}, whose maximum does not move
+#'   when all weights are multiplied by a constant, and counts as follows.
+#'   * The sample size: `nobs` is \eqn{\sum w_i} (what [stats::BIC()] and
+#'     ICL use), `loglik` is the weighted sum, and `vcov()` is the inverse
+#'     of the weighted observed information; so these change with the
+#'     scale of the weights, as they would for a replicated sample. A
+#'     `shrink` prior's pseudo-observations (a given weight, and the
+#'     Ledoit-Wolf rule's intensity, which falls as the sample grows) are
+#'     counted against \eqn{\sum w_i} too.
+#'   * The estimates: apart from `shrink`, they depend only on the
+#'     weights' proportions \eqn{w_i / \sum w_i} (up to rounding and the
+#'     convergence tolerance: weights of total 1e-10 or 1e300 give the fit
+#'     of weights all 1). Where the fitters count rows (the covariance of
+#'     the start and of the standardisation, with divisor
+#'     \eqn{\sum w_i - w_{\min}}{sum(w) - min(w)}, weighted medians and
+#'     quartiles, the least size of a mixture component, the detection of
+#'     ties, the steps of a direct maximisation) a row of the smallest
+#'     positive weight \eqn{w_{\min}}{min(w)} counts as one row: integer
+#'     weights that include a 1 are exactly the rows replicated (a row of
+#'     weight 2 is a tie with itself, as two copies of it would be), and
+#'     equal weights are the rows unweighted.
+#'
+#'   The convergence rule divides the log-likelihood by \eqn{\sum w_i}.
+#'   `nrow` is the number of rows fitted and `weights` holds their weights.
+#'   `print()` and `summary()` say that the fit is weighted; `fitted()`,
+#'   `predict()` and `simulate()` (which draws `nrow` rows) ignore the
+#'   weights. Weights must be finite, \eqn{\ge 0}, not all 0, the
+#'   positive ones normal doubles (at least 2.2e-308, not subnormal), with
+#'   a finite sum.
 #' @param factors `NULL` (default): a full dispersion matrix \eqn{\Sigma}.
 #'   A whole number \eqn{r}, \eqn{0 \le r < d}{0 <= r < d}: the
 #'   factor-analytic model \eqn{\Sigma = F F' + \mathrm{diag}(D)}{Sigma =
@@ -636,7 +686,18 @@ print.ghmix_control <- function(x, ...) {
 #'   M-step; and the number of E-steps), `gauge`, `family`, `symmetric`,
 #'   `ties`, `na_action` and the data. Methods: `print()`, `summary()`,
 #'   `coef()`, `logLik()` (so `AIC()` and `BIC()` work), `vcov()`,
-#'   `fitted()`, `predict()`, `simulate()` and `plot()`.
+#'   `fitted()`, `predict()`, `simulate()` and `plot()`. A univariate fit
+#'   whose EM did not converge because the likelihood's supremum is at the
+#'   boundary \eqn{\Sigma \to 0} (the normal part's share
+#'   \eqn{\sigma^2 E[Y] / \mathrm{Var}(X)}{sigma^2 E[Y] / Var(X)} below
+#'   1e-3, and the law there at least as likely as the EM's last point)
+#'   also has `limit`: that law, \eqn{\mu + \gamma Y}{mu + gamma Y}, the
+#'   mixing law shifted (and reflected where \eqn{\gamma < 0}) -- for the
+#'   NIG an inverse Gaussian -- fitted by maximum likelihood, as
+#'   `list(mu, sign, p, a, b, loglik)` for \eqn{\mu + \mathrm{sign}\,
+#'   Y'}{mu + sign Y'}, \eqn{Y' = |\gamma| Y \sim \mathrm{GIG}(p, a,
+#'   b)}{Y' = |gamma| Y ~ GIG(p, a, b)}; its `message` (and the warning)
+#'   says so, and the parameters are the EM's last.
 #' @references McNeil, A. J., Frey, R. and Embrechts, P. (2005).
 #'   *Quantitative Risk Management*, section 3.2.4 (EM for generalized
 #'   hyperbolic distributions). Protassov, R. S. (2004). EM-based maximum

@@ -86,11 +86,14 @@ check_no_columns <- function(x, arg, call) {
   }
 }
 
+# collinear: TRUE (a check of collinearity), FALSE (none) or, for a
+# mixture, its largest number of components G (the check within clusters).
 mix_check_shape <- function(x, call, collinear = TRUE) {
   check_rows(nrow(x), ncol(x), call)
   rng <- apply(x, 2L, range)
+  groups <- if (isTRUE(collinear)) 1L else as.integer(collinear)
   check_columns(rng[1L, ], rng[2L, ], colnames(x),
-                if (collinear) function() mix_cor_bulk(x), call)
+                if (groups > 0L) function() mix_cor_bulk(x, groups), call)
   invisible(x)
 }
 
@@ -99,10 +102,13 @@ mix_check_shape <- function(x, call, collinear = TRUE) {
 # column.  One row far off the axes (x = (D, -D/3), D = 1e13) dominates
 # the sample correlation (-1 to the doubles) though the columns are not
 # collinear; truly collinear rows stay collinear in any subset.
-mix_cor_bulk <- function(x) {
+mix_cor_bulk <- function(x, groups = 1L) {
   cm <- mix_cor(x)
   if (!all(is.finite(cm)) || !cor_singular(cm)) {
     return(cm)
+  }
+  if (groups > 1L) {
+    return(mix_cor_within(x, groups))
   }
   center <- column_medians(x)
   far <- Reduce(`|`, lapply(seq_len(ncol(x)), function(j) {
@@ -112,6 +118,30 @@ mix_cor_bulk <- function(x) {
     return(cm)
   }
   mix_cor(x[!far, , drop = FALSE])
+}
+
+# The correlation of the rows of a mixture of G components about their
+# clusters' means: clusters far apart (1e6 spreads along a line) make the
+# pooled columns collinear to the doubles while each cluster is regular;
+# truly collinear rows stay collinear within clusters.  The clusters by
+# k-means (stats::kmeans(), Hartigan and Wong) from G rows at evenly spaced
+# ranks along the first principal axis of the rows standardised (no
+# random numbers); the pooled correlation where that fails.
+mix_cor_within <- function(x, g) {
+  z <- x / rep(2^ceiling(log2(apply(abs(x), 2L, max))), each = nrow(x))
+  z <- sweep(z, 2L, colMeans(z))
+  z <- z / rep(pmax(sqrt(colSums(z^2)), .Machine$double.xmin), each = nrow(z))
+  axis <- svd(z, nu = 0L, nv = 1L)$v
+  ord <- order(drop(z %*% axis))
+  first <- ord[pmax(1L, round((seq_len(g) - 0.5) / g * nrow(z)))]
+  km <- tryCatch(
+    stats::kmeans(z, z[first, , drop = FALSE], iter.max = 50L),
+    error = function(e) NULL
+  )
+  if (is.null(km)) {
+    return(mix_cor(x))
+  }
+  mix_cor(z - km$centers[km$cluster, , drop = FALSE])
 }
 
 # TRUE when the correlation matrix cm is singular to the rule of
@@ -183,37 +213,55 @@ check_columns <- function(lo, hi, names, cor, call) {
 
 plural <- function(x) if (length(x) == 1L) "" else "s"
 
+# A count for a message: in full up to 1e15, else in 4 significant digits
+# (a count by weight can be any double).
+format_count <- function(n) {
+  format(n, digits = if (n < 1e15) 15L else 4L, scientific = n >= 1e15)
+}
+
 row_list <- function(rows, max = 5L) {
   shown <- paste(utils::head(rows, max), collapse = ", ")
   if (length(rows) > max) paste0(shown, ", ...") else shown
 }
 
 # Rows that repeat an earlier row, the distinct repeated points and how many
-# rows each holds (with weights w: the weight each holds, so that a row of
-# weight 2 is a tie with itself): sort the rows and compare neighbours
-# (duplicated() on a matrix pastes rows into strings, which is slow for
-# large n).
-mix_ties <- function(x, w = NULL) {
-  ties <- tie_points(x, if (is.null(w)) rep(1L, nrow(x)) else w)
+# rows each holds (with weights w: the weight each holds, in units of the
+# smallest positive weight, weights_unit(), so that a row of weight 2 is a
+# tie with itself among rows of weight 1, and the rule does not depend on
+# the weights' scale): sort the rows and compare neighbours (duplicated()
+# on a matrix pastes rows into strings, which is slow for large n).
+mix_ties <- function(x, w = NULL,
+                     unit = if (is.null(w)) 1 else weights_unit(w)) {
+  ties <- tie_points(x, if (is.null(w)) rep(1L, nrow(x)) else w, unit)
   ties$weighted <- !is.null(w)
   ties
 }
 
-# The points of x (a matrix of points, each standing for `count` rows) that
-# stand for more than one row: list(n_repeated, points, counts).
-tie_points <- function(x, count) {
+# The points of x (a matrix of points, each standing for `count` rows, or
+# count / unit with weights) that stand for more than one row:
+# list(n_repeated (in units), points, counts (as given), unit).
+tie_points <- function(x, count, unit = 1) {
   n <- nrow(x)
   ord <- do.call(order, lapply(seq_len(ncol(x)), function(j) x[, j]))
   xs <- x[ord, , drop = FALSE]
   same <- rowSums(xs[-1L, , drop = FALSE] == xs[-n, , drop = FALSE]) ==
     ncol(x)
-  # the first row of each run of equal rows, and the rows the run stands for
+  # the first row of each run of equal rows, and the rows the run stands
+  # for (summed by run: differences of a cumulative sum of weights round)
   first <- which(c(n > 0L, !same))
-  total <- cumsum(count[ord])[c(first[-1L] - 1L, n)]
-  counts <- diff(c(0L, total))
-  keep <- counts > 1L
-  list(n_repeated = sum(counts[keep]) - sum(keep),
-       points = xs[first[keep], , drop = FALSE], counts = counts[keep])
+  counts <- if (is.integer(count) || n == 0L) {
+    diff(c(0L, cumsum(count[ord])[c(first[-1L] - 1L, n)]))
+  } else {
+    as.vector(rowsum(count[ord], cumsum(c(n > 0L, !same)), reorder = FALSE))
+  }
+  keep <- counts > unit
+  n_repeated <- if (unit == 1) {
+    sum(counts[keep]) - sum(keep)
+  } else {
+    sum(counts[keep]) / unit - sum(keep)
+  }
+  list(n_repeated = n_repeated, points = xs[first[keep], , drop = FALSE],
+       counts = counts[keep], unit = unit)
 }
 
 # The likelihood is unbounded at a point holding n0 of the n rows (mu at
@@ -246,7 +294,7 @@ mix_warn_ties <- function(ties, family, call, n) {
       "stops and reports converged = FALSE if it does. Consider %sremoving",
       "or jittering the repeated rows."
     ),
-    format(ties$n_repeated, digits = 7L, scientific = FALSE),
+    format_count(ties$n_repeated),
     if (ties$n_repeated == 1) "" else "s",
     if (isTRUE(ties$weighted)) " (counted by weight)" else "",
     if (ties$n_repeated == 1) "s" else "",

@@ -212,12 +212,19 @@ extreme_objective <- function(ctx) {
 }
 
 # nlminb() from v0; v0 itself where it ends at non-finite parameters.
+# (It minimises the objective per row of the smallest weight, so that its
+# steps do not depend on the scale of the weights.)
 extreme_maximise <- function(v0, ctx) {
   obj <- extreme_objective(ctx)
-  opt <- stats::nlminb(v0, obj, control = list(
+  unit <- if (is.null(ctx$w)) 1 else weights_unit(ctx$w)
+  per_unit <- if (unit == 1) obj else function(v) {
+    min(obj(v) / unit, .Machine$double.xmax)
+  }
+  opt <- stats::nlminb(v0, per_unit, control = list(
     eval.max = 4000L, iter.max = 2000L, rel.tol = 1e-14
   ))
   if (all(is.finite(opt$par)) && is.finite(opt$objective)) {
+    opt$objective <- opt$objective * unit
     return(opt)
   }
   list(par = v0, objective = obj(v0))

@@ -50,6 +50,7 @@ factor_fitted_rows <- function(x, w, r, call) {
       call
     )
   }
+  factor_warn_identified(ncol(x), r, call)
   mix_fitted_rows(x, w, factor_moments)
 }
 
@@ -59,7 +60,8 @@ factor_moments <- function(x, w) {
   vw <- if (is.null(w)) rep(1, nrow(x)) else w
   center <- drop(crossprod(vw, x)) / tot
   u <- x - rep(center, each = nrow(x))
-  scale <- sqrt(drop(crossprod(vw, u^2)) / (tot - 1))
+  den <- if (is.null(w)) tot - 1 else weights_divisor(w)
+  scale <- sqrt(drop(crossprod(vw, u^2)) / den)
   list(center = stats::setNames(center, colnames(x)),
        scale = stats::setNames(scale, colnames(x)))
 }
@@ -124,13 +126,14 @@ factor_pca <- function(x, w, std, r, iter = 4L) {
   rows <- if (is.null(w)) seq_len(nrow(x)) else which(w > 0)
   keep <- rows[factor_pca_subset(length(rows), d)]
   x <- x[keep, , drop = FALSE]
+  unit <- if (is.null(w)) 1 else weights_unit(w)
   if (!is.null(w)) w <- w[keep] * (sum(w) / sum(w[keep]))
-  tot <- if (is.null(w)) nrow(x) else sum(w)
+  den <- (if (is.null(w)) nrow(x) else sum(w)) - unit
   u <- x - rep(std$center, each = nrow(x))
   uw <- if (is.null(w)) u else u * w
   k <- min(d, r + 5L)
   top <- order(std$scale, decreasing = TRUE)[seq_len(k)]
-  factor_subspace(function(v) crossprod(uw, u %*% v) / (tot - 1),
+  factor_subspace(function(v) crossprod(uw, u %*% v) / den,
                   crossprod(uw, u[, top, drop = FALSE]), std$scale, iter)
 }
 
@@ -377,10 +380,42 @@ factor_tie_argument <- function(par, ctx) {
 }
 
 # Free parameters of a factor fit: mu, gamma, F less its rotations
-# (r (r - 1) / 2), D, and the mixing parameters less the gauge.
+# (r (r - 1) / 2), D, and the mixing parameters less the gauge; F and D
+# count at most as the full Sigma's d (d + 1) / 2, which they fill where
+# r factors are not identified (factor_identified()).
 factor_df <- function(family, symmetric, d, r) {
-  d + (if (symmetric) 0L else d) + d * r - r * (r - 1L) / 2L + d +
-    length(mix_family(family)$free) - 1L
+  sigma <- min(d * r - r * (r - 1L) / 2L + d, d * (d + 1L) / 2L)
+  d + (if (symmetric) 0L else d) + sigma + length(mix_family(family)$free) -
+    1L
+}
+
+# Whether r factors in d dimensions are identified (up to rotation): F F'
+# + diag(D) has no more parameters than Sigma, (d - r)^2 >= d + r
+# (Ledermann 1937; Anderson and Rubin 1956).  Beyond it (r >= 3 in d = 5)
+# the model is the full Sigma with loadings that are not unique.
+factor_identified <- function(d, r) (d - r)^2 >= d + r
+
+# A warning (class ghmix_warning_factors) where r is not identified.
+factor_warn_identified <- function(d, r, call) {
+  if (factor_identified(d, r)) {
+    return(invisible(TRUE))
+  }
+  top <- max(which(vapply(0:r, factor_identified, NA, d = d))) - 1L
+  ghmix_warn(
+    sprintf(
+      paste(
+        "%d factors in d = %d are not identified ((d - r)^2 < d + r): the",
+        "factor model is the full Sigma (df counts its %d parameters) with",
+        "loadings that are not unique, and vcov() has no standard errors;",
+        "use %s, or factors = NULL."
+      ),
+      r, d, d * (d + 1L) / 2L,
+      if (top == 0L) "factors = 0 (a diagonal Sigma)" else
+        sprintf("factors <= %d", top)
+    ),
+    class = "ghmix_warning_factors", call = call
+  )
+  invisible(FALSE)
 }
 
 # The fit object's factor parts: the parameters in the documented rotation

@@ -112,6 +112,20 @@ check_fixed_gauge <- function(v, nm, call) {
   if (nm %in% c("a", "b") && v <= 0) {
     abort_argument(sprintf("`fixed$%s` must be positive.", nm), call)
   }
+  if (nm %in% c("a", "b") && v < .Machine$double.xmin) {
+    # (a subnormal: below the doubles' precision, the limit itself)
+    abort_argument(
+      sprintf(
+        paste(
+          "`fixed$%s` must be at least 2.2e-308 (the smallest normal",
+          "double), not %g; %s = 0 is the %s limit: %s."
+        ),
+        nm, v, nm, if (nm == "a") "skew-t" else "variance gamma",
+        if (nm == "a") "fit_skewt()" else "fit_vg()"
+      ),
+      call
+    )
+  }
 }
 
 # The fixed values in the units the rows are fitted in (scaling: NULL or

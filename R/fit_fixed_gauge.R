@@ -69,9 +69,29 @@ gauge_w <- function(p, fixed) {
   side <- if (is.null(fixed$a)) -1 else 1
   target <- log(if (is.null(fixed$a)) fixed$b else fixed$a)
   f <- function(lw) lw + side * gauge_log_ratio(p, exp(lw)) - target
-  root <- stats::uniroot(f, target + c(-1, 1), extendInt = "upX",
-                         tol = 1e-14, maxiter = 2000L)
-  exp(root$root)
+  gauge_w_root(f, target)
+}
+
+# The root of f (increasing in log w) from target +- 1, its exp; NA where
+# it is not a normal double: a* or b* of 1e-50 to 1e-300, held with a p
+# next to 0 (w ~ a*^(1 / -2p) for -1 < p < 0, DLMF 10.30.2), or b* = 5e-324
+# (target + 1 below the doubles): the p search of the M-step avoids it.
+gauge_w_root <- function(f, target) {
+  lo <- log(.Machine$double.xmin)
+  start <- target + c(-1, 1)
+  if (start[[1L]] < lo) {
+    if (!isTRUE(f(lo) < 0)) {
+      return(NA_real_)
+    }
+    start <- lo + c(0, 1)
+  }
+  root <- tryCatch(
+    stats::uniroot(f, start, extendInt = "upX", tol = 1e-14,
+                   maxiter = 2000L)$root,
+    error = function(e) NA_real_
+  )
+  w <- exp(root)
+  if (!isTRUE(w >= .Machine$double.xmin) || !is.finite(w)) NA_real_ else w
 }
 
 # The law (p, w) where two of p, a*, b* are held: w = sqrt(a* b*) and
@@ -172,8 +192,20 @@ gauge_q <- function(v, fixed, m) {
     nrm <- NULL
     q <- gauge_q_mixing(u$p, u$w, c, m)
   }
-  list(q = if (is.finite(q)) q else -Inf, p = u$p, w = u$w, c = c,
-       k = u$k, normal = nrm)
+  ok <- is.finite(q) && gauge_representable(u$p, u$w, c)
+  list(q = if (ok) q else -Inf, p = u$p, w = u$w, c = c, k = u$k,
+       normal = nrm)
+}
+
+# Whether the mixing law (p, w / c, w c), and the same in the gauge E[Y] =
+# 1, (w R, w / R), have a and b that are normal doubles: with a* of 1e-50
+# held, a p next to 0 takes w to 1e-180 and a below the doubles, where the
+# search must not go (the maximum is near the skew-t limit, w ~ 1e-25).
+gauge_representable <- function(p, w, c) {
+  lo <- log(.Machine$double.xmin)
+  hi <- log(.Machine$double.xmax)
+  l <- log(w) + c(-log(c), log(c), gauge_log_ratio(p, w) * c(1, -1))
+  all(is.finite(l) & l >= lo & l <= hi)
 }
 
 # The ECM M-step with a*, b* or gamma* held (and mu, p where fixed holds
@@ -242,6 +274,42 @@ gauge_mixing <- function(best) {
     return(best[c("p", "a", "b")])
   }
   list(p = best$p, a = best$w / best$c, b = best$w * best$c)
+}
+
+# The start par of a fit with one of a*, b* held and p free, where the
+# start's p gives a law within 1e-8 of its limit (w(p) < 1e-8: a* = 1e-50
+# held from a NIG start, p = -1/2, gives w = 1e-50, a law the EM cannot
+# leave): p instead from the start's other one of a*, b* kept (gauge_law()
+# of both; a* = 1e-50 with a NIG's b* = 1.5 gives p = -1.75, near the
+# skew-t limit the fit tends to).  Otherwise par itself.
+gauge_start <- function(par, fixed) {
+  one <- xor(is.null(fixed$a), is.null(fixed$b))
+  if (!one || !is.null(fixed$p) || !is.null(fixed$law) ||
+        isTRUE(gauge_w(par$p, fixed) >= 1e-8)) {
+    return(par)
+  }
+  ws <- sqrt(par$a * par$b)
+  r <- exp(gauge_log_ratio(par$p, ws))
+  law <- gauge_start_law(fixed, ws, r)
+  if (is.null(law)) {
+    return(par)
+  }
+  # the start's E[Y] = c R kept (Sigma and gamma are on its scale)
+  c_new <- sqrt(par$b / par$a) * r / exp(gauge_log_ratio(law[[1L]], law[[2L]]))
+  par$p <- law[[1L]]
+  par$a <- law[[2L]] / c_new
+  par$b <- law[[2L]] * c_new
+  gauge_impose(par, fixed)
+}
+
+# (p, w) of gauge_law() with the held one of a*, b* and the start's other
+# (w R or w / R of the start's w and R): NULL where it fails.
+gauge_start_law <- function(fixed, ws, r) {
+  kept <- if (is.null(fixed$a)) list(a = ws * r, b = fixed$b) else
+    list(a = fixed$a, b = ws / r)
+  law <- tryCatch(gauge_law(kept), error = function(e) NULL)
+  if (is.null(law) || !all(is.finite(law)) || !isTRUE(law[[2L]] > 0)) NULL
+  else law
 }
 
 # par moved onto the constraints (any gauge; its scale c is kept): p and w

@@ -180,7 +180,13 @@ ghmix_online <- function(batch_size = 1e4, step = c("robbins-monro", "forget"),
   online_check_number(rate, "rate", c(0, 1), "in (0, 1]", call)
   if (!(identical(warmup, 0) || identical(warmup, 0L) || is_count(warmup)) ||
         warmup > .Machine$integer.max) {
-    abort_argument("`warmup` must be a whole number, 0 or more.", call)
+    abort_argument(
+      sprintf(
+        "`warmup` must be a whole number from 0 to %d (iterations), not %s.",
+        .Machine$integer.max, format_arg_value(warmup)
+      ),
+      call
+    )
   }
   structure(
     list(batch_size = as.double(batch_size), step = step, kappa = kappa,
@@ -240,6 +246,7 @@ online_fit <- function(x, family, symmetric, start, control, gauge, na_rm,
   if (is.null(first)) {
     abort_argument("`x` gave no rows to fit.", call)
   }
+  online_check_first(first, control$online$batch_size, call)
   args <- online_model_args(args, model, call)
   warm <- online_warmup(first, family, start, args, fixed, call)
   state <- online_state(warm$point, warm$ctx, control$online, first, t = 1)
@@ -247,6 +254,29 @@ online_fit <- function(x, family, symmetric, start, control, gauge, na_rm,
   online_report_first(state, control$trace)
   state <- online_continue(state, stream, warm$ctx, args, call)
   online_result(state, warm$ctx, args, call, t_start)
+}
+
+# The warm-up fit needs a first batch of more than d + 1 rows (of positive
+# weight): an error that names the batch and batch_size, not `x`.
+online_check_first <- function(first, batch_size, call) {
+  d <- ncol(first$x)
+  n <- if (is.null(first$w)) nrow(first$x) else sum(first$w > 0)
+  if (n > d + 1L) {
+    return(invisible())
+  }
+  ghmix_abort(
+    sprintf(
+      paste(
+        "The first batch of `x` has %d row%s%s; the warm-up fit of online EM",
+        "needs more than d + 1 = %d: raise `batch_size` of ghmix_online()",
+        "(now %s), or give the first batch more rows."
+      ),
+      n, plural(seq_len(n)), if (is.null(first$w)) "" else
+        " of positive weight", d + 1L, format(batch_size)
+    ),
+    class = c("ghmix_error_batch", "ghmix_error_argument"), call = call,
+    batch = 1
+  )
 }
 
 # The batch fit of the first batch, for control$online$warmup iterations;
@@ -711,6 +741,19 @@ online_next <- function(stream, na_rm, call, d = NULL) {
     b$x <- b$x[-bad, , drop = FALSE]
     if (!is.null(b$w)) b$w <- b$w[-bad]
     stream$dropped <- stream$dropped + length(bad)
+  }
+  if (!is.null(b$w) && !any(b$w > 0)) {
+    ghmix_abort(
+      sprintf(
+        paste(
+          "The `weights` of batch %.0f of `%s` are all 0: the batch has",
+          "nothing to fit (leave it out of the stream)."
+        ),
+        i, stream$arg
+      ),
+      class = c("ghmix_error_batch", "ghmix_error_argument"), call = call,
+      batch = i
+    )
   }
   b
 }

@@ -65,6 +65,8 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
     start <- mix_start_internal(nig$em$point$par, src$scaling)
   }
   run <- fit_stage(src, family, start, args, call, state, "fit")
+  limit <- sigma_limit(run$em, run$ctx, src, family)
+  if (!is.null(limit)) run$em$status$message <- limit$message
   if (is.matrix(src$stored)) {
     rows <- src$stored
     if (!is.null(src$scaling)) rows <- scaling_apply(rows, src$scaling)
@@ -72,6 +74,7 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
                           weights_in_sums(src$weights))
   }
   fit <- mix_result(run$em, run$ctx, src, args, call, t_start)
+  fit$limit <- limit$limit
   src$finish(fixed_result(fit, args$fixed), src$engine)
 }
 
@@ -150,7 +153,7 @@ mix_moments <- function(x, w = NULL) {
 # One EM run from start (NULL: the default start of the family).
 fit_stage <- function(src, family, start, args, call, state, stage) {
   ctx <- mix_context(src, family, args, call)
-  par0 <- stage_start(src, start, family, args, call)
+  par0 <- gauge_start(stage_start(src, start, family, args, call), ctx$fixed)
   state$stage <- stage
   state$iter <- 0L
   state$par <- par0
@@ -383,18 +386,43 @@ check_start_mixing <- function(start, family, call) {
 }
 
 # The mixing parameters of start, moved into the family (e.g. a GH start for
-# a NIG fit keeps a and b and sets p = -1/2).
+# a NIG fit keeps a and b and sets p = -1/2), then with Y rescaled to the
+# start's scale (mix_start_rescale()).
 mix_start_sub <- function(start, par, family) {
   get_sub <- function(nm) if (is.null(start[[nm]])) par[[nm]] else start[[nm]]
   p <- get_sub("p")
   a <- get_sub("a")
   b <- get_sub("b")
-  switch(family,
+  sub <- switch(family,
     gh = list(p, a, b),
     nig = list(-0.5, if (a > 0) a else 1, if (b > 0) b else 1),
     vg = list(if (p > 0) p else 2, if (a > 0) a else 4, 0),
     skewt = list(if (p < 0) p else -3, 0, if (b > 0) b else 4)
   )
+  mix_start_rescale(c(p, a, b), sub)
+}
+
+# The family's law sub (p, a, b) with Y -> sY, (a, b) -> (a / s, b s), so
+# that its mean is that of the start's law `from` (their geometric means
+# exp(E[log Y]) where a mean is infinite): mu, gamma and Sigma of a start
+# from another family (a VG fit for a NIG fit) are on the scale of the
+# start's Y, which the law replaced had (in the gauge E[Y] = 1, say);
+# without it a component can start far from its data and collapse.
+mix_start_rescale <- function(from, sub) {
+  to <- unlist(sub, use.names = FALSE)
+  if (identical(as.double(from), as.double(to)) ||
+        !gig_valid(from[1L], from[2L], from[3L])) {
+    return(sub)
+  }
+  eta <- gig_expectation(c(from[1L], to[1L]), c(from[2L], to[2L]),
+                         c(from[3L], to[3L]))
+  m <- eta[, "E_y"]
+  log_s <- if (all(is.finite(m))) log(m[1L]) - log(m[2L]) else
+    eta[1L, "E_log_y"] - eta[2L, "E_log_y"]
+  if (!is.finite(log_s)) {
+    return(sub)
+  }
+  list(to[1L], to[2L] * exp(-log_s), to[3L] * exp(log_s))
 }
 
 # NULL, or why the fit is stopped as running into the singularity at tied

@@ -127,12 +127,7 @@ scaling_to_user <- function(par_z, sc, log_k) {
 # Warn when a parameter cannot be represented in the user's units (uses:
 # the methods that compute in standardised units).
 scaling_check <- function(par, par_z, call, uses = NULL) {
-  keep <- c("mu", "gamma", "sigma", "loadings", "uniquenesses", "a", "b")
-  z <- unlist(par_z[keep])
-  u <- unlist(par[keep])
-  lost <- (is.finite(z) & !is.finite(u)) |
-    (z != 0 & abs(u) < .Machine$double.xmin) # zero or subnormal
-  if (!any(lost)) {
+  if (!scaling_lost(par, par_z)) {
     return(invisible())
   }
   if (is.null(uses)) {
@@ -147,6 +142,17 @@ scaling_check <- function(par, par_z, call, uses = NULL) {
     ),
     class = "ghmix_warning_scale", call = call
   )
+}
+
+# Whether a parameter of par (the user's units) cannot be represented
+# where its value par_z in z units can.
+scaling_lost <- function(par, par_z) {
+  keep <- c("mu", "gamma", "sigma", "loadings", "uniquenesses", "a", "b")
+  z <- unlist(par_z[keep])
+  u <- unlist(par[keep])
+  lost <- (is.finite(z) & !is.finite(u)) |
+    (z != 0 & abs(u) < .Machine$double.xmin) # zero or subnormal
+  any(lost)
 }
 
 # The fit in z units: its parameters, data and trace there, without

@@ -54,6 +54,23 @@ check_weights_positive <- function(w, call) {
   if (!any(w > 0)) {
     abort_argument("`weights` are all 0 (for the rows fitted).", call)
   }
+  if (any(w > 0 & w < .Machine$double.xmin)) {
+    # (products of such weights with the E-step's terms lose their digits)
+    abort_argument(
+      paste(
+        "The positive `weights` must be at least 2.2e-308 (normal doubles,",
+        "not subnormal); rescale them: only their proportions change the",
+        "estimates."
+      ),
+      call
+    )
+  }
+  if (!is.finite(sum(w))) {
+    abort_argument(
+      "`weights` must have a finite sum (their sum overflows a double).",
+      call
+    )
+  }
 }
 
 # The weights the sums take: NULL (the unweighted sums, bit for bit) when
@@ -69,24 +86,37 @@ mix_check_weighted_shape <- function(x, w, call, collinear = TRUE) {
   invisible(x)
 }
 
-# Weighted column means, standard deviations and covariance (the
-# frequency-weight divisor sum(w) - 1, that of the rows replicated).
+# The weight of one observation: the smallest positive weight.  The
+# divisors, quantiles and tie counts take it as their unit, so that they
+# do not depend on the scale of the weights (the estimates depend on the
+# weights' proportions only); with integer weights that include a 1 they
+# are those of the rows replicated, with equal weights those of the rows
+# unweighted.
+weights_unit <- function(w) min(w[w > 0])
+
+# The divisor of the weighted covariance: sum(w) - unit (sum(w) - 1 for
+# frequency weights, n - 1 for equal weights), positive where two rows
+# have positive weights.
+weights_divisor <- function(w) sum(w) - weights_unit(w)
+
+# Weighted column means, standard deviations and covariance (divisor
+# weights_divisor()).
 weighted_moments <- function(x, w) {
   tot <- sum(w)
   center <- colSums(x * w) / tot
   u <- x - rep(center, each = nrow(x))
-  cov <- crossprod(u * w, u) / (tot - 1)
+  cov <- crossprod(u * w, u) / weights_divisor(w)
   dimnames(cov) <- list(colnames(x), colnames(x))
   list(center = center, scale = sqrt(diag(cov)), cov = cov)
 }
 
-# quantile(v, probs) (type 7) of v with row i repeated w_i times, for any
-# weights >= 0: the order statistic of rank k is the smallest v whose
-# cumulative weight reaches k.
+# quantile(v, probs) (type 7) of v with row i repeated w_i / unit times
+# (weights_unit()), for any weights >= 0: the order statistic of rank k is
+# the smallest v whose cumulative weight reaches k units.
 weighted_quantile <- function(v, w, probs) {
   ord <- order(v)
   v <- v[ord]
-  cw <- cumsum(w[ord])
+  cw <- cumsum(w[ord]) / weights_unit(w)
   h <- (cw[length(cw)] - 1) * probs + 1
   at <- function(k) {
     v[pmin(findInterval(k, cw, left.open = TRUE) + 1L, length(v))]
@@ -99,5 +129,5 @@ weighted_median <- function(v, w) weighted_quantile(v, w, 0.5)
 
 weighted_sd <- function(v, w) {
   m <- sum(w * v) / sum(w)
-  sqrt(sum(w * (v - m)^2) / (sum(w) - 1))
+  sqrt(sum(w * (v - m)^2) / weights_divisor(w))
 }

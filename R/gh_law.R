@@ -52,7 +52,10 @@
 #' the GIG moment is infinite (a skew-t with few degrees of freedom).
 #'
 #' @param mu Location: a number or a vector of length \eqn{d}; or a fit
-#'   from [fit_nig()], [fit_gh()], [fit_vg()] or [fit_skewt()], a
+#'   from [fit_nig()], [fit_gh()], [fit_vg()] or [fit_skewt()] (a factor
+#'   fit too: \eqn{\Sigma = FF' + \mathrm{diag}(D)}{Sigma = F F' +
+#'   diag(D)}; a mixture is an error that says to give one of its
+#'   `components`, each a list that `gh_law()` takes), a
 #'   `"ghmix_law"`, or a named list of parameters (see Details), with the
 #'   other parameters left out.
 #' @param gamma Skewness: a number or a vector of length \eqn{d}.
@@ -95,12 +98,25 @@ gh_law <- function(mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
   if (inherits(mu, "ghmix_law")) {
     return(mu)
   }
+  if (inherits(mu, "ghmix_mixture")) {
+    abort_argument(
+      sprintf(
+        paste(
+          "`mu` is a mixture of %d components, not one GH law; give one of",
+          "them: gh_law(fit$components[[k]]), k = 1, ..., %d."
+        ),
+        mu$G, mu$G
+      ),
+      call
+    )
+  }
   if (inherits(mu, "ghmix_fit")) {
-    par <- mu$parameters
+    par <- law_factor_sigma(mu$parameters)
     return(law_new(par$mu, par$gamma, par$sigma, par$p, par$a, par$b, FALSE,
                    call))
   }
   if (is.list(mu)) {
+    mu <- law_factor_sigma(mu)
     parametrization <- check_choice(
       parametrization, c("ghmix", "ghyp", "alpha.bar", "alpha"),
       "parametrization", call
@@ -110,6 +126,20 @@ gh_law <- function(mu = 0, gamma = 0, sigma = 1, p = -0.5, a = 1, b = 1,
                    call))
   }
   law_new(mu, gamma, sigma, p, a, b, missing(sigma), call)
+}
+
+# Parameters of a factor model (loadings F, uniquenesses D: a factor fit,
+# or a component of a factor mixture) with their Sigma = F F' + diag(D).
+law_factor_sigma <- function(par) {
+  f <- par$loadings
+  if (!is.null(par$sigma) || is.null(f) || is.null(par$uniquenesses)) {
+    return(par)
+  }
+  f <- as.matrix(f)
+  sigma <- tcrossprod(f) + diag(par$uniquenesses, nrow(f))
+  dimnames(sigma) <- list(rownames(f), rownames(f))
+  par$sigma <- sigma
+  par
 }
 
 # The parameters list(mu, gamma, sigma, p, a, b) of a coef()-style list.

@@ -91,6 +91,11 @@
 #'   gives the CUDA runtime's reason (no driver, no device, ...).
 #' * `ghmix_error_cuda`: a failure inside the CUDA backend (the message has
 #'   the CUDA error, and the bytes asked for when an allocation failed).
+#' * `ghmix_error_scale`: `vcov()` of a mixture whose parameters under- or
+#'   overflow in the units of the data (fitted standardised: its `scaling`).
+#' * `ghmix_error_infinite`: a quantity that is infinite for the law at
+#'   hand, such as the attribution of an infinite expected shortfall
+#'   ([es_attribution()]).
 #' * `ghmix_error_domain`, `ghmix_error_nomem`, `ghmix_error_no_convergence`:
 #'   failures reported by the C core; field `index`, the 1-based element the
 #'   failure is tied to, or `NA`.
@@ -112,7 +117,11 @@
 #'   (in the numbering of `x`), `distance` (in robust spreads) and
 #'   `em_message` (the EM's own reason).
 #' * `ghmix_warning_component`: a mixture component degenerated and was
-#'   dropped; field `component` (its number at that point).
+#'   dropped; field `component` (its number at that point). Also: G = 1
+#'   left out of a selection whose rows are collinear as one distribution's
+#'   but not within the mixtures' clusters.
+#' * `ghmix_warning_factors`: `factors = r` with \eqn{(d - r)^2 < d + r},
+#'   where the factor model is not identified (the full Sigma).
 #' * `ghmix_warning_normal_limit`: a NIG or GH fit ended at the normal limit
 #'   (sqrt(ab) >= 1e8) where the likelihood still rises away from it: EM
 #'   cannot leave that limit; fields `sqrt_ab` and `slope`.

@@ -43,9 +43,11 @@
 #'   counts each row once (also among chunks with weights, in every fit,
 #'   mixtures included). Weights must be finite numbers \eqn{\ge 0}, one
 #'   per row (an error of class `ghmix_error_chunk` otherwise); `na.rm` drops
-#'   the weights of the rows it drops. The one-pass summary (and so the
-#'   start) is weighted, and a row of weight above 1 counts as a tie with
-#'   itself.
+#'   the weights of the rows it drops. They are frequency weights, as in
+#'   the Weights section of [fit_nig()]: the one-pass summary (and so the
+#'   start) is weighted, a chunk without weights counts as weight 1 per
+#'   row, and a row of weight above the smallest positive weight of its
+#'   chunk counts as a tie with itself (rows are compared within a chunk).
 #'
 #' @section How often chunks are read: With a `parallel` cluster each worker
 #'   reads its chunks once and keeps them in memory for the whole fit; only
@@ -296,6 +298,10 @@ chunk_check_weights <- function(w, n) {
     stop(sprintf(
       "its `weights` must be %d finite numbers >= 0, one per row", n
     ), call. = FALSE)
+  }
+  if (any(w > 0 & w < .Machine$double.xmin)) {
+    stop("its positive `weights` must be at least 2.2e-308 (not subnormal)",
+         call. = FALSE)
   }
   as.vector(w, "double")
 }

@@ -24,6 +24,7 @@ mixture_sample_max <- 5000L
 
 mixture_chunked_components <- function(x, g_all, family, nstart, criterion,
                                        start, args, weights, call) {
+  args$groups <- max(g_all) # (the check of collinearity within clusters)
   src <- mixture_chunked_source(x, args, weights, call)
   on.exit(src$engine$free())
   if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
@@ -41,11 +42,13 @@ mixture_chunked_components <- function(x, g_all, family, nstart, criterion,
       out$asked <- 1L
       return(out)
     }
-    if (!is.null(args$factors)) {
-      return(mixture_factor_chunked_fit_g(src, g, family, nstart, start,
-                                          args, call))
-    }
-    mixture_chunked_fit_g(src, g, family, nstart, start, args, call)
+    mixture_best_of_starts(start, family, function(s) {
+      if (!is.null(args$factors)) {
+        return(mixture_factor_chunked_fit_g(src, g, family, nstart, s,
+                                            args, call))
+      }
+      mixture_chunked_fit_g(src, g, family, nstart, s, args, call)
+    })
   }, progress_label_g)
   mixture_chosen(fits, criterion)
 }
@@ -70,9 +73,10 @@ mixture_chunked_source <- function(x, args, weights, call) {
     w <- NULL
   } else {
     full <- is.null(args$factors)
-    data <- mix_data(x, args$na_rm, call, collinear = full)
+    collinear <- if (full) args$groups else FALSE
+    data <- mix_data(x, args$na_rm, call, collinear = collinear)
     w <- weights_in_sums(mix_weights(weights, data, call))
-    mix_check_weighted_shape(data$x, w, call, collinear = full)
+    mix_check_weighted_shape(data$x, w, call, collinear = collinear)
     stored <- data$x
     if (full) {
       std <- mix_moments(stored, w)
@@ -92,6 +96,7 @@ mixture_chunked_source <- function(x, args, weights, call) {
   sum_w <- engine$summary$w
   list(
     engine = engine, std = std, z = z, start_w = weights_in_sums(sub$w),
+    unit = if (is.null(sum_w)) 1 else engine$summary$unit,
     stored = stored, dropped = dropped, n_raw = n_raw, weights = w,
     nobs = if (is.null(sum_w)) engine$n else sum_w, scaling = scaling,
     x = if (inherits(x, "ghmix_data")) stored else data$x,
@@ -187,7 +192,8 @@ mixture_chunked_fit_g <- function(src, g, family, nstart, start, args,
                                   call) {
   ctx <- list(family = family, symmetric = args$symmetric,
               control = args$control, threads = args$threads, call = call,
-              estep = mixture_estep_fun(), weights = src$start_w)
+              estep = mixture_estep_fun(), weights = src$start_w,
+              unit = src$unit)
   ctx$shrink <- mixture_shrink_setup(
     args$shrink, if (is.matrix(src$stored)) src$stored, src$std,
     src$weights, g, call

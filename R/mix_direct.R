@@ -56,7 +56,9 @@ mixture_direct <- function(cur, ctx) {
 
 mixture_direct_restarts <- 4L
 
-# One nlminb() from cur: the state at its end (NULL where it fails).
+# One nlminb() from cur: the state at its end (NULL where it fails).  It
+# minimises the objective per row of the smallest weight (ctx$unit), so
+# that its steps do not depend on the scale of the weights.
 mixture_direct_once <- function(cur, ctx) {
   memo <- new.env(parent = emptyenv())
   at <- function(theta) {
@@ -72,11 +74,15 @@ mixture_direct_once <- function(cur, ctx) {
       cur$theta,
       function(theta) {
         st <- at(theta)
-        if (is.null(st) || !st$ok) Inf else -st$objective
+        if (is.null(st) || !st$ok) Inf else -st$objective / ctx$unit
       },
       function(theta) {
         st <- at(theta)
-        if (is.null(st) || !st$ok) 0 * theta else -mixture_direct_score(st, ctx)
+        if (is.null(st) || !st$ok) {
+          0 * theta
+        } else {
+          -mixture_direct_score(st, ctx, ctx$unit)
+        }
       },
       control = list(iter.max = 1000L, eval.max = 2000L, rel.tol = 1e-13)
     ),
@@ -89,9 +95,16 @@ mixture_direct_once <- function(cur, ctx) {
   if (is.null(best) || !best$ok) NULL else best
 }
 
-# d loglik / d theta at a state (theta as mixture_theta() packs it).
-mixture_direct_score <- function(state, ctx) {
+# d loglik / d theta at a state (theta as mixture_theta() packs it),
+# divided by unit (from the E-step's sums divided by it, which do not
+# overflow where the weights are near the largest doubles).
+mixture_direct_score <- function(state, ctx, unit = 1) {
   es <- state$es
+  if (unit != 1) {
+    es$components <- lapply(es$components, function(st) {
+      lapply(st, function(v) v / unit)
+    })
+  }
   comps <- lapply(seq_along(state$pars), function(k) {
     mixture_direct_score_k(es$components[[k]], state$pars[[k]], ctx)
   })

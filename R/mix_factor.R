@@ -18,7 +18,7 @@
 # weighted factor sums: mixture_factor_chunk_stats()), so one pass over
 # the chunks per E-step and O(G d r) numbers back from each.  Data whose
 # scale needs the standardisation of R/fit_scaling.R are fitted in its
-# units and reported in the user's (mixture_factor_unscale()).
+# units and reported in the user's (mixture_unscale()).
 #
 # With a prior (shrink), each component's factor M-step is that of one
 # penalised factor fit (R/factor_shrink.R) with its membership weight
@@ -69,7 +69,7 @@ mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
   em <- mixture_em_restarts(z, g, best, ctx, args$control)
   args$prior <- ctx$shrink
   fit <- mixture_result(em, fitted$x, std, family, args, data, call)
-  fit <- mixture_factor_unscale(fit, fitted$scaling, x, call, ctx$shrink)
+  fit <- mixture_unscale(fit, fitted$scaling, x, call, ctx$shrink)
   fit$asked <- g
   fit
 }
@@ -80,31 +80,38 @@ mixture_factor_ctx <- function(family, args, call, w, d) {
   list(family = family, symmetric = args$symmetric, control = args$control,
        threads = args$threads, call = call, estep = mixture_factor_estep,
        weights = w, factors = args$factors,
-       std = list(center = rep(0, d), scale = rep(1, d)))
+       std = list(center = rep(0, d), scale = rep(1, d)),
+       unit = if (is.null(w)) 1 else weights_unit(w))
 }
 
-# A factor mixture fitted in the units of scaling sc (NULL: none) in the
-# user's: as factor_result_scaled() for one fit, each component's
-# parameters in those units kept in fit$scaling$parameters (in the
+# A mixture fitted in the units of scaling sc (NULL: none) in the user's:
+# as factor_result_scaled() for one fit, each component's parameters in
+# those units kept in fit$scaling$parameters (factor members in the
 # documented rotation, the column signs chosen by the loadings in the
-# user's units), the user's from them (F -> diag(s) F / sqrt(k), D -> s^2
-# D / k, ...: scaling_to_user()), the log-likelihoods less n sum(log s),
-# and x (the user's rows) as the fit's data.  With a prior, the objective
-# in the data's units: Sigma_k = diag(s) Sigma_z,k diag(s) / k (gauge
-# k) and the target T = c diag(s) T_z diag(s) (T_z the EM's, c =
-# exp(prior$target_log_c)) give log det Sigma_k + 2 sum(log s) and
-# tr(Sigma_k^-1 T) times c k (P* is unchanged by the gauge), so each P* =
-# -(w / 2) [log det + d log(tr / d) + d] falls by w (sum(log s) + d log(c)
-# / 2), w the prior's weight.
-mixture_factor_unscale <- function(fit, sc, x, call, prior = NULL) {
+# user's units), the user's from them (Sigma -> D Sigma D / k, F -> D F /
+# sqrt(k), D -> s^2 D / k, ...: scaling_to_user()), the log-likelihoods
+# less n sum(log s), and x (the user's rows) as the fit's data.  With a
+# prior, the objective in the data's units: Sigma_k = diag(s) Sigma_z,k
+# diag(s) / k (gauge k) and the target T = c diag(s) T_z diag(s) (T_z the
+# EM's, c = exp(prior$target_log_c), 1 where it is not set) give log det
+# Sigma_k + 2 sum(log s) and tr(Sigma_k^-1 T) times c k (P* is unchanged
+# by the gauge), so each P* = -(w / 2) [log det + d log(tr / d) + d] falls
+# by w (sum(log s) + d log(c) / 2), w the prior's weight.
+mixture_unscale <- function(fit, sc, x, call, prior = NULL) {
   if (is.null(sc)) {
     return(fit)
   }
   ls <- log(sc$scale)
   log_k <- scaling_log_k(sc, fit$gauge)
-  z_pars <- lapply(fit$components, factor_rotate, log_scale = ls)
+  factor <- !is.null(fit$factors)
+  z_pars <- if (factor) {
+    lapply(fit$components, factor_rotate, log_scale = ls)
+  } else {
+    fit$components
+  }
   user <- lapply(z_pars, scaling_to_user, sc = sc, log_k = log_k)
-  keep <- c("mu", "gamma", "loadings", "uniquenesses", "a", "b")
+  keep <- c("mu", "gamma", if (factor) c("loadings", "uniquenesses") else
+    "sigma", "a", "b")
   flat <- function(pars) {
     lapply(stats::setNames(keep, keep), function(k) {
       unlist(lapply(pars, function(par) par[[k]]))
@@ -120,10 +127,14 @@ mixture_factor_unscale <- function(fit, sc, x, call, prior = NULL) {
   fit$trace$loglik <- fit$trace$loglik - shift
   if (!is.null(fit$objective)) {
     # P*(Sigma_k) in the data's units (mixture_factor_shrink_setup())
-    shift <- shift + fit$G * prior$weight *
-      (sum(ls) + length(ls) / 2 * prior$target_log_c)
+    log_c <- if (is.null(prior$target_log_c)) 0 else prior$target_log_c
+    shift <- shift + fit$G * prior$weight * (sum(ls) + length(ls) / 2 * log_c)
     fit$objective <- fit$objective - shift
     fit$trace$objective <- fit$trace$objective - shift
+    if (!factor) {
+      # (the diagonal target, fitted in the units of sc: in the data's)
+      fit$shrink$target <- fit$shrink$target * tcrossprod(sc$scale)
+    }
   }
   if (!is.null(fit$starts)) fit$starts$loglik <- fit$starts$loglik - shift
   fit$data <- x
@@ -227,13 +238,14 @@ mixture_factor_chunked_fit_g <- function(src, g, family, nstart, start, args,
                                          call) {
   ctx <- mixture_factor_ctx(family, args, call, src$start_w,
                             length(src$std$scale))
+  ctx$unit <- src$unit
   ctx$shrink <- mixture_factor_shrink_setup(
     args$shrink, if (is.matrix(src$stored)) src$stored, src$std,
     src$weights, g, args$factors, call, src$scaling, src$nobs
   )
   fit <- mixture_chunked_em(src, g, family, nstart, start, args, ctx,
                             mixture_factor_estep_engine(src), call)
-  fit <- mixture_factor_unscale(fit, src$scaling, src$x, call, ctx$shrink)
+  fit <- mixture_unscale(fit, src$scaling, src$x, call, ctx$shrink)
   fit$asked <- g
   fit$distributed <- mixture_distributed(src$engine)
   fit

@@ -22,7 +22,7 @@ mixture_factor_vcov <- function(object, cluster, call) {
   nm <- mixture_factor_vcov_names(object)
   factor_check_vcov_size(length(nm) - 1L, call)
   na_cov <- matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
-  if (mixture_vcov_warn_fit(object)) {
+  if (mixture_vcov_warn_fit(object) || factor_vcov_unidentified(object)) {
     return(na_cov)
   }
   src <- mixture_factor_vcov_source(object, cluster)

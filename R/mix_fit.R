@@ -39,18 +39,82 @@ mix_fit_components <- function(x, family, components, nstart, criterion,
     return(mixture_chunked_components(x, g_all, family, nstart, criterion,
                                       start, args, weights, call))
   }
-  full <- is.null(args$factors)
-  data <- mix_data(x, na_rm, call, collinear = full)
-  data$weights <- weights_in_sums(mix_weights(weights, data, call))
-  mix_check_weighted_shape(data$x, data$weights, call, collinear = full)
+  data <- mixture_memory_data(x, na_rm, weights, args, g_all, call)
+  g_all <- mixture_components_regular(g_all, data, is.null(args$factors),
+                                      call)
   if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
         length(data$dropped) > 0L && length(start) == NROW(x)) {
     start <- start[-data$dropped]
   }
   fits <- progress_lapply(g_all, function(g) {
-    mixture_fit_g(data, g, family, nstart, start, args, call)
+    mixture_best_of_starts(start, family, function(s) {
+      mixture_fit_g(data, g, family, nstart, s, args, call)
+    })
   }, progress_label_g)
   mixture_chosen(fits, criterion)
+}
+
+# The rows in memory of a mixture and their weights (mix_data()), the
+# columns checked for collinearity within the clusters of the largest G
+# (full members) or not at all (factor members).
+mixture_memory_data <- function(x, na_rm, weights, args, g_all, call) {
+  collinear <- if (is.null(args$factors)) max(g_all) else FALSE
+  data <- mix_data(x, na_rm, call, collinear = collinear)
+  data$weights <- weights_in_sums(mix_weights(weights, data, call))
+  mix_check_weighted_shape(data$x, data$weights, call, collinear = collinear)
+  data
+}
+
+# fit(start), or, for a start that is a mixture fit of another family
+# (whose mixing laws mix_start_sub() replaces), the better (objective,
+# then log-likelihood) of fit(start) and fit(NULL), the default starts:
+# such a start is never worse than none.  The warnings of the fit kept
+# are given, the other's are dropped.
+mixture_best_of_starts <- function(start, family, fit) {
+  if (!inherits(start, "ghmix_mixture") || start$family == family) {
+    return(fit(start))
+  }
+  runs <- lapply(list(start, NULL), function(s) {
+    held <- list()
+    out <- withCallingHandlers(fit(s), warning = function(w) {
+      held[[length(held) + 1L]] <<- w
+      invokeRestart("muffleWarning")
+    })
+    list(fit = out, held = held)
+  })
+  score <- vapply(runs, function(r) {
+    f <- r$fit
+    if (is.null(f$objective)) f$loglik else f$objective
+  }, 0)
+  best <- runs[[if (isTRUE(score[2L] > score[1L])) 2L else 1L]]
+  for (w in best$held) warning(w)
+  best$fit
+}
+
+# The numbers of components to fit: without G = 1 (with a warning) where
+# the rows are collinear as one distribution's but not within the
+# clusters of the larger G (clusters far apart), for which
+# mix_check_shape() let them through: one Sigma would be singular.
+mixture_components_regular <- function(g_all, data, full, call) {
+  if (any(c(!full, g_all[[1L]] != 1L, length(g_all) == 1L,
+            ncol(data$x) == 1L))) {
+    return(g_all)
+  }
+  x <- data$x
+  if (!is.null(data$weights)) x <- x[data$weights > 0, , drop = FALSE]
+  cm <- mix_cor_bulk(x)
+  if (!all(is.finite(cm)) || !cor_singular(cm)) {
+    return(g_all)
+  }
+  ghmix_warn(
+    paste(
+      "G = 1 is left out: the columns of `x` are collinear as one",
+      "distribution's (their correlation matrix is singular), though not",
+      "within the clusters of the mixtures."
+    ),
+    class = "ghmix_warning_component", call = call
+  )
+  g_all[-1L]
 }
 
 # The one fit, or the best by the criterion.
@@ -95,23 +159,22 @@ mixture_check_components <- function(components, call) {
 # The fit of one G (G = 1: today's fit, as a one-component mixture).
 mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
   if (g == 1L) {
-    fit <- mix_fit(data$x, family, args$symmetric, NULL, args$control,
-                   args$gauge, FALSE, args$backend, args$threads,
-                   args$device, call, weights = data$weights,
-                   shrink = args$shrink, factors = args$factors)
-    out <- mixture_from_single(fit, data$dropped)
-    out$asked <- 1L
-    return(out)
+    return(mixture_fit_one(data, family, args, call))
   }
   if (!is.null(args$factors)) {
     return(mixture_factor_fit_g(data, g, family, nstart, start, args, call))
   }
-  x <- data$x
-  std <- mix_moments(x, data$weights)
+  # (rows whose scale needs it fitted standardised, R/fit_scaling.R)
+  fitted <- mix_fitted_rows(data$x, data$weights)
+  x <- fitted$x
+  std <- fitted$std
   z <- sweep(sweep(x, 2L, std$center), 2L, std$scale, "/")
   ctx <- list(family = family, symmetric = args$symmetric,
               control = args$control, threads = args$threads, call = call,
               estep = mixture_estep_fun(), weights = data$weights)
+  # (the unit of all the rows, also where the starts are screened on some)
+  ctx$unit <- mixture_unit(ctx)
+  mixture_shrink_check_scaling(args$shrink, fitted$scaling, call)
   ctx$shrink <- mixture_shrink_setup(args$shrink, x, std, data$weights, g,
                                      call)
   if (args$backend == "cuda") {
@@ -128,8 +191,19 @@ mixture_fit_g <- function(data, g, family, nstart, start, args, call) {
   em <- mixture_em_restarts(z, g, best, ctx, args$control)
   args$prior <- ctx$shrink
   fit <- mixture_result(em, x, std, family, args, data, call)
+  fit <- mixture_unscale(fit, fitted$scaling, data$x, call, ctx$shrink)
   fit$asked <- g
   fit
+}
+
+mixture_fit_one <- function(data, family, args, call) {
+  fit <- mix_fit(data$x, family, args$symmetric, NULL, args$control,
+                 args$gauge, FALSE, args$backend, args$threads,
+                 args$device, call, weights = data$weights,
+                 shrink = args$shrink, factors = args$factors)
+  out <- mixture_from_single(fit, data$dropped)
+  out$asked <- 1L
+  out
 }
 
 # A few EM cycles from each candidate start; the best log-likelihood
@@ -158,15 +232,23 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
   z_s <- if (is.null(idx)) z else z[idx, , drop = FALSE]
   ctx_s <- mixture_screen_ctx(ctx, z, idx)
   runs <- progress_lapply(starts, function(s) {
-    em <- suppressWarnings(
-      mixture_em(z_s, s$pars, s$props, ctx_s, iters, FALSE, final = FALSE)
+    # (the drops' warnings held: given if the fit continues from this run)
+    held <- list()
+    em <- withCallingHandlers(
+      mixture_em(z_s, s$pars, s$props, ctx_s, iters, FALSE, final = FALSE),
+      ghmix_warning_component = function(w) {
+        held[[length(held) + 1L]] <<- w
+        invokeRestart("muffleWarning")
+      },
+      warning = function(w) invokeRestart("muffleWarning")
     )
     kept <- length(em$pars) == g
     if (!is.null(idx) && kept && is.finite(em$objective)) {
       ctx_s$screen_bar <<- max(ctx_s$screen_bar, em$objective)
     }
     list(pars = em$pars, props = em$props, label = s$label,
-         loglik = em$objective, kept = kept)
+         loglik = em$objective, kept = kept,
+         dropped = mixture_screen_dropped(em$dropped), held = held)
   }, function(s) paste("start:", s$label))
   ll <- vapply(runs, function(r) r$loglik, 0)
   kept <- vapply(runs, function(r) r$kept, NA)
@@ -185,22 +267,32 @@ mixture_best_start <- function(z, g, family, nstart, start, std, ctx,
   best
 }
 
+# The drops of a screening run, at iteration 0 (before the EM proper).
+mixture_screen_dropped <- function(dropped) {
+  if (!is.null(dropped)) dropped$iteration <- 0L
+  dropped
+}
+
 # The EM from the best start; where it drops a component, the EM again
 # from the next best screened starts that kept all G (at most
 # mixture_restarts_max of them), and the first run that keeps all G is
 # the fit.  Runs that drop one are attempts: their warnings are held, and
 # given only when no run keeps all G (the first run is then the fit).
 mixture_em_restarts <- function(z, g, best, ctx, control) {
-  run <- function(s) {
+  # (a restart that drops a component is never the fit: it stops there)
+  run <- function(s, restart = FALSE) {
     held <- list()
     em <- withCallingHandlers(
-      mixture_em(z, s$pars, s$props, ctx, control$max_iter, control$trace),
+      mixture_em(z, s$pars, s$props, ctx, control$max_iter, control$trace,
+                 stop_on_drop = restart),
       ghmix_warning_component = function(w) {
         held[[length(held) + 1L]] <<- w
         invokeRestart("muffleWarning")
       }
     )
-    em$held <- held
+    # (with the drops of the start's screening, if any)
+    em$held <- c(s$held, held)
+    em$dropped <- rbind(s$dropped, em$dropped)
     em$start <- s$label
     em
   }
@@ -210,7 +302,7 @@ mixture_em_restarts <- function(z, g, best, ctx, control) {
   for (s in utils::head(best$others, mixture_restarts_max)) {
     if (length(em$pars) == g) break
     tried <- c(tried, s$label)
-    em <- run(s)
+    em <- run(s, restart = TRUE)
   }
   if (length(em$pars) < g) em <- first
   for (w in em$held) warning(w)
@@ -227,12 +319,14 @@ mixture_restarts_max <- 3L
 # or, with control$accelerate, a SQUAREM extrapolation (Varadhan and
 # Roland 2008) over two EM steps, taken only when its log-likelihood is at
 # least theirs: the log-likelihood never decreases.  Components that
-# degenerate are dropped with a warning (mixture_degenerate()).
+# degenerate are dropped with a warning (mixture_degenerate()); with
+# stop_on_drop, the EM stops at the first drop.
 mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
-                       final = TRUE) {
+                       final = TRUE, stop_on_drop = FALSE) {
   n <- mixture_nobs(z, ctx)
   ctx$z <- z
   ctx$min_size <- mixture_min_size(ctx)
+  ctx$unit <- mixture_unit(ctx)
   cur <- mixture_state(lapply(pars, set_gauge, gauge = "det"), props, ctx)
   trace <- list(loglik = cur$es$loglik, objective = cur$objective,
                 g = length(pars), step = "start")
@@ -253,11 +347,10 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
     }
     step_max <- nxt$step_max
     trace <- mixture_trace_add(trace, nxt$state, nxt$kind)
-    if (trace_on) {
-      message(sprintf("iter %4d  G %d  loglik %.10g  (%s)", iter,
-                      length(nxt$state$pars), nxt$state$es$loglik, nxt$kind))
-    }
-    behind <- mixture_screen_behind(ctx, cur, nxt$state, max_iter - iter)
+    mixture_trace_message(trace_on, iter, nxt)
+    # (a screened start clearly behind, or a drop with stop_on_drop: stop)
+    behind <- mixture_screen_behind(ctx, cur, nxt$state, max_iter - iter) ||
+      (stop_on_drop && !is.null(nxt$dropped))
     done <- nxt$kind != "drop" &&
       mixture_converged(cur, nxt$state,
                         n + mixture_shrink_rows(ctx$shrink, length(pars)),
@@ -276,6 +369,13 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
     step_max <- run$step_max
   }
   mixture_em_result(cur, iter, status, dropped, trace, ctx, final)
+}
+
+mixture_trace_message <- function(trace_on, iter, nxt) {
+  if (trace_on) {
+    message(sprintf("iter %4d  G %d  loglik %.10g  (%s)", iter,
+                    length(nxt$state$pars), nxt$state$es$loglik, nxt$kind))
+  }
 }
 
 mixture_trace_add <- function(trace, state, kind) {
@@ -310,7 +410,8 @@ mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
     cur$es
   }
   out <- list(pars = cur$pars, props = cur$props,
-              objective = if (cur$ok) cur$objective else -Inf)
+              objective = if (cur$ok) cur$objective else -Inf,
+              dropped = dropped)
   if (!final) {
     # (a screening run: mixture_best_start() reads no more)
     return(out)
@@ -482,6 +583,16 @@ mixture_member_mstep <- function(st, par, ctx, tau, tr) {
   par
 }
 
+# The weight of one row (weights_unit(); ctx$unit where the E-steps run
+# over weighted chunks): effective sizes are counted in it, so that the
+# drops do not depend on the scale of the weights.
+mixture_unit <- function(ctx) {
+  if (!is.null(ctx$unit)) {
+    return(ctx$unit)
+  }
+  if (is.null(ctx$weights)) 1 else weights_unit(ctx$weights)
+}
+
 # The least effective size of a component that mixture_degenerate()
 # keeps: d + 1 or its number of free parameters, whichever is larger.
 mixture_min_size <- function(ctx) {
@@ -502,10 +613,12 @@ mixture_par_ok <- function(par) {
 # the E-step ran on a screening sample) below the larger of
 # d + 1 and the component's number of free parameters, a failed M-step
 # (non-finite or invalid parameters) or a sigma that is not positive
-# definite or has a condition number above 1e12 (in the standardised
-# units): the degenerate solutions at which the likelihood runs away.
+# definite or has a condition number above 1e12 in the standardised units
+# and as a correlation matrix (mixture_sigma_ok()): the degenerate
+# solutions at which the likelihood runs away.  Sizes in rows of the
+# smallest weight (mixture_unit()).
 mixture_degenerate <- function(up, ctx) {
-  taus <- mixture_screen_size(up$taus, ctx)
+  taus <- mixture_screen_size(up$taus, ctx) / ctx$unit
   small <- taus < ctx$min_size
   which <- which(small | up$failed)
   if (length(which) == 0L) {

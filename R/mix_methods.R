@@ -39,7 +39,12 @@ mixture_label <- function(x) {
 #' fit of chunked data, at the fitted rows: its chunks read again);
 #' `fitted()` the membership probabilities of the rows fitted.
 #' `simulate()` draws data sets of the fitted size with the component of
-#' each row as attribute `"component"`.
+#' each row as attribute `"component"`. `update()` without `newdata`
+#' re-evaluates the fit's call with the arguments given, as
+#' [stats::update()] does; with `newdata` it is an error (class
+#' `ghmix_error_argument`): online EM, which continues a fit over new rows
+#' ([update.ghmix_fit()]), fits one distribution, so a mixture is refitted
+#' on all the rows (with `start = fit` to start from it).
 #'
 #' @param x,object A mixture fit.
 #' @param digits Significant digits to show.
@@ -60,6 +65,7 @@ mixture_label <- function(x) {
 #'   `"summary.ghmix_mixture"`. `coef()`: a list. `logLik()`: a `"logLik"`
 #'   object. `predict()`, `fitted()`: a matrix or vector. `simulate()`: as
 #'   [simulate.ghmix_fit()], each data set with attribute `"component"`.
+#'   `update()` without `newdata`: the refitted mixture.
 #' @name ghmix_mixture
 #' @family fitting
 #' @examples
@@ -360,4 +366,23 @@ mixture_draw <- function(n, object, vars) {
   }
   attr(x, "component") <- lab
   x
+}
+
+#' @rdname ghmix_mixture
+#' @export
+update.ghmix_mixture <- function(object, newdata, ...) {
+  if (missing(newdata)) {
+    return(NextMethod())
+  }
+  abort_argument(
+    sprintf(
+      paste(
+        "update() with `newdata` continues a fit of one distribution by",
+        "online EM; a mixture of %d components is refitted on all the rows:",
+        "fit_%s(rbind(<old rows>, newdata), components = %d, start = fit)."
+      ),
+      object$G, object$family, object$G
+    ),
+    sys.call()
+  )
 }

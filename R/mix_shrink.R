@@ -31,6 +31,23 @@ mixture_shrink_setup <- function(spec, x, std, weights, g, call) {
   prior
 }
 
+# The prior of a full mixture fitted in the units of a scaling
+# (R/fit_scaling.R): the diagonal target only, which is equivariant (the
+# others are in the data's units, beyond the doubles there).
+mixture_shrink_check_scaling <- function(spec, scaling, call) {
+  if (is.null(spec) || is.null(scaling) || identical(spec$target, "diagonal")) {
+    return(invisible())
+  }
+  abort_shrink(
+    paste(
+      "The target of `shrink` must be \"diagonal\" here: the data's scale",
+      "is beyond the doubles for a target in the data's units (the rows are",
+      "fitted standardised)."
+    ),
+    call
+  )
+}
+
 mixture_shrink_check_cv <- function(spec, call) {
   if (identical(spec$weight, "cv")) {
     abort_shrink(

@@ -13,6 +13,7 @@ mixture_starts <- function(z, g, family, nstart, start, std, call,
     return(list(mixture_start_user(z, g, family, start, std, call,
                                    factors)))
   }
+  mixture_check_distinct(z, g, call)
   idx <- if (screen) mixture_screen_sample(nrow(z))
   labels <- c(
     list(kmeans = mixture_kmeans(z, g),
@@ -29,6 +30,27 @@ mixture_starts <- function(z, g, family, nstart, start, std, call,
     mixture_start_labels(z, lab, g, family, nm, factors)
   }, labels, names(labels))
   structure(Filter(Negate(is.null), starts), screen = idx)
+}
+
+# k-means and the clusters of the starts need G distinct rows: else an
+# error naming `components` (rather than kmeans()'s own).
+mixture_check_distinct <- function(z, g, call) {
+  if (g <= 1L) {
+    return(invisible())
+  }
+  distinct <- nrow(z) - tie_points(z, rep(1L, nrow(z)))$n_repeated
+  if (g > distinct) {
+    abort_argument(
+      sprintf(
+        paste(
+          "`components` = %d is more than the %d distinct rows of `x` (of",
+          "those the starts use): each component needs rows of its own."
+        ),
+        g, distinct
+      ),
+      call
+    )
+  }
 }
 
 mixture_kmeans <- function(z, g) {
@@ -166,10 +188,21 @@ mixture_abort_start <- function(message, call) {
                                  "ghmix_error_argument"), call = call)
 }
 
-# Positive definite with a condition number of at most 1e12.
+# Positive definite with a condition number of at most 1e12, of sigma or
+# of its correlation matrix: a component whose columns' spreads differ by
+# 1e6 in the units the EM works in (clusters far apart in one column) is
+# regular, as rescaling its columns shows.
 mixture_sigma_ok <- function(sigma, kappa_max = 1e12) {
   # the values of eigen(symmetric = TRUE), decreasing
   ev <- .Call(ffi_eigen_values_sym, sigma)
+  if (!all(is.finite(ev)) || !(ev[length(ev)] > 0)) {
+    return(FALSE)
+  }
+  if (ev[1L] / ev[length(ev)] <= kappa_max) {
+    return(TRUE)
+  }
+  s <- sqrt(diag(sigma))
+  ev <- .Call(ffi_eigen_values_sym, sigma / tcrossprod(s))
   all(is.finite(ev)) && ev[length(ev)] > 0 &&
     ev[1L] / ev[length(ev)] <= kappa_max
 }

@@ -16,6 +16,7 @@
 #' @export
 vcov.ghmix_mixture <- function(object, cluster = NULL, ...) {
   vcov_check_shrink(object, sys.call()) # a posterior mode: no SEs
+  mixture_vcov_check_scale(object, sys.call())
   if (!is.null(object$factors)) {
     return(mixture_factor_vcov(object, cluster, sys.call()))
   }
@@ -41,6 +42,26 @@ vcov.ghmix_mixture <- function(object, cluster = NULL, ...) {
   out <- (out + t(out)) / 2
   dimnames(out) <- list(nm, nm)
   out
+}
+
+# A mixture whose parameters under- or overflow in the data's units (data
+# on a scale beyond the doubles for them, fitted standardised: its
+# `scaling`) has no covariance of them there.
+mixture_vcov_check_scale <- function(object, call) {
+  sc <- object$scaling
+  lost <- !is.null(sc) && any(vapply(seq_along(sc$parameters), function(k) {
+    scaling_lost(object$components[[k]], sc$parameters[[k]])
+  }, NA))
+  if (lost) {
+    ghmix_abort(
+      paste(
+        "vcov() needs the mixture's parameters in the units of the data,",
+        "where some of them under- or overflow (the fit's `scaling` holds",
+        "them in standardised units); rescale the data and fit again."
+      ),
+      class = "ghmix_error_scale", call = call
+    )
+  }
 }
 
 # The warnings of a mixture's vcov() before the information: a fit that

@@ -108,6 +108,7 @@ efficient_frontier <- function(law, n = 20, risk = c("sd", "es", "var"),
                                returns = NULL) {
   call <- sys.call()
   ctx <- port_setup(law, risk, level, long_only, budget, call)
+  port_check_frontier(ctx, returns, call)
   if (is.null(returns)) {
     ok <- is.numeric(n) && length(n) == 1L && isTRUE(n >= 2 && n <= 1e4)
     if (!ok) abort_argument("`n` must be one number from 2 to 10000.", call)
@@ -210,6 +211,39 @@ port_setup <- function(law, risk, level, long_only, budget, call) {
   list(law = law, d = d, measure = measure, level = level,
        long_only = long_only, budget = budget, v = v, m = unname(m),
        names = names)
+}
+
+# A frontier needs assets of different means, and finite target returns
+# (the positions of those that are not).
+port_check_frontier <- function(ctx, returns, call) {
+  if (diff(range(ctx$m)) == 0) {
+    abort_argument(
+      sprintf(
+        paste(
+          "The assets of `law` all have mean %g: there is no frontier of",
+          "target means; the minimum-risk portfolio is",
+          "portfolio_optimize(law)."
+        ),
+        ctx$m[[1L]]
+      ),
+      call
+    )
+  }
+  if (is.null(returns)) {
+    return(invisible())
+  }
+  check_numeric(returns, "returns", call = call)
+  bad <- which(!is.finite(returns))
+  if (length(returns) == 0L || length(bad) > 0L) {
+    abort_argument(
+      sprintf(
+        "`returns` must be finite numbers (target means)%s.",
+        if (length(bad) == 0L) ", at least one" else
+          sprintf("; not so at position%s %s", plural(bad), row_list(bad))
+      ),
+      call
+    )
+  }
 }
 
 port_scalar <- function(x, arg, call) {

@@ -37,8 +37,17 @@
 #' on its peak (`src/core/gh_risk.c`). Against integrate() and against
 #' 30-digit mpmath references the relative error is below
 #' \eqn{10^{-10}}{1e-10} at levels from \eqn{10^{-4}}{1e-4} to 0.2. The ES
-#' is finite when \eqn{E|X|} is (a skew-t needs more than 2 degrees of
-#' freedom on its heavy side).
+#' is finite when the mean of the tail is: always for \eqn{a > 0}, and for
+#' the skew-t (\eqn{a = 0}, \eqn{\nu = -2p} degrees of freedom) when
+#' \eqn{\nu > 1} with \eqn{\gamma = 0} (Student's t), when \eqn{\nu > 2}
+#' on its heavy side (the tail toward which \eqn{\gamma} points, of power
+#' \eqn{\nu / 2}{nu / 2}) and always on its light side (an exponential
+#' tail). Where it is infinite, `expected_shortfall()` gives `-Inf`
+#' (`type = "return"`) or `Inf` (`type = "loss"`), and `es_attribution()`
+#' an error of class `ghmix_error_infinite`. The power tails of \eqn{Y}
+#' are integrated to the end; where they fall too slowly for the
+#' quadrature (\eqn{\nu} within about \eqn{10^{-3}}{1e-3} of those
+#' limits) the ES is `NaN`.
 #' The quantile is found by Newton's method on the distribution
 #' function from the same integral; the results are `NaN` where it does
 #' not converge and for laws beyond the method's reach (the mixing law's
@@ -135,6 +144,10 @@ es_attribution <- function(law, weights, level = 0.01,
   w <- drop(r$weights)
   mu <- r$sign * law$mu
   gamma <- r$sign * law$gamma
+  # (E[Y; S <= q] enters with the skewness only: for a symmetric law it
+  # may be infinite while the gradient is not)
+  if (all(gamma == 0)) y_mass[] <- 0
+  risk_check_finite(loss, y_mass, alpha, call)
   beta <- drop(law$sigma %*% w) / r$sigma^2
   # E[X_j 1{S <= q}] in the frame of the lower tail (sign applied)
   tail_s <- q * alpha - loss - r$mu * alpha - r$gamma * y_mass
@@ -179,6 +192,42 @@ risk_setup <- function(law, level, weights, type, threads, call) {
     sigma = sigma, pab = c(law$p, law$a, law$b), sign = sign,
     weights = w, many = is.matrix(weights), threads = threads
   )
+}
+
+# An error where the tail has no finite mean (a skew-t of at most 1 degree
+# of freedom, or 2 on its heavy side): no ES, so no attribution.
+# E[Y; S <= q] is infinite where Y's mean is and the tail is not the light
+# side (a skewed law of at most 2 degrees of freedom): the gradient is.
+risk_check_finite <- function(loss, y_mass, alpha, call) {
+  levels <- function(inf) {
+    paste(format(alpha[inf], digits = 6L), collapse = ", ")
+  }
+  if (any(is.infinite(loss))) {
+    ghmix_abort(
+      sprintf(
+        paste(
+          "The expected shortfall of this portfolio is infinite at `level`",
+          "%s (its tail has no finite mean: a skew-t with at most 1 degree",
+          "of freedom, or 2 on its heavy side), so it has no attribution."
+        ),
+        levels(is.infinite(loss))
+      ),
+      class = "ghmix_error_infinite", call = call
+    )
+  }
+  if (any(is.infinite(y_mass))) {
+    ghmix_abort(
+      sprintf(
+        paste(
+          "The gradient of the expected shortfall is infinite at `level` %s:",
+          "E[Y | tail] is infinite (a skewed law with at most 2 degrees of",
+          "freedom), so the contributions of the skewed assets are too."
+        ),
+        levels(is.infinite(y_mass))
+      ),
+      class = "ghmix_error_infinite", call = call
+    )
+  }
 }
 
 # The weights as a matrix with d columns (the identity for a univariate

@@ -150,9 +150,15 @@
 #'   four fifths of the rows and sums the log-densities of the fifth left
 #'   out, over the 5 folds (rows \eqn{i, i + 5, i + 10, \ldots}: no random
 #'   numbers), and keeps the \eqn{\rho} with the highest sum; the fit's
-#'   `shrink$cv` is that table. Each fold fit is the same fit (family,
+#'   `shrink$cv` is that table (with `converged`, how many of the 5 fold
+#'   fits converged). Each fold fit is the same fit (family,
 #'   `control`, `fixed`, `weights`) with its target from its own rows, so
 #'   that costs 40 fits; a fold fit that fails counts as \eqn{-\infty}.
+#'   A fold fit runs at most 200 EM iterations (or `control`'s `max_iter`
+#'   if fewer): one that has not converged by then (a NIG creeping towards
+#'   its normal limit on Gaussian rows, which would run to `max_iter`)
+#'   gives its held-out log-density there, so the 40 fits cost at most 8000
+#'   iterations.
 #'   The training rows must make a fit on their own (at least
 #'   \eqn{d + 1} of them).
 #' @return An object of class `"ghmix_shrink"`.
@@ -258,8 +264,24 @@ shrink_check_weight <- function(weight, arg, call) {
       call
     )
   }
+  if (!is.null(weight) && weight > shrink_weight_max) {
+    # (the penalty k/2 times a divergence of Sigma from the target would
+    # overflow; any weight beyond ~1e15 times the rows gives the target)
+    abort_shrink(
+      sprintf(
+        paste(
+          "`%s` (the weight, in pseudo-observations) must be at most %g,",
+          "not %g; a weight far above the number of rows gives the target."
+        ),
+        arg, shrink_weight_max, weight
+      ),
+      call
+    )
+  }
   if (is.null(weight)) NULL else as.double(weight)
 }
+
+shrink_weight_max <- 1e250
 
 # The `shrink` argument of a fit: NULL, a ghmix_shrink(), a number (the
 # weight) or a target ("diagonal", "identity", a matrix).
@@ -416,8 +438,8 @@ shrink_cv <- function(target, src, fold_fit, call) {
   w <- if (is.null(src$weights)) rep(1, n) else src$weights
   fold <- (seq_len(n) - 1L) %% shrink_cv_folds + 1L
   progress <- ghmix_progressor(length(shrink_cv_grid) * shrink_cv_folds)
-  score <- vapply(shrink_cv_grid, function(rho) {
-    sum(vapply(seq_len(shrink_cv_folds), function(f) {
+  held <- vapply(shrink_cv_grid, function(rho) {
+    rowSums(vapply(seq_len(shrink_cv_folds), function(f) {
       train <- which(fold != f)
       k <- sum(w[train]) * rho / (1 - rho)
       test <- which(fold == f & w > 0)
@@ -425,8 +447,9 @@ shrink_cv <- function(target, src, fold_fit, call) {
                                x[test, , drop = FALSE], w[test])
       progress(sprintf("intensity %g, fold %d", rho, f))
       out
-    }, 0))
-  }, 0)
+    }, c(0, 0)))
+  }, c(0, 0))
+  score <- held[1L, ]
   if (!any(is.finite(score))) {
     abort_shrink(
       paste(
@@ -436,23 +459,30 @@ shrink_cv <- function(target, src, fold_fit, call) {
       call
     )
   }
-  data.frame(intensity = shrink_cv_grid, cv_loglik = score)
+  data.frame(intensity = shrink_cv_grid, cv_loglik = score,
+             converged = as.integer(held[2L, ]))
 }
 
+# The most EM iterations of a fold fit of weight = "cv".
+shrink_cv_max_iter <- 200L
+
 # The weighted log-likelihood of the test rows under the fit of the
-# training rows with weight k (-Inf when that fit fails).
+# training rows with weight k (-Inf when that fit fails), and whether the
+# fit converged (0 or 1).
 shrink_cv_heldout <- function(fold_fit, train, k, target, x_test, w_test) {
   fit <- tryCatch(suppressWarnings(fold_fit(train, k, target)),
                   ghmix_error = function(e) NULL)
   if (is.null(fit)) {
-    return(-Inf)
+    return(c(-Inf, 0))
   }
-  sum(w_test * stats::predict(fit, x_test, type = "log_density"))
+  c(sum(w_test * stats::predict(fit, x_test, type = "log_density")),
+    isTRUE(fit$converged))
 }
 
 # The fold fits of weight = "cv": the fit of src's rows `rows` by the same
 # family and arguments, with prior weight k toward target.
 shrink_fold_fitter <- function(src, family, args, call) {
+  args$control$max_iter <- min(args$control$max_iter, shrink_cv_max_iter)
   function(rows, k, target) {
     w <- if (is.null(src$weights)) NULL else src$weights[rows]
     mix_fit(src$stored[rows, , drop = FALSE], family, args$symmetric, NULL,

@@ -130,6 +130,12 @@ def main():
     rows = []
     for s in SETS:
         rows.extend(one_set(*s))
+    write_rows(out, rows)
+
+
+def write_rows(out, rows):
+    """The fixture file: label, the seven parameters and the level as
+    hexadecimal floats, then VaR and ES to 25 digits."""
     with open(out, "w") as fh:
         fh.write("label,p_hex,a_hex,b_hex,mu_hex,gamma_hex,sigma_hex,"
                  "level_hex,var,es\n")

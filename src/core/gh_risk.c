@@ -10,7 +10,9 @@
 #define RISK_SQRT1_2 0.70710678118654752440
 #define RISK_CF_FROM 8.0 /* Mills' ratio by its continued fraction beyond */
 #define RISK_CF_TERMS 40
-#define RISK_LY_MAX 700.0 /* |log y| beyond which a node is negligible */
+/* |log y| beyond which a node is negligible (but for the power tail of an
+ * inverse-gamma Y, integrated in logs beyond it) */
+#define RISK_LY_MAX 700.0
 #define RISK_VMAX 12.0
 #define RISK_NEWTON_MAX 50
 #define RISK_LM_MAX 300.0 /* the GIG's scale m within e^+-300 */
@@ -82,6 +84,7 @@ typedef struct {
    * sums before the last two halvings and the last node's v */
   int joint;
   double cdf_sum, sf_sum, sf_edge[2], sf_level[2], v_last;
+  double walk_last[2]; /* the last terms of the walks (left, right) */
 } tail_job;
 
 /* D(u) = -alpha G(u) - beta G(-u), G(x) = e^x - 1 - x (gig.h). */
@@ -89,15 +92,33 @@ static double gig_log_u(const ghmix_gig *gig, double u) {
   double d = 0.0, e = expm1(u);
   if (gig->alpha > 0)
     d -= gig->alpha * (e - u);
-  if (gig->beta > 0) /* e^-u - 1 = -e / (1 + e) */
-    d -= gig->beta * (u - e / (1.0 + e));
+  if (gig->beta > 0) /* e^-u - 1 = -e / (1 + e) (-1 where e overflows) */
+    d -= gig->beta * (u - (isinf(e) ? 1.0 : e / (1.0 + e)));
   return d;
+}
+
+/* log of the integrand at log y = ly > RISK_LY_MAX, where y may overflow,
+ * for an inverse-gamma Y (the others have no mass there): in logs, with
+ * z = zq e^(-ly/2) - g e^(ly/2) and, on the heavy side (g < 0, z large),
+ * sqrt(y) psi(z) = zq - g y (1 + zq / (-g y)) to rounding. */
+static double tail_log_far(const tail_job *j, double u, double ly) {
+  double l = gig_log_u(j->gig, u), sy = exp(0.5 * ly), z;
+  z = j->g == 0 ? j->zq * exp(-0.5 * ly) : j->zq / sy - j->g * sy;
+  if (j->kind == TAIL_CDF)
+    return l + ghmix_log_norm_cdf(z);
+  if (j->kind == TAIL_Y_MASS)
+    return l + ly + ghmix_log_norm_cdf(z);
+  if (j->g < 0 && z > RISK_CF_FROM)
+    return l + log(-j->g) + ly + log1p(j->zq * exp(-ly) / -j->g);
+  return l + 0.5 * ly + ghmix_log_norm_psi(z);
 }
 
 /* log of the integrand at u (without 1/J).  For z >= 0 the shortfall's
  * sqrt(y) psi(z) is (zq - g y) Phi(z) + sqrt(y) phi(z), both terms >= 0. */
 static double tail_log(const tail_job *j, double u) {
   double ly = j->gig->lm + u, y, sy, z, l;
+  if (ly > RISK_LY_MAX && j->gig->kind == GHMIX_GIG_KIND_INVGAMMA)
+    return tail_log_far(j, u, ly);
   if (!(fabs(ly) <= RISK_LY_MAX))
     return -INFINITY;
   sy = exp(0.5 * ly);
@@ -132,6 +153,12 @@ static double tail_rel(const tail_job *j, double u, double *sf) {
   double e, y, sy, z, l, cdf;
   if (sf != NULL)
     *sf = 0.0;
+  if (gig->lm + u > RISK_LY_MAX && gig->kind == GHMIX_GIG_KIND_INVGAMMA) {
+    /* (the power tail of an inverse-gamma Y, in logs) */
+    if (sf != NULL)
+      *sf = tail_sf_log_rel(j, u);
+    return exp(tail_log(j, u) - j->log_ref);
+  }
   if (!(fabs(gig->lm + u) <= RISK_LY_MAX))
     return 0.0;
   if (!(fabs(u) <= RISK_DIRECT_MAX)) {
@@ -190,6 +217,8 @@ static int tail_term(void *ctx, double v, ghmix_de_phase phase, double *t) {
   *t = tail_rel(j, j->u0 + j->c * (0.5 * (ev - iv)), j->joint ? &sf : NULL) * w;
   if (isnan(*t))
     return 0;
+  if (phase == GHMIX_DE_LEFT || phase == GHMIX_DE_RIGHT)
+    j->walk_last[phase == GHMIX_DE_RIGHT] = *t;
   if (j->joint)
     tail_joint_add(j, v, phase, *t, sf * w);
   return 1;
@@ -312,6 +341,7 @@ static double tail_log_integral(const ghmix_gig *gig, double g, double zq,
   j.cdf_sum = j.sf_sum = j.sf_level[0] = j.sf_level[1] = 0.0;
   j.sf_edge[0] = j.sf_edge[1] = INFINITY;
   j.v_last = INFINITY;
+  j.walk_last[0] = j.walk_last[1] = 0.0;
   if (log_sf != NULL)
     *log_sf = NAN;
   if (*c > 0) {
@@ -333,6 +363,12 @@ static double tail_log_integral(const ghmix_gig *gig, double g, double zq,
    * means the search missed the peak (a law beyond the method's reach) */
   if (!(sum <= 1e100))
     return NAN;
+  /* a walk that reached the end of the map before its terms became
+   * negligible (a power tail of Y too slow for it: a moment next to
+   * infinite) has no estimate */
+  if (step <= 0 &&
+      !(fmax(j.walk_last[0], j.walk_last[1]) <= 1e-12 * sum / GHMIX_DE_STEP))
+    return NAN;
   sum = j.log_ref - gig->log_j + log(j.c) + log(sum);
   if (log_sf != NULL)
     *log_sf = tail_joint_log_sf(&j, sum);
@@ -345,9 +381,25 @@ static int risk_gig_ok(const ghmix_gig *gig) {
          fabs(gig->lm) <= RISK_LM_MAX && gig->alpha + gig->beta <= 1e100;
 }
 
+/* Whether E[(zq - Z)^+] (kind TAIL_SHORTFALL) or E[Y 1{Z <= zq}]
+ * (TAIL_Y_MASS) is infinite.  Only for an inverse-gamma Y (a = 0, density
+ * ~ y^(p-1) for large y; a > 0 cuts the tail off by exp(-a y / 2)), where
+ * z = zq / sqrt(y) - g sqrt(y): for g = 0, z -> 0, sqrt(y) psi(z) ~
+ * sqrt(y) phi(0) and Phi(z) -> 1/2: the shortfall is infinite iff p >=
+ * -1/2 (a symmetric t with at most 1 degree of freedom), the y mass iff p
+ * >= -1; for g < 0 (the heavy side) sqrt(y) psi(z) ~ -g y and Phi(z) ->
+ * 1: both iff p >= -1 (at most 2 degrees of freedom); for g > 0 (the light
+ * side) both terms fall as exp(-g^2 y / 2): never. */
+static int tail_infinite(const ghmix_gig *gig, double g, tail_kind kind) {
+  double limit = kind == TAIL_SHORTFALL && g == 0 ? -0.5 : -1.0;
+  return gig->kind == GHMIX_GIG_KIND_INVGAMMA && g <= 0 && gig->p >= limit;
+}
+
 static double tail_integral(const ghmix_gig *gig, double g, double zq,
                             tail_kind kind, const double *map) {
   double u0 = map != NULL ? map[0] : 0.0, c = map != NULL ? map[1] : 0.0;
+  if (tail_infinite(gig, g, kind))
+    return INFINITY; /* (before a quadrature of a divergent integral) */
   return exp(tail_log_integral(gig, g, zq, kind, 0.0, &u0, &c, NULL));
 }
 
@@ -492,5 +544,10 @@ double ghmix_gh1_risk_quantile(const ghmix_gig *gig, double g, double alpha,
     map[1] = 0.0; /* (the map of -Z's lower tail, no hint for Z's) */
     return z;
   }
-  return quantile_lower(gig, &h, g, log(alpha), map, shortfall);
+  {
+    double z = quantile_lower(gig, &h, g, log(alpha), map, shortfall);
+    if (shortfall != NULL && tail_infinite(gig, g, TAIL_SHORTFALL))
+      *shortfall = INFINITY;
+    return z;
+  }
 }

@@ -27,7 +27,9 @@ extern "C" {
  * zq}] into *y_mass, for gig prepared by ghmix_gig_init_density (valid),
  * map NULL or the centre and width of the map to use (map[1] > 0; from
  * ghmix_gh1_risk_quantile at the same zq), else found here,
- * g and zq finite; NaN where the integral fails and for laws beyond the
+ * g and zq finite; Inf where the moment is infinite (a = 0: the shortfall
+ * for p >= -1/2 with g = 0 and p >= -1 with g < 0, the y mass for p >= -1
+ * with g <= 0); NaN where the integral fails and for laws beyond the
  * method's reach: a GIG scale m (the mode of log Y) outside e^+-300 or
  * W = sqrt(p^2 + ab) above 1e100. */
 void ghmix_gh1_tail_moments(const ghmix_gig *gig, double g, double zq,

@@ -1,4 +1,7 @@
-# Fuzzer for ghmix's registered .Call entry points (base R only).
+# Fuzzer for ghmix's registered .Call entry points (base R only), and for
+# two R-level entry points ("r:fit": the fitters with weights, components,
+# factors, shrink, fixed and start labels; "r:law": divergences and risk of
+# heavy-tailed laws), called through the exported functions.
 #
 #   Rscript tests/fuzz/fuzz.R [--seconds 60] [--seed 1] [--lib PATH]
 #                             [--batch-seconds 10] [--call-timeout 10]
@@ -403,6 +406,89 @@ templates <- list(
   }
 )
 
+# R-level entry points (issue 31): the fitters and the law functions with
+# the newer arguments -- weights of any scale, components, factors,
+# shrink, fixed, start labels -- and heavy-tailed laws, called through the
+# exported functions (name "r:<what>"); bounded by max_iter 30 so a call
+# takes well under a second.  The arguments are a named list, mutated as
+# a routine's are.
+r_weights <- function(n) {
+  pick_mostly(
+    list(NULL, pos(n), rep(1 / max(n, 1L), n)),
+    list(rep(1e-300, n), rep(1e300, n), c(1e300, rep(1, max(n - 1L, 0L))),
+         rep(0, n), c(0, pos(max(n - 1L, 0L))), rep(2^-1074, n)),
+    p = 0.3
+  )
+}
+
+# One of `usual` mostly, one of `odd` with probability p.
+pick_mostly <- function(usual, odd, p = 0.2) {
+  if (stats::runif(1L) < p) pick(odd) else pick(usual)
+}
+
+r_templates <- list(
+  "r:fit" = function() {
+    d <- pick(1:3)
+    n <- pick_mostly(c(30L, 60L), c(3L, 8L))
+    x <- matrix(stats::rt(n * d, 4), n, d) *
+      pick_mostly(1, c(1e-200, 1e200)) + pick_mostly(0, 1e6)
+    fam <- pick(c("fit_nig", "fit_gh", "fit_vg", "fit_skewt"))
+    list(
+      family = fam, x = x, weights = r_weights(n),
+      components = pick_mostly(list(1L, 2L), list(3L, 1:2, 10L, 0L, NA)),
+      factors = pick_mostly(list(NULL), list(0L, 1L, d - 1L, d)),
+      shrink = pick_mostly(list(NULL), list(0, 5, 1e250, 1e308, "identity")),
+      fixed = if (fam != "fit_gh") NULL else
+        pick_mostly(list(NULL), list(list(a = 1e-50), list(b = 1e-300),
+                                     list(a = 5e-324),
+                                     list(p = -0.5, a = 1e-20),
+                                     list(gamma = 0))),
+      start = pick_mostly(list(NULL),
+                          list(rep(1:2, length.out = n), rep(1L, n))),
+      control = ghmix_fuzz_control()
+    )
+  },
+  "r:law" = function() {
+    law <- function() {
+      list(mu = num(1), gamma = pick(c(0, num(1))), sigma = pos(1),
+           p = pick(c(-0.25, -0.5, -1, -1.0001, -1.5, num(1))),
+           a = pick(c(0, 1e-300, pos(1), 1e300)),
+           b = pick(c(0, 1e-300, pos(1), 1e300)))
+    }
+    list(what = pick(c("kl_divergence", "hellinger", "entropy",
+                       "expected_shortfall", "value_at_risk",
+                       "es_attribution")),
+         law = law(), other = law(), level = stats::runif(pick(1:2)))
+  }
+)
+
+# (a function, so that materialize() leaves it alone; in the child)
+ghmix_fuzz_control <- function() list(.fuzz_control = 30L)
+
+# Runs an "r:" call: the function named in args, with the rest.
+run_r_entry <- function(routine, args) {
+  ctl <- args$control
+  if (is.list(ctl) && identical(names(ctl), ".fuzz_control")) {
+    args$control <- ghmix::ghmix_control(max_iter = ctl$.fuzz_control)
+  }
+  if (routine == "r:fit") {
+    fun <- getExportedValue("ghmix", args$family)
+    args$family <- NULL
+    return(do.call(fun, args))
+  }
+  make <- function(v) do.call(ghmix::gh_law, as.list(v))
+  law <- make(args$law)
+  other <- make(args$other)
+  switch(args$what,
+    kl_divergence = ghmix::kl_divergence(law, other),
+    hellinger = ghmix::hellinger(law, other),
+    entropy = ghmix::entropy(law),
+    expected_shortfall = ghmix::expected_shortfall(law, args$level),
+    value_at_risk = ghmix::value_at_risk(law, args$level),
+    es_attribution = ghmix::es_attribution(law, 1, args$level)
+  )
+}
+
 # ------------------------------------------------------------- calls
 
 call_seed <- function(seed, batch, i) {
@@ -420,7 +506,7 @@ gen_call <- function(cs, routines) {
   k <- sample.int(nrow(routines), 1L)
   name <- routines$name[[k]]
   nargs <- routines$nargs[[k]]
-  tmpl <- templates[[name]]
+  tmpl <- c(templates, r_templates)[[name]]
   args <- NULL
   if (!is.null(tmpl) && stats::runif(1L) < 0.8) {
     args <- tmpl()
@@ -534,6 +620,12 @@ reproducer <- function(call, max_chars = 3000L) {
   long <- nchar(args) > max_chars
   args[long] <- paste0(substr(args[long], 1L, max_chars),
                        " ... [cut; --replay regenerates it in full]")
+  if (startsWith(call$routine, "r:")) {
+    # (run_r_entry() of tests/fuzz/fuzz.R with these arguments)
+    return(paste0("run_r_entry(\"", call$routine, "\", list(",
+                  paste(paste(names(call$args), "=", args),
+                        collapse = ",\n      "), "))"))
+  }
   paste0(".Call(ghmix:::", call$routine, if (length(args)) ", ",
          paste(args, collapse = ",\n      "), ")")
 }
@@ -546,6 +638,9 @@ reproducer <- function(call, max_chars = 3000L) {
 # are not made (outcome "known").
 child_run <- function(next_call, progress, result, lib, known = list()) {
   if (nzchar(lib)) {
+    # (on the library path too: the "r:" entry points call ghmix's R
+    # functions, some of which look the package up)
+    .libPaths(c(lib, .libPaths()))
     loadNamespace("ghmix", lib.loc = lib)
   } else {
     loadNamespace("ghmix")
@@ -607,7 +702,11 @@ run_one <- function(call, syms) {
   on.exit(.Call(syms[["ffi_sigint_hold"]], FALSE), add = TRUE)
   tryCatch(
     withCallingHandlers({
-      do.call(.Call, c(list(syms[[call$routine]]), args))
+      if (startsWith(call$routine, "r:")) {
+        run_r_entry(call$routine, args)
+      } else {
+        do.call(.Call, c(list(syms[[call$routine]]), args))
+      }
       "returned"
     },
     warning = function(w) invokeRestart("muffleWarning"),
@@ -640,6 +739,11 @@ child_main <- function(opts) {
       nargs = vapply(r, function(s) as.integer(s$numParameters), 0L),
       stringsAsFactors = FALSE
     )
+    tab <- rbind(tab, data.frame(
+      name = names(r_templates),
+      nargs = vapply(r_templates, function(f) length(f()), 0L),
+      stringsAsFactors = FALSE
+    ))
     tab <- tab[order(tab$name), , drop = FALSE]
     rownames(tab) <- NULL
     saveRDS(tab, job$result)

@@ -48,3 +48,22 @@ ari <- function(a, b) {
   expected <- s_a * s_b / pairs(sum(tab))
   (s_ij - expected) / ((s_a + s_b) / 2 - expected)
 }
+
+# expr without the warning that r factors are not identified (class
+# ghmix_warning_factors: r = 1 in d = 2, r = 2 in d = 4), for tests that
+# fit such models on purpose.
+muffle_factors <- function(expr) {
+  withCallingHandlers(expr, ghmix_warning_factors = function(w) {
+    invokeRestart("muffleWarning")
+  })
+}
+
+# The classes of the warnings expr gives (muffled).
+warning_classes <- function(expr) {
+  cls <- character()
+  withCallingHandlers(expr, warning = function(w) {
+    cls <<- c(cls, class(w))
+    invokeRestart("muffleWarning")
+  })
+  cls
+}

@@ -1520,4 +1520,112 @@ bad_case("update(fit, newdata with another column count): error naming it",
          quote(update(fit_nig(x2), newdata = cbind(x2, 1))),
          check_arg_error("newdata"))
 
+# The newer arguments (issue 31): weights of any scale, components,
+# factors, shrink, fixed, start labels ---------------------------------------
+
+any_warning <- NA # (a value, whatever warnings come with it)
+# weights: frequency weights whose scale changes no estimate
+for (w in list(quote(rep(1 / 60, 60)), quote(rep(1e-10, 60)),
+               quote(rep(1e300, 60)), quote(c(1e300, rep(1, 59))))) {
+  for (fun in c("fit_nig", "fit_gh")) {
+    bad_case(sprintf("%s(weights = %s): a fit", fun, deparse(w)),
+             bad_call(fun, list(x = quote(x_small), weights = w)),
+             check_value(function(s) s$type == "list", warning = any_warning))
+  }
+  bad_case(sprintf("fit_nig(weights = %s, components = 2): a fit",
+                   deparse(w)),
+           bad_call("fit_nig", list(x = quote(x2), components = 2,
+                                    weights = bquote(rep(.(w)[1L], 300)))),
+           check_value(function(s) s$type == "list", warning = any_warning))
+  bad_case(sprintf("fit_nig(weights = %s, factors = 1): a fit", deparse(w)),
+           bad_call("fit_nig", list(x = quote(cbind(x2, x2[, 1] + x2[, 2])),
+                                    factors = 1,
+                                    weights = bquote(rep(.(w)[1L], 300)))),
+           check_value(function(s) s$type == "list", warning = any_warning))
+}
+for (fun in c("fit_nig", "fit_gh")) {
+  bad_case(sprintf("%s(weights = <subnormal>): error naming `weights`", fun),
+           bad_call(fun, list(x = quote(x_small),
+                              weights = quote(rep(2^-1074, 60)))),
+           check_arg_error("weights"))
+}
+bad_case("fit_nig(weights = <sum overflows>): error naming `weights`",
+         quote(fit_nig(x_small, weights = rep(1e308, 60))),
+         check_arg_error("weights"))
+bad_case(paste("fit_nig(x = <online>, weights = <a batch all 0>):",
+               "error naming `weights`"),
+         quote(fit_nig(x_small, weights = c(rep(0, 20), rep(1, 40)),
+                       control = ghmix_control(
+                         online = ghmix_online(batch_size = 20)))),
+         check_arg_error("weights"))
+# components: whole numbers, distinct, at most the distinct rows
+for (v in list(0, -1, 1.5, NA, "2", c(2, 2), Inf, NULL, list(2))) {
+  bad_case(sprintf("fit_nig(components = %s): error naming `components`",
+                   bad_label(v)),
+           call_with("fit_nig", list(quote(x_small)), "components", v),
+           check_arg_error("components"))
+}
+bad_case(paste("fit_nig(components = <more than the distinct rows>):",
+               "error naming `components`"),
+         quote(fit_nig(c(rep(1, 10), rep(2, 10)), components = 3)),
+         check_arg_error("components"))
+bad_case("fit_nig(components = 4) of 12 rows: a fit with its drops recorded",
+         quote(fit_nig(rt(12, 5), components = 4)),
+         check_either(
+           check_value(function(s) s$type == "list", warning = any_warning),
+           check_classed_error("ghmix_error_start")
+         ))
+bad_case("fit_nig(components = 2) of clusters 1e6 apart: a fit",
+         quote(fit_nig(rbind(x2, x2 + 1e6), components = 2)),
+         check_value(function(s) s$type == "list", warning = any_warning))
+bad_case("fit_nig(components = 2) of rows times 1e-200: a fit",
+         quote(fit_nig(x2 * 1e-200, components = 2)),
+         check_value(function(s) s$type == "list", warning = any_warning))
+# start labels
+for (v in list(quote(rep(1, 300)), quote(rep(1:3, 100)),
+               quote(c(NA, rep(1:2, length.out = 299))), quote(rep("a", 300)),
+               quote(rep(1:2, 10)))) {
+  bad_case(sprintf("fit_nig(components = 2, start = %s): error naming `start`",
+                   deparse(v)),
+           bad_call("fit_nig", list(x = quote(x2), components = 2, start = v)),
+           check_arg_error("start"))
+}
+# factors: d - 1 (not identified) is a fit with a warning
+bad_case("fit_nig(factors = 2) in d = 3: a fit, warning it is not identified",
+         quote(fit_nig(cbind(x2, x2[, 1] - x2[, 2] + rnorm(300)),
+                       factors = 2)),
+         check_value(function(s) s$type == "list", warning = any_warning))
+# shrink: weights that overflow the penalty
+for (v in list(1e300, .Machine$double.xmax)) {
+  bad_case(sprintf("fit_nig(shrink = %s): error naming `shrink`",
+                   bad_label(v)),
+           call_with("fit_nig", list(quote(x2)), "shrink", v),
+           check_arg_error("shrink", class = "ghmix_error_shrink"))
+}
+# fixed: tiny a and b are their limits' fits; subnormal ones an error
+for (v in list(list(a = 1e-50), list(a = 1e-300), list(b = 1e-300))) {
+  bad_case(sprintf("fit_gh(fixed = %s): a fit", bad_label(v)),
+           call_with("fit_gh", list(quote(x_small)), "fixed", v),
+           check_value(function(s) s$type == "list", warning = any_warning))
+}
+for (v in list(list(a = 5e-324), list(b = 5e-324), list(a = 0),
+               list(b = -1), list(a = NA), list(p = Inf),
+               list(a = 1, b = 1, p = 1), list(gamma = c(1, 2)))) {
+  bad_case(sprintf("fit_gh(fixed = %s): error naming `fixed`", bad_label(v)),
+           call_with("fit_gh", list(quote(x_small)), "fixed", v),
+           check_arg_error(NULL))
+}
+# divergences and risk of heavy tails: a number (Inf where infinite)
+for (e in list(quote(kl_divergence(gh_law(p = -0.5, a = 0, b = 1),
+                                   gh_law(p = -0.5, a = 1, b = 1))),
+               quote(hellinger(gh_law(p = -1, a = 0, b = 2),
+                               gh_law(p = -0.5, a = 1, b = 1))),
+               quote(entropy(gh_law(p = -0.1, a = 0, b = 0.2))),
+               quote(expected_shortfall(gh_law(p = -0.25, a = 0, b = 0.5),
+                                        c(0.01, 0.05))))) {
+  bad_case(sprintf("%s: a number, not an error", deparse(e)[1L]),
+           e, check_value(function(s) s$type == "double" && s$n_na == 0L,
+                          warning = any_warning))
+}
+
 bad_run_all(environment())

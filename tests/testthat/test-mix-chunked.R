@@ -165,10 +165,11 @@ test_that("chunks without weights among weighted ones count each row once", {
   expect_identical(fit$weights, w)
   expect_equal(fit$nobs, sum(w))
   set.seed(1)
-  ref_f <- fit_nig(x, components = 2, factors = 1, weights = w,
-                   control = mix_tight)
+  ref_f <- muffle_factors(fit_nig(x, components = 2, factors = 1,
+                                  weights = w, control = mix_tight))
   set.seed(1)
-  fit_f <- fit_nig(data, components = 2, factors = 1, control = mix_tight)
+  fit_f <- muffle_factors(fit_nig(data, components = 2, factors = 1,
+                                  control = mix_tight))
   expect_true(fit_f$converged)
   expect_equal(fit_f$nobs, sum(w))
   expect_lte(abs(fit_f$loglik - ref_f$loglik) / abs(ref_f$loglik), 1e-10)

@@ -57,17 +57,7 @@ test_that("VaR is the quantile of qgh()", {
 })
 
 test_that("VaR and ES match the mpmath references", {
-  ref <- utils::read.csv(testthat::test_path("fixtures", "risk_ref.csv"),
-                         stringsAsFactors = FALSE)
-  for (v in c("p", "a", "b", "mu", "gamma", "sigma", "level")) {
-    ref[[v]] <- as.numeric(ref[[paste0(v, "_hex")]])
-  }
-  for (i in seq_len(nrow(ref))) {
-    r <- ref[i, ]
-    law <- gh_law(r$mu, r$gamma, r$sigma, r$p, r$a, r$b)
-    expect_lt(abs(value_at_risk(law, r$level) / r$var - 1), 1e-12)
-    expect_lt(abs(expected_shortfall(law, r$level) / r$es - 1), 1e-10)
-  }
+  expect_risk_fixture("risk_ref.csv")
 })
 
 risk_mv_law <- function() {
