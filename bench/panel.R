@@ -106,10 +106,11 @@ real_case <- function(name, g, x_fun, why, quick = FALSE) {
        data = function() list(x = as.matrix(x_fun()), truth = NULL))
 }
 
-pkg_data <- function(name, package) {
+pkg_data <- function(name, package, object = name) {
   env <- new.env()
   utils::data(list = name, package = package, envir = env)
-  env[[name]]
+  if (is.null(env[[object]])) stop("no data set ", object, " in ", package)
+  env[[object]]
 }
 
 panel_cases <- function() {
@@ -195,7 +196,7 @@ panel_cases <- function() {
               "mixture's sx2 (2000 x 2): skewed clusters"),
     real_case("eustock-G2", 2, function() diff(log(EuStockMarkets)),
               "EuStockMarkets log returns (1859 x 4), 26 zero rows"),
-    real_case("gvhd-G5", 5, function() pkg_data("GvHD.pos", "mclust"),
+    real_case("gvhd-G5", 5, function() pkg_data("GvHD", "mclust", "GvHD.pos"),
               "mclust's GvHD.pos flow cytometry (9083 x 4)")
   )
 }
@@ -294,6 +295,7 @@ case_peers <- function(cs) {
     }
   )
   all <- all[!vapply(all, is.null, logical(1))]
+  all <- all[vapply(all, function(pr) installed[[pr$pkg]], logical(1))]
   all[intersect(names(all), opt$peers)]
 }
 
@@ -327,11 +329,17 @@ own_summary <- function(res, x) {
                 note = res$message))
   }
   f <- res$fit
-  par <- list(pi = f$proportions, comps = f$components)
+  ll <- gh_mixture_loglik(list(pi = f$proportions, comps = f$components), x)
+  note <- c(
+    if (!isTRUE(f$converged)) paste("not converged:", f$message),
+    if (NROW(f$dropped)) sprintf("dropped %d component(s)", NROW(f$dropped)),
+    if (abs(ll - f$loglik) > 1e-8 * abs(ll)) {
+      sprintf("reports loglik %.6g", f$loglik)
+    }
+  )
   list(s = stats::median(res$seconds), runs = length(res$seconds),
-       loglik = gh_mixture_loglik(par, x), g = f$G,
-       iterations = f$iterations, converged = f$converged,
-       note = if (isTRUE(f$converged)) "" else "not converged")
+       loglik = ll, g = f$G, iterations = f$iterations,
+       converged = f$converged, note = paste(note, collapse = "; "))
 }
 
 # ---- one case --------------------------------------------------------------
@@ -420,7 +428,8 @@ run_case <- function(cs) {
   res$d <- ncol(x)
   res$G <- cs$g
   res$truth_loglik <- truth
-  message(sprintf("  (%.0f s for the case)", proc.time()[["elapsed"]] - t0))
+  res$case_s <- proc.time()[["elapsed"]] - t0
+  message(sprintf("  (%.0f s for the case)", res$case_s[[1L]]))
   res
 }
 
@@ -443,27 +452,43 @@ if (opt$list || !length(cases)) {
   if (!length(cases)) message("no case matches")
   quit(status = if (length(cases)) 0L else 1L)
 }
-opt$peers <- Filter(function(nm) {
-  have_peer(c(MixGHD = "MixGHD", ghpcm = "mixture", vgpcm = "mixture",
-              stpcm = "mixture", mclust = "mclust")[[nm]])
-}, opt$peers)
+installed <- vapply(c(MixGHD = "MixGHD", mixture = "mixture",
+                      mclust = "mclust"), have_peer, logical(1))
 
 csv_path <- file.path(bench_dir, paste0(opt$out, ".csv"))
 if (opt$replot) {
   # the tables and the plot again from the csv of an earlier run
   res <- utils::read.csv(csv_path, stringsAsFactors = FALSE)
   res <- res[res$case %in% names(cases), ]
+  if (is.null(res$case_s)) res$case_s <- NA_real_ # a csv of an older run
   cases <- cases[names(cases) %in% res$case]
-  old_md <- readLines(sub("[.]csv$", ".md", csv_path))
-  header <- sub("[.]$", "", old_md[[3L]])
-  run_info <- old_md[[5L]]
+  md_path <- sub("[.]csv$", ".md", csv_path)
+  old_md <- if (file.exists(md_path)) readLines(md_path) else character(0)
+  header <- if (length(old_md) >= 5L) {
+    sub("[.]$", "", old_md[[3L]])
+  } else {
+    "bench/panel.R (from a csv without its .md: machine and load unknown)"
+  }
+  run_info <- if (length(old_md) >= 5L) old_md[[5L]] else "Command: unknown."
 } else {
   ghmix_threads(2L)
   header <- bench_header("bench/panel.R")
   invisible(suppressWarnings(fit_nig(faithful, components = 2))) # warm-up
   started <- proc.time()[["elapsed"]]
-  res <- do.call(rbind, lapply(cases, run_case))
+  res <- NULL
+  for (cs in cases) {
+    # a case that fails is left out with a message; the csv holds the
+    # cases so far (for --replot after an interrupted run)
+    one <- tryCatch(run_case(cs), error = function(e) {
+      message(sprintf("case %s failed: %s", cs$name, conditionMessage(e)))
+      NULL
+    })
+    res <- rbind(res, one)
+    utils::write.csv(res, csv_path, row.names = FALSE)
+  }
+  if (is.null(res)) stop("no case ran")
   rownames(res) <- NULL
+  cases <- cases[names(cases) %in% res$case]
   run_info <- sprintf(paste(
     "Command: `Rscript bench/panel.R %s`%s; %d cases in %.0f s.",
     "Limit per peer fit %.0f s; runs: ghmix at most %d within %.0f s,",
@@ -507,12 +532,18 @@ case_tab <- do.call(rbind, lapply(cases, function(cs) {
   r <- res[res$case == cs$name, ][1L, ]
   data.frame(case = cs$name, source = cs$source, n = r$n, d = r$d,
              G = cs$g, truth_loglik = r$truth_loglik, why = cs$why,
-             stringsAsFactors = FALSE)
+             case_s = r$case_s, stringsAsFactors = FALSE)
 }))
 
+# log-likelihoods with two decimals (md_table() keeps significant digits)
+fixed2 <- function(v) ifelse(is.na(v), NA_character_, sprintf("%.2f", v))
 shown <- res
 shown$load <- load_label(shown$load)
-shown$peer_s <- ifelse(is.na(shown$peer_s), NA, shown$peer_s)
+for (col in c("ghmix_loglik", "peer_loglik", "peer_reported")) {
+  shown[[col]] <- fixed2(shown[[col]])
+}
+shown$peer_min_size <- ifelse(is.na(shown$peer_min_size), NA_character_,
+                              sprintf("%.1f", shown$peer_min_size))
 shown$peer_result <- ifelse(
   shown$peer_status == "ok", "",
   paste0(shown$peer_status, ": ", shown$peer_note)
@@ -522,7 +553,7 @@ res_tab <- shown[, c("case", "load", "ghmix_fit", "ghmix_s",
                      "ghmix_iter", "peer", "peer_s", "peer_loglik",
                      "peer_reported", "peer_iter", "peer_min_size",
                      "params", "ratio", "gain", "loglik", "meets",
-                     "peer_result")]
+                     "ghmix_note", "peer_result")]
 names(res_tab)[names(res_tab) == "ratio"] <- "ghmix/peer time"
 
 summary_tab <- do.call(rbind, lapply(split(res, list(res$peer, res$load),
@@ -567,7 +598,9 @@ lines <- c(
     "effective component size; `loss*`: a loss to a solution with a",
     "component smaller than ghmix's parameter count per component",
     "(`params`), which ghmix drops by design. A peer that timed out or",
-    "failed idle is not rerun under load."
+    "failed idle is not rerun under load. Cases: `truth_loglik` is the",
+    "log-likelihood at the simulation's own parameters, `case_s` the",
+    "case's wall time in this run (every fit, both loads)."
   ),
   "",
   "## Summary",
@@ -576,11 +609,12 @@ lines <- c(
   "",
   "## Cases",
   "",
-  md_table(case_tab, digits = 8L),
+  md_table(transform(case_tab, truth_loglik = fixed2(truth_loglik),
+                     case_s = round(case_s)), digits = 3L),
   "",
   "## Results",
   "",
-  md_table(res_tab, digits = 4L)
+  md_table(res_tab, digits = 3L)
 )
 write_md(lines, opt$out)
 
@@ -603,7 +637,7 @@ panel_plot <- function(res) {
   offset <- (seq_along(peers) - (length(peers) + 1) / 2) * 0.16
   names(offset) <- peers
   graphics::layout(rbind(seq_along(loads), length(loads) + 1L),
-                   heights = c(1, graphics::lcm(2.2)))
+                   heights = c(1, graphics::lcm(2.6)))
   op <- graphics::par(oma = c(0, 0.38 * max(nchar(case_names)) + 1, 0, 0),
                       mar = c(4.5, 0.5, 4, 0.8))
   on.exit(graphics::par(op))
@@ -637,9 +671,8 @@ panel_plot <- function(res) {
   graphics::par(mar = c(0, 0.5, 0, 0.5), xpd = NA)
   graphics::plot.new()
   labels <- c(peers, "log-lik >= peer's", "log-lik < peer's",
-              "< peer's, whose smallest component < ghmix's df",
-              "peer timed out")
-  graphics::legend("center", ncol = ceiling(length(labels) / 2), bty = "n",
+              "< peer's (a peer component < df)", "peer timed out")
+  graphics::legend("center", ncol = ceiling(length(labels) / 3), bty = "n",
                    cex = 0.8, legend = labels,
                    col = c(cols, rep("grey30", 4L)),
                    pch = c(rep(15, length(peers)), 19, 4, 1, 60))
