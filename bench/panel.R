@@ -368,7 +368,7 @@ run_condition <- function(cs, x, x_file, load, idle_status) {
     pr <- peers[[nm]]
     prev <- idle_status[[nm]]
     res <- if (!is.null(prev) && prev != "ok") {
-      list(status = paste(prev, "(idle)"), seconds = numeric(0),
+      list(status = paste(prev, "(no load)"), seconds = numeric(0),
            message = "not rerun under load")
     } else {
       do.call(in_rscript, list(
@@ -473,6 +473,11 @@ if (opt$replot) {
 } else {
   ghmix_threads(2L)
   header <- bench_header("bench/panel.R")
+  load_1min <- as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1])
+  if (load_1min > 0.5) {
+    header <- paste0(header, ". **The machine was not idle at the start: ",
+                     "its times are not those of an idle machine**")
+  }
   invisible(suppressWarnings(fit_nig(faithful, components = 2))) # warm-up
   started <- proc.time()[["elapsed"]]
   res <- NULL
@@ -523,7 +528,8 @@ res$target <- targets[res$peer]
 res$meets <- ifelse(is.na(res$target) | is.na(res$ratio), "",
                     ifelse(res$ratio <= res$target & res$loglik == "win",
                            "yes", "no"))
-load_label <- function(load) ifelse(load == 0L, "idle", paste0("busy ", load))
+# the load column: what the script added to whatever else ran
+load_label <- function(load) ifelse(load == 0L, "none", paste0(load, " busy"))
 
 dir.create(bench_dir, showWarnings = FALSE, recursive = TRUE)
 utils::write.csv(res, csv_path, row.names = FALSE)
@@ -598,8 +604,9 @@ lines <- c(
     "effective component size; `loss*`: a loss to a solution with a",
     "component smaller than ghmix's parameter count per component",
     "(`params`), which ghmix drops by design. A peer that timed out or",
-    "failed idle is not rerun under load. Cases: `truth_loglik` is the",
-    "log-likelihood at the simulation's own parameters, `case_s` the",
+    "failed without added load is not rerun under load. `load`: the",
+    "busy processes the script added (none, or K). Cases: `truth_loglik`",
+    "is the log-likelihood at the simulation's own parameters, `case_s` the",
     "case's wall time in this run (every fit, both loads)."
   ),
   "",
