@@ -322,7 +322,7 @@ own_runs <- function(x, g, fam, threads) {
   list(status = "ok", seconds = secs, fit = fit)
 }
 
-own_summary <- function(res, x) {
+own_summary <- function(res, x, g) {
   if (res$status != "ok") {
     return(list(s = NA_real_, runs = 0L, loglik = NA_real_, g = NA_integer_,
                 iterations = NA_integer_, converged = NA,
@@ -331,6 +331,7 @@ own_summary <- function(res, x) {
   f <- res$fit
   ll <- gh_mixture_loglik(list(pi = f$proportions, comps = f$components), x)
   note <- c(
+    if (f$G < g) sprintf("%d of %d components", f$G, g),
     if (!isTRUE(f$converged)) paste("not converged:", f$message),
     if (NROW(f$dropped)) sprintf("dropped %d component(s)", NROW(f$dropped)),
     if (abs(ll - f$loglik) > 1e-8 * abs(ll)) {
@@ -354,9 +355,9 @@ run_condition <- function(cs, x, x_file, load, idle_status) {
   fams <- unique(vapply(peers, `[[`, "", "own"))
   fams <- unique(c("gh", if (cs$family %in% c("vg", "skewt")) cs$family, fams))
   own <- lapply(stats::setNames(fams, fams), function(fam) {
-    two <- own_summary(own_runs(x, cs$g, fam, 2L), x)
+    two <- own_summary(own_runs(x, cs$g, fam, 2L), x, cs$g)
     one <- if (opt$one_thread) {
-      own_summary(own_runs(x, cs$g, fam, 1L), x)
+      own_summary(own_runs(x, cs$g, fam, 1L), x, cs$g)
     } else {
       list(s = NA_real_)
     }
