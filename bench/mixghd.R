@@ -29,16 +29,7 @@ reps_peer <- 3L
 reps_own <- 5L
 
 # The mixture log-likelihood of MGHD()'s parameters at the rows x.
-mixghd_loglik <- function(m, x) {
-  gp <- m@gpar
-  g <- length(gp) - 1L
-  dens <- Reduce(`+`, lapply(seq_len(g), function(k) {
-    par <- gp[[k]]
-    gp$pi[[k]] * dgh(x, par$mu, par$alpha, par$sigma, par$cpl[[2L]],
-                     par$cpl[[1L]], par$cpl[[1L]])
-  }))
-  sum(log(dens))
-}
+mixghd_loglik <- function(m, x) gh_mixture_loglik(mixghd_params(m@gpar), x)
 
 peer_data <- function(name) {
   env <- new.env()

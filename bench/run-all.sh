@@ -11,8 +11,9 @@
 #   bash bench/run-all.sh bessel fit         # only these scripts
 #
 # Options:
-#   --install-peers  R packages ghyp, GeneralizedHyperbolic, QRM, gsl and
-#                    GIGrvg from CRAN into $GHMIX_PEERS_DIR/R, and a Python
+#   --install-peers  R packages ghyp, GeneralizedHyperbolic, QRM, gsl,
+#                    GIGrvg, MixGHD (with mixture) and mclust from CRAN
+#                    into $GHMIX_PEERS_DIR/R, and a Python
 #                    venv with normix and jax (CPU) in $GHMIX_PEERS_DIR/venv
 #                    (needs Python >= 3.12: $GHMIX_PYTHON, default python3.12)
 #   --install-ghmix  R CMD build this checkout in a temporary directory and
@@ -45,7 +46,7 @@ for arg in "$@"; do
   --install-peers) install_peers=1 ;;
   --install-ghmix) install_ghmix=1 ;;
   -h | --help)
-    sed -n '2,32p' "$0"
+    sed -n '2,33p' "$0"
     exit 0
     ;;
   *) scripts+=("${arg}") ;;
@@ -53,14 +54,16 @@ for arg in "$@"; do
 done
 if [ "${#scripts[@]}" -eq 0 ]; then
   scripts=(bessel gig_dist gig_solve gh_dist fit backends)
-  # benchmarks added later (e.g. chunked.R) run after these
+  # benchmarks added later (e.g. chunked.R) run after these, and the
+  # panel of data shapes (panel.R, hours at full size) last
   for f in bench/*.R; do
     name=$(basename "${f}" .R)
-    case " ${scripts[*]} common " in
+    case " ${scripts[*]} common panel " in
     *" ${name} "*) ;;
     *) scripts+=("${name}") ;;
     esac
   done
+  scripts+=(panel)
 fi
 
 mkdir -p "${PEERS_DIR}/R" bench/results
@@ -72,7 +75,8 @@ fi
 if [ "${install_peers}" = 1 ]; then
   echo "== installing the R peers into ${PEERS_DIR}/R"
   Rscript -e 'install.packages(c("ghyp", "GeneralizedHyperbolic", "QRM",
-                                 "gsl", "GIGrvg", "MixGHD"),
+                                 "gsl", "GIGrvg", "MixGHD", "mixture",
+                                 "mclust"),
                                lib = commandArgs(TRUE)[1],
                                repos = commandArgs(TRUE)[2])' \
     "${PEERS_DIR}/R" "${CRAN}" || echo "(some R peers failed to install)"
