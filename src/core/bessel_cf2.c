@@ -182,8 +182,9 @@ GHMIX_HD void ghmix_bessel_raise(double x, double mu, int n, double r,
     double am = mu + m; /* exact: mu and m are multiples of ulp(nu) */
     double u = k1 * tx + k1 * tx_lo, k2 = k0 + am * u; /* 2 k_m / x */
     if (deriv) {
-      double ik2 = 1.0 / k2;
-      dl = (u - k0 * dl) * ik2;
+      /* a quotient, not a product: a compiler may fuse a product into the
+       * two-sum's first addition, which is then no longer that of dl */
+      dl = (u - k0 * dl) / k2;
       double sum = lam + dl, b = sum - lam; /* two-sum */
       lam_lo += (lam - (sum - b)) + (dl - b);
       lam = sum;
