@@ -73,7 +73,8 @@
 #'   `ghmix_error_cluster` (a worker of a cluster or a future failed or
 #'   died): fields `worker`, `host`, `pid`, `chunk` (where it happened),
 #'   `iteration` and `stage` (how far the fit got) and `parameters` (the
-#'   last parameters, usable as `start`).
+#'   last parameters, usable as `start`); also of class
+#'   `ghmix_error_cuda_fault` when the chunk's GPU faulted.
 #' * `ghmix_error_infeasible`: [gig_from_expectation()] was given
 #'   expectations no distribution on (0, Inf) has; fields `rows`,
 #'   `inequality` (which one each row violates) and `index`.
@@ -83,6 +84,10 @@
 #'   gives the CUDA runtime's reason (no driver, no device, ...).
 #' * `ghmix_error_cuda`: a failure inside the CUDA backend (the message has
 #'   the CUDA error, and the bytes asked for when an allocation failed).
+#' * `ghmix_error_cuda_fault` (also `ghmix_error_cuda`): a kernel fault (an
+#'   illegal address, a failed launch, ...) has left the GPU unusable in
+#'   this R session: every later `backend = "cuda"` call fails with it, and
+#'   the message says to restart R (`backend = "cpu"` still works).
 #' * `ghmix_error_domain`, `ghmix_error_nomem`, `ghmix_error_no_convergence`:
 #'   failures reported by the C core; field `index`, the 1-based element the
 #'   failure is tied to, or `NA`.
