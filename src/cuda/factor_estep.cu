@@ -94,7 +94,8 @@ __global__ void __launch_bounds__(128)
                               bu + (size_t)k * (size_t)r * rs, rs, tile);
       __syncthreads();
       ghmix_factor_tile_sums(t, T, NB, b, first, tl * (size_t)T, n, x, &fms[k],
-                             1, tile, ghmix_factorg_partial(partial, d, r, k, NB));
+                             1, tile,
+                             ghmix_factorg_partial(partial, d, r, k, NB));
       if (k == 0)
         ghmix_mixg_tile_global(t, T, NB, b, first,
                                ghmix_factorg_global_cols(tile, T, r), partial);
@@ -264,6 +265,54 @@ extern "C" ghmix_status ghmix_cuda_factor_data_weights(void *handle,
                  "the E-step weights", err);
 }
 
+/* The handle and the G models (all of the data's d and of one r):
+ * GHMIX_ERR_DOMAIN unless they fit. */
+static ghmix_status factor_models_check(const factor_data *h, int G,
+                                        const ghmix_factor_model *fms,
+                                        ghmix_error *err) {
+  int c;
+  if (h == NULL)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "the factor E-step data handle is NULL (freed?)");
+  if (G < 1 || G > GHMIX_MAX_COMPONENTS)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "%d components: the factor E-step takes 1 to %d", G,
+                           GHMIX_MAX_COMPONENTS);
+  for (c = 0; c < G; c++)
+    if (fms[c].d != h->d || fms[c].r != fms[0].r || fms[c].r < 0 ||
+        fms[c].r >= fms[c].d)
+      return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                             "a factor model of d = %d, r = %d (component %d) "
+                             "for data of d = %d",
+                             fms[c].d, fms[c].r, c + 1, h->d);
+  return GHMIX_OK;
+}
+
+/* With the device current: no rows (the nstats statistics 0, *empty = 1),
+ * or the plan's shared memory checked against the device's. */
+static ghmix_status factor_ready(const factor_data *h,
+                                 const ghmix_factor_layout *l, double *stats,
+                                 int *empty, ghmix_error *err) {
+  ghmix_status st;
+  size_t k;
+  int optin = 0;
+  *empty = h->n == 0;
+  if (*empty) {
+    for (k = 0; k < l->nstats; k++)
+      stats[k] = 0;
+    return GHMIX_OK;
+  }
+  if ((st = shared_optin(h->device, &optin, err)) != GHMIX_OK)
+    return st;
+  if (l->smem > (size_t)optin)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "r = %d factors are too many for the CUDA E-step "
+                           "on device %d (%.0f bytes of shared memory per "
+                           "block, the device has %d); use backend = \"cpu\"",
+                           l->r, h->device, (double)l->smem, optin);
+  return GHMIX_OK;
+}
+
 extern "C" ghmix_status ghmix_cuda_factor_estep(void *handle,
                                                 const ghmix_factor_model *fm,
                                                 double *stats, double *rows,
@@ -273,35 +322,16 @@ extern "C" ghmix_status ghmix_cuda_factor_estep(void *handle,
   device_guard guard;
   ghmix_factor_layout l;
   ghmix_status st;
-  size_t k;
-  int optin = 0;
+  int empty = 0;
   ghmix_error_clear(err);
   if (launches != NULL)
     *launches = 0;
-  if (h == NULL)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "the factor E-step data handle is NULL (freed?)");
-  if (fm->d != h->d || fm->r < 0 || fm->r >= fm->d)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "a factor model of d = %d, r = %d for data of "
-                           "d = %d",
-                           fm->d, fm->r, h->d);
-  if ((st = guard.enter(h->device, err)) != GHMIX_OK)
+  if ((st = factor_models_check(h, 1, fm, err)) != GHMIX_OK ||
+      (st = guard.enter(h->device, err)) != GHMIX_OK)
     return st;
   l = ghmix_factor_plan(h->n, h->d, fm->r);
-  if (h->n == 0) {
-    for (k = 0; k < l.nstats; k++)
-      stats[k] = 0;
-    return GHMIX_OK;
-  }
-  if ((st = shared_optin(h->device, &optin, err)) != GHMIX_OK)
+  if ((st = factor_ready(h, &l, stats, &empty, err)) != GHMIX_OK || empty)
     return st;
-  if (l.smem > (size_t)optin)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "r = %d factors are too many for the CUDA E-step "
-                           "on device %d (%.0f bytes of shared memory per "
-                           "block, the device has %d); use backend = \"cpu\"",
-                           fm->r, h->device, (double)l.smem, optin);
   return factor_run(h, fm, &l, stats, rows, launches, err);
 }
 
@@ -350,9 +380,10 @@ static ghmix_status factorg_run(factor_data *h, int G,
   const size_t npar1 = ghmix_factor_par_len(l->d, l->r);
   const size_t nrow = rows != NULL ? h->n * ghmix_mixg_row_ncol(G) : 0;
   const factorg_pieces p = factorg_carve(l, G, nrow);
-  double *host = static_cast<double *>(malloc(sizeof(double) * (npar1 + 1) * G));
-  ghmix_factor_model *models = static_cast<ghmix_factor_model *>(
-      malloc(sizeof(ghmix_factor_model) * G));
+  double *host =
+      static_cast<double *>(malloc(sizeof(double) * (npar1 + 1) * G));
+  ghmix_factor_model *models =
+      static_cast<ghmix_factor_model *>(malloc(sizeof(ghmix_factor_model) * G));
   ghmix_status st = GHMIX_OK;
   cudaError_t e;
   char *base;
@@ -404,47 +435,21 @@ static ghmix_status factorg_run(factor_data *h, int G,
 }
 
 extern "C" ghmix_status ghmix_cuda_factor_estep_mixture(
-    void *handle, int G, const ghmix_factor_model *fms,
-    const double *log_props, int what, double *out, double *rows,
-    int *launches, ghmix_error *err) {
+    void *handle, int G, const ghmix_factor_model *fms, const double *log_props,
+    int what, double *out, double *rows, int *launches, ghmix_error *err) {
   factor_data *h = static_cast<factor_data *>(handle);
   device_guard guard;
   ghmix_factor_layout l;
   ghmix_status st;
-  size_t k;
-  int c, optin = 0;
+  int empty = 0;
   ghmix_error_clear(err);
   if (launches != NULL)
     *launches = 0;
-  if (h == NULL)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "the factor E-step data handle is NULL (freed?)");
-  if (G < 1 || G > GHMIX_MAX_COMPONENTS)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "%d components: the factor mixture E-step takes 1 "
-                           "to %d",
-                           G, GHMIX_MAX_COMPONENTS);
-  for (c = 0; c < G; c++)
-    if (fms[c].d != h->d || fms[c].r != fms[0].r || fms[c].r < 0 ||
-        fms[c].r >= fms[c].d)
-      return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                             "component %d: a factor model of d = %d, r = %d "
-                             "for data of d = %d and r = %d",
-                             c + 1, fms[c].d, fms[c].r, h->d, fms[0].r);
-  if ((st = guard.enter(h->device, err)) != GHMIX_OK)
+  if ((st = factor_models_check(h, G, fms, err)) != GHMIX_OK ||
+      (st = guard.enter(h->device, err)) != GHMIX_OK)
     return st;
   l = ghmix_factorg_plan(h->n, h->d, fms[0].r, G);
-  if (h->n == 0) {
-    for (k = 0; k < l.nstats; k++)
-      out[k] = 0;
-    return GHMIX_OK;
-  }
-  if ((st = shared_optin(h->device, &optin, err)) != GHMIX_OK)
+  if ((st = factor_ready(h, &l, out, &empty, err)) != GHMIX_OK || empty)
     return st;
-  if (l.smem > (size_t)optin)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "r = %d factors are too many for the CUDA E-step "
-                           "on device %d; use backend = \"cpu\"",
-                           fms[0].r, h->device);
   return factorg_run(h, G, fms, log_props, what, &l, out, rows, launches, err);
 }

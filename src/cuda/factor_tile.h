@@ -291,11 +291,12 @@ GHMIX_INLINE double *ghmix_factorg_global_cols(double *tile, int T, int r) {
 
 /* Step 1 for thread t of T: res, v and bu the thread's own (component k's
  * at res[k rs], v[k rs], beta u entry j at bu[(k r + j) rs]). */
-GHMIX_INLINE void ghmix_factorg_tile_row(
-    int t, int T, size_t i, size_t n, int G, const double *x,
-    const ghmix_factor_model *fms, const double *log_prop,
-    const double *weights, int what, double *rows, double *tile,
-    ghmix_mix_row_result *res, double *v, double *bu, size_t rs) {
+GHMIX_INLINE void
+ghmix_factorg_tile_row(int t, int T, size_t i, size_t n, int G, const double *x,
+                       const ghmix_factor_model *fms, const double *log_prop,
+                       const double *weights, int what, double *rows,
+                       double *tile, ghmix_mix_row_result *res, double *v,
+                       double *bu, size_t rs) {
   const int r = fms[0].r;
   double *row_bu = tile + (size_t)t * ghmix_factor_bu_stride(r);
   int k, j;
@@ -336,11 +337,11 @@ GHMIX_INLINE void ghmix_factorg_tile_comp(int t, int T, size_t i, size_t n,
 }
 
 /* The partial sums of component k (after the whole model's). */
-GHMIX_INLINE double *ghmix_factorg_partial(double *partial, int d, int r,
-                                           int k, int NB) {
-  return partial + ((size_t)GHMIX_MIXG_NGLOBAL +
-                    (size_t)k * ghmix_factor_nloc(d, r)) *
-                       (size_t)NB;
+GHMIX_INLINE double *ghmix_factorg_partial(double *partial, int d, int r, int k,
+                                           int NB) {
+  return partial +
+         ((size_t)GHMIX_MIXG_NGLOBAL + (size_t)k * ghmix_factor_nloc(d, r)) *
+             (size_t)NB;
 }
 
 /* Where local statistic s goes: the whole model's, then each component's

@@ -61,9 +61,7 @@ ghmix_status cuda_fail(ghmix_error *err, const char *what, cudaError_t e) {
 }
 
 /* cudaMemcpy of `bytes` (nothing when 0); dir, "to" or "from" the device,
- * words the error message.  (static, not in an anonymous namespace: that
- * would be ambiguous with the files' own where tests/c/bench_cuda.cu
- * includes them all, after `using namespace ghmix_cu`.) */
+ * words the error message. */
 static ghmix_status copy_bytes(void *dst, const void *src, size_t bytes,
                                cudaMemcpyKind kind, const char *what,
                                const char *dir, ghmix_error *err) {
@@ -152,18 +150,23 @@ ghmix_status scratch_reserve(device_scratch *s, size_t bytes, const char *what,
   e = cudaMalloc(&s->p, bytes);
   if (e != cudaSuccess) {
     s->p = NULL;
-    if (cuda_error_sticky(e))
-      return cuda_fail(err, "cudaMalloc", e);
-    (void)cudaGetLastError();
-    return ghmix_error_set(
-        err, GHMIX_ERR_CUDA, -1,
-        "cudaMalloc of %.0f bytes (%.3g GiB) for %s on CUDA device %d "
-        "failed: %s (%s)",
-        (double)bytes, (double)bytes / 1073741824.0, what, device,
-        cudaGetErrorString(e), cudaGetErrorName(e));
+    return malloc_fail(err, e, bytes, what, device);
   }
   s->bytes = bytes;
   return GHMIX_OK;
+}
+
+ghmix_status malloc_fail(ghmix_error *err, cudaError_t e, size_t bytes,
+                         const char *what, int device) {
+  if (cuda_error_sticky(e))
+    return cuda_fail(err, "cudaMalloc", e);
+  (void)cudaGetLastError();
+  return ghmix_error_set(
+      err, GHMIX_ERR_CUDA, -1,
+      "cudaMalloc of %.0f bytes (%.3g GiB) for %s on CUDA device %d failed: "
+      "%s (%s)",
+      (double)bytes, (double)bytes / 1073741824.0, what, device,
+      cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
 ghmix_status shared_optin(int device, int *optin, ghmix_error *err) {

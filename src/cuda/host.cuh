@@ -28,6 +28,11 @@ ghmix_status cuda_fail(ghmix_error *err, const char *what, cudaError_t e);
 /* 1 for the CUDA errors after which the process must be restarted. */
 int cuda_error_sticky(cudaError_t e);
 
+/* A failed cudaMalloc of `bytes` for `what`: GHMIX_ERR_CUDA naming the
+ * bytes (GHMIX_ERR_CUDA_FAULT for a sticky error). */
+ghmix_status malloc_fail(ghmix_error *err, cudaError_t e, size_t bytes,
+                         const char *what, int device);
+
 /* GHMIX_ERR_CUDA_FAULT with the first sticky error's message when there
  * was one (GHMIX_OK otherwise). */
 ghmix_status fault_status(ghmix_error *err);
@@ -93,15 +98,7 @@ public:
     e = cudaMalloc(&base_, size_);
     if (e != cudaSuccess) {
       base_ = NULL;
-      if (cuda_error_sticky(e))
-        return cuda_fail(err, "cudaMalloc", e);
-      (void)cudaGetLastError();
-      return ghmix_error_set(
-          err, GHMIX_ERR_CUDA, -1,
-          "cudaMalloc of %.0f bytes (%.3g GiB) for %s on CUDA device %d "
-          "failed: %s (%s)",
-          (double)size_, (double)size_ / 1073741824.0, what, device,
-          cudaGetErrorString(e), cudaGetErrorName(e));
+      return malloc_fail(err, e, size_, what, device);
     }
     return GHMIX_OK;
   }

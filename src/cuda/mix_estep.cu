@@ -91,15 +91,12 @@ __global__ void __launch_bounds__(GHMIX_MIX_REDUCE_THREADS)
  * the component's partials (and, for the first, the whole model's), a
  * barrier.  res and v: the G row results and weights of every thread of
  * the grid, thread j's k-th at j + k NB T (global memory). */
-__global__ void __launch_bounds__(128)
-    mixg_estep_kernel(size_t n, int d, int G, const double *__restrict__ x,
-                      const double *__restrict__ par,
-                      const ghmix_mix_const *__restrict__ c,
-                      const double *__restrict__ log_prop,
-                      const double *__restrict__ weights, int what,
-                      double *__restrict__ rows, double *__restrict__ partial,
-                      ghmix_mix_row_result *__restrict__ res,
-                      double *__restrict__ v) {
+__global__ void __launch_bounds__(128) mixg_estep_kernel(
+    size_t n, int d, int G, const double *__restrict__ x,
+    const double *__restrict__ par, const ghmix_mix_const *__restrict__ c,
+    const double *__restrict__ log_prop, const double *__restrict__ weights,
+    int what, double *__restrict__ rows, double *__restrict__ partial,
+    ghmix_mix_row_result *__restrict__ res, double *__restrict__ v) {
   extern __shared__ double tile[];
   const int t = (int)threadIdx.x, T = (int)blockDim.x, NB = (int)gridDim.x;
   const int b = (int)blockIdx.x;
@@ -150,16 +147,16 @@ struct mix_data {
   int device;
   size_t n;
   ghmix_mix_layout layout;
-  void *arena;          /* x, parameters, partials, statistics */
-  double *x;            /* n x d, leading dimension n */
-  double *par;          /* center (d), chol (d x d), g (d) */
-  double *partial;      /* nloc x blocks */
-  double *stats;        /* nstats */
-  device_scratch rows;  /* n x 4, from the first call that wants rows */
-  device_scratch wts;   /* the n weights (ghmix_cuda_mix_data_weights) */
-  double *weights;      /* wts.p, or NULL without weights */
-  device_scratch mixg;  /* the G-component E-step's buffers (mixg_run) */
-  double *host_par;     /* staging for par */
+  void *arena;         /* x, parameters, partials, statistics */
+  double *x;           /* n x d, leading dimension n */
+  double *par;         /* center (d), chol (d x d), g (d) */
+  double *partial;     /* nloc x blocks */
+  double *stats;       /* nstats */
+  device_scratch rows; /* n x 4, from the first call that wants rows */
+  device_scratch wts;  /* the n weights (ghmix_cuda_mix_data_weights) */
+  double *weights;     /* wts.p, or NULL without weights */
+  device_scratch mixg; /* the G-component E-step's buffers (mixg_run) */
+  double *host_par;    /* staging for par */
 };
 
 } // namespace
@@ -315,7 +312,8 @@ extern "C" ghmix_status ghmix_cuda_mix_data_weights(void *handle,
   if (weights == NULL || h->n == 0)
     return GHMIX_OK;
   if ((st = scratch_reserve(&h->wts, h->n * sizeof(double),
-                            "the E-step weights", h->device, err)) != GHMIX_OK ||
+                            "the E-step weights", h->device, err)) !=
+          GHMIX_OK ||
       (st = copy_in(h->wts.p, weights, h->n * sizeof(double),
                     "the E-step weights", err)) != GHMIX_OK)
     return st;
@@ -466,8 +464,8 @@ static ghmix_status mixg_run(mix_data *h, const ghmix_mix_model *model,
   char *base;
   ghmix_status st;
   cudaError_t e;
-  if ((st = scratch_reserve(&h->mixg, p.total, "the mixture E-step",
-                            h->device, err)) != GHMIX_OK)
+  if ((st = scratch_reserve(&h->mixg, p.total, "the mixture E-step", h->device,
+                            err)) != GHMIX_OK)
     return st;
   base = static_cast<char *>(h->mixg.p);
   if ((st = copy_in(base + p.par, hp->par, sizeof(double) * (plen + 1) * G,

@@ -59,9 +59,9 @@ GHMIX_INLINE ghmix_mix_layout ghmix_mixg_plan(size_t n, int d, int G) {
   l.nloc = ghmix_mixg_nloc(d, G);
   l.nstats = ghmix_estep_nstats(&shape);
   l.smem += (size_t)GHMIX_MIXG_NGLOBAL * ((size_t)l.tile + 1) * sizeof(double);
-  l.blocks = ghmix_mix_blocks_mem(n, l.tile,
-                                  l.nloc * sizeof(double) +
-                                      (size_t)l.tile * ghmix_mixg_scratch_bytes(G));
+  l.blocks = ghmix_mix_blocks_mem(
+      n, l.tile,
+      l.nloc * sizeof(double) + (size_t)l.tile * ghmix_mixg_scratch_bytes(G));
   return l;
 }
 
@@ -100,14 +100,12 @@ GHMIX_INLINE void ghmix_mixg_tile_tau(int t, int T, size_t i, size_t n, int G,
 
 /* Step 1 for thread t of T: res and v, the thread's own G results and
  * weights, component k's at res[k * rs] and v[k * rs]. */
-GHMIX_INLINE void ghmix_mixg_tile_row(int t, int T, size_t i, size_t n, int d,
-                                      int G, const double *x, const double *par,
-                                      const ghmix_mix_const *c,
-                                      const double *log_prop,
-                                      const double *weights, int what,
-                                      double *rows, double *tile,
-                                      ghmix_mix_row_result *res, double *v,
-                                      size_t rs) {
+GHMIX_INLINE void
+ghmix_mixg_tile_row(int t, int T, size_t i, size_t n, int d, int G,
+                    const double *x, const double *par,
+                    const ghmix_mix_const *c, const double *log_prop,
+                    const double *weights, int what, double *rows, double *tile,
+                    ghmix_mix_row_result *res, double *v, size_t rs) {
   const int S = T + 1;
   int k;
   if (i < n) {

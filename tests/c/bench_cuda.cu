@@ -311,9 +311,9 @@ static void bench_estep(int G, int d, int quick) {
       [&](size_t n, int th) {
         ok_or_say(G == 1 ? ghmix_mix_estep_cpu(x.data(), n, nmax, d, &m,
                                                stats.data(), NULL, th, &err)
-                         : ghmix_mix_estep_mixture_cpu(x.data(), n, nmax, d,
-                                                       &m, stats.data(), NULL,
-                                                       th, &err),
+                         : ghmix_mix_estep_mixture_cpu(x.data(), n, nmax, d, &m,
+                                                       stats.data(), NULL, th,
+                                                       &err),
                   &err, "CPU E-step");
       },
       [&](size_t n) {
@@ -321,17 +321,17 @@ static void bench_estep(int G, int d, int quick) {
           double t0 = now_s();
           ghmix_cuda_mix_data_free(h);
           h = NULL;
-          ok_or_say(ghmix_cuda_mix_data_create(x.data(), n, nmax, d, 0, &h,
-                                               &err),
-                    &err, "CUDA E-step data");
+          ok_or_say(
+              ghmix_cuda_mix_data_create(x.data(), n, nmax, d, 0, &h, &err),
+              &err, "CUDA E-step data");
           held = n;
           t_copy = now_s() - t0;
         }
-        ok_or_say(G == 1 ? ghmix_cuda_mix_estep(h, &m, stats.data(), NULL,
-                                                NULL, &err)
-                         : ghmix_cuda_mix_estep_mixture(h, &m, stats.data(),
-                                                        NULL, NULL, &err),
-                  &err, "CUDA E-step");
+        ok_or_say(
+            G == 1 ? ghmix_cuda_mix_estep(h, &m, stats.data(), NULL, NULL, &err)
+                   : ghmix_cuda_mix_estep_mixture(h, &m, stats.data(), NULL,
+                                                  NULL, &err),
+            &err, "CUDA E-step");
       });
   printf("(the data to the device once per fit: %.1f ms for %.0e x %d)\n",
          t_copy * 1e3, (double)held, d);
@@ -385,9 +385,9 @@ static void bench_factor(int quick) {
                     &err, "CUDA factor data");
           held = n;
         }
-        ok_or_say(ghmix_cuda_factor_estep(h, &fm, stats.data(), NULL, NULL,
-                                          &err),
-                  &err, "CUDA factor E-step");
+        ok_or_say(
+            ghmix_cuda_factor_estep(h, &fm, stats.data(), NULL, NULL, &err),
+            &err, "CUDA factor E-step");
       });
   ghmix_cuda_factor_data_free(h);
 }
@@ -402,9 +402,9 @@ static void bench_latency(void) {
               &err, "CUDA log K");
   });
   double c = time_call([&] {
-    ok_or_say(ghmix_bessel_logk_batch(1, &x, 1, &nu, 1, &out, NULL, NULL, 1,
-                                      &err),
-              &err, "CPU log K");
+    ok_or_say(
+        ghmix_bessel_logk_batch(1, &x, 1, &nu, 1, &out, NULL, NULL, 1, &err),
+        &err, "CPU log K");
   });
   printf("\n== one element ==\nlog K of one point: GPU call %.1f us, CPU "
          "call %.3f us\n",

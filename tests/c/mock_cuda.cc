@@ -547,9 +547,8 @@ extern "C" ghmix_status ghmix_cuda_factor_estep(void *handle,
  * factor_tile.h), one thread at a time; each thread's G results, weights
  * and beta u in arrays of T threads (thread t's k-th at t + k T). */
 extern "C" ghmix_status ghmix_cuda_factor_estep_mixture(
-    void *handle, int G, const ghmix_factor_model *fms,
-    const double *log_props, int what, double *out, double *rows,
-    int *launches, ghmix_error *err) {
+    void *handle, int G, const ghmix_factor_model *fms, const double *log_props,
+    int what, double *out, double *rows, int *launches, ghmix_error *err) {
   mock_factor *h = (mock_factor *)handle;
   ghmix_factor_layout l;
   std::vector<double> par, partial, tile, v, bu;
@@ -611,10 +610,10 @@ extern "C" ghmix_status ghmix_cuda_factor_estep_mixture(
               &dev[(size_t)c], 1, tile.data(),
               ghmix_factorg_partial(partial.data(), h->d, r, c, l.blocks));
           if (c == 0)
-            ghmix_mixg_tile_global(t, l.tile, l.blocks, b, tl == (size_t)b,
-                                   ghmix_factorg_global_cols(tile.data(),
-                                                             l.tile, r),
-                                   partial.data());
+            ghmix_mixg_tile_global(
+                t, l.tile, l.blocks, b, tl == (size_t)b,
+                ghmix_factorg_global_cols(tile.data(), l.tile, r),
+                partial.data());
         }
       }
     }

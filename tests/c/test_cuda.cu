@@ -96,11 +96,12 @@ extern "C" {
 #define TOL_SOLVE 1e-12  /* p, a, b, relative; times the condition number */
 #define TOL_SOLVE_COND_MAX 1e12 /* rows beyond: only both must converge */
 #define TOL_SOLVE_JAC 1e-10     /* Jacobian; times the condition number */
-#define JAC_PROPAGATE 10.0 /* ... beyond this times the parameters' difference */
-#define TOL_SOLVE_WELL 1e-10    /* p, a, b where the condition is < 1e3 */
-#define TOL_STATS 1e-12 /* E-step sums, relative to the sum of |terms| */
-#define TOL_ROWS 1e-13  /* E-step per-row results */
-#define TOL_DENS 1e-13  /* dgh and the row kernel: log f, f */
+#define JAC_PROPAGATE                                                          \
+  10.0 /* ... beyond this times the parameters' difference */
+#define TOL_SOLVE_WELL 1e-10 /* p, a, b where the condition is < 1e3 */
+#define TOL_STATS 1e-12      /* E-step sums, relative to the sum of |terms| */
+#define TOL_ROWS 1e-13       /* E-step per-row results */
+#define TOL_DENS 1e-13       /* dgh and the row kernel: log f, f */
 
 /* ------------------------------------------------------------- harness */
 
@@ -284,8 +285,8 @@ static void parity_print(void) {
          "comparisons\n%-34s %12s %12s %10s %6s\n",
          "kernel", "largest err", "its tol", "err / tol", "checks");
   for (k = 0; k < nparity; k++)
-    printf("%-34s %12.3g %12.3g %10.3g %6d\n", parity[k].kernel,
-           parity[k].err, parity[k].tol, parity[k].ratio, parity[k].n);
+    printf("%-34s %12.3g %12.3g %10.3g %6d\n", parity[k].kernel, parity[k].err,
+           parity[k].tol, parity[k].ratio, parity[k].n);
 }
 
 static int cmp_ok(const cmp_t *c, double tol) {
@@ -777,8 +778,8 @@ static double rel_pos(double g, double c) {
  * are those of E log Y, E 1/Y and E Y, which can differ by 1e20, so that
  * rounding noise of a sensitivity near 0 in a tiny column is huge in
  * absolute terms. */
-static double jac_rel(const solve_out *o, const double *eta, size_t n,
-                      size_t i, int k) {
+static double jac_rel(const solve_out *o, const double *eta, size_t n, size_t i,
+                      int k) {
   const double theta[3] = {fmax(1.0, fabs(o->p[i])), o->a[i], o->b[i]};
   const double col[3] = {fmax(1.0, fabs(eta[i])), eta[n + i], eta[2 * n + i]};
   return o->jac[9 * i + k] * col[k % 3] / theta[k / 3];
@@ -1441,8 +1442,8 @@ static void test_mixg_case(const char *label, int d, int G, size_t n,
     st = ghmix_cuda_mix_data_create(x, n, n, d, 0, &h, &err);
   if (st == GHMIX_OK && weighted) {
     /* without the handle's weights a weighted E-step is refused */
-    ghmix_status st0 = ghmix_cuda_mix_estep_mixture(h, &m, gpu, NULL, NULL,
-                                                    &err);
+    ghmix_status st0 =
+        ghmix_cuda_mix_estep_mixture(h, &m, gpu, NULL, NULL, &err);
     check(st0 == GHMIX_ERR_DOMAIN,
           "mixture E-step %s: weighted without the handle's weights is "
           "GHMIX_ERR_DOMAIN (%d: %s)",
@@ -1946,8 +1947,8 @@ static void test_factor_reweight(void) {
  * sum of |terms|, the rows (log f, tau, E 1/Y, E Y, E log Y of each
  * component) within TOL_ROWS; G components of d, r factors; weighted: row
  * weights on the handle (a tenth 0); far: rows far out and NaN rows. */
-static void test_factorg_case(const char *label, int d, int r, int G,
-                              size_t n, int weighted, int far) {
+static void test_factorg_case(const char *label, int d, int r, int G, size_t n,
+                              int weighted, int far) {
   static const double pab[4][3] = {
       {-0.7, 1.3, 0.8}, {-0.5, 1.1, 1.7}, {1.2, 2.0, 0.0}, {-3.0, 0.0, 4.0}};
   const int what = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
@@ -2069,8 +2070,8 @@ static void test_factorg_case(const char *label, int d, int r, int G,
   /* the handle's buffers reused: a second run gives the same bits */
   if (st == GHMIX_OK) {
     double *again = (double *)xmalloc((4 + ns1 * G) * sizeof(double));
-    st = ghmix_cuda_factor_estep_mixture(h, G, fms, lp, what, again, NULL,
-                                         NULL, &err);
+    st = ghmix_cuda_factor_estep_mixture(h, G, fms, lp, what, again, NULL, NULL,
+                                         &err);
     check(st == GHMIX_OK &&
               memcmp(again, gpu, (4 + ns1 * G) * sizeof(double)) == 0,
           "factor mixture %s: a second run (no rows) is bit-identical", label);
@@ -2836,8 +2837,7 @@ int main(int argc, char **argv) {
   }
   print_device();
   /* each section's time (the device time a run takes) */
-#define RUN(name)                                                              \
-  ((!*only || strcmp(only, name) == 0) && section_start(name))
+#define RUN(name) ((!*only || strcmp(only, name) == 0) && section_start(name))
   if (RUN("errors")) {
     test_errors();
     test_no_leaks();

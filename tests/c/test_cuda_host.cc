@@ -14,13 +14,13 @@
  *   and every later call through a device_guard returns it at once, while
  *   an ordinary error (out of memory) leaves no fault behind.
  * Ends with "N passed, M failed". */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <vector>
 
 #include "../../src/cuda/host.cu"
+#include "check.h"
 
 /* ------------------------------------------------ the recording fake */
 
@@ -85,9 +85,9 @@ const char *cudaGetErrorString(cudaError_t e) {
                                       : "some error";
 }
 const char *cudaGetErrorName(cudaError_t e) {
-  return e == cudaErrorIllegalAddress      ? "cudaErrorIllegalAddress"
+  return e == cudaErrorIllegalAddress     ? "cudaErrorIllegalAddress"
          : e == cudaErrorMemoryAllocation ? "cudaErrorMemoryAllocation"
-                                           : "cudaErrorSomething";
+                                          : "cudaErrorSomething";
 }
 
 /* the C interface host.cuh's device_guard calls */
@@ -99,21 +99,6 @@ extern "C" ghmix_status ghmix_cuda_device_count(int *count, ghmix_error *err) {
 }
 
 /* ------------------------------------------------------------ harness */
-
-static int passed = 0, failed = 0;
-
-static void check(int ok, const char *fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  printf("%s ", ok ? "PASS" : "FAIL");
-  vprintf(fmt, args);
-  printf("\n");
-  va_end(args);
-  if (ok)
-    passed++;
-  else
-    failed++;
-}
 
 static size_t count_calls(const char *fn) {
   size_t k = 0;
@@ -127,7 +112,8 @@ using namespace ghmix_cu;
 static void test_copies(void) {
   const size_t n = ((size_t)1 << 28) + 3, ldx = n + 5;
   const int d = 3;
-  double *dev = (double *)((size_t)1 << 40), *host = (double *)((size_t)1 << 44);
+  double *dev = (double *)((size_t)1 << 40),
+         *host = (double *)((size_t)1 << 44);
   ghmix_error err;
   ghmix_status st;
   int ok = 1, j;

@@ -580,13 +580,28 @@ cuda_fault_message <- paste(
   "still works)"
 )
 
+# Puts the functions `values` in the package's namespace in place of its
+# own; returns the function that puts its own back.
+cuda_stand_in <- function(values) {
+  ns <- asNamespace("ghmix")
+  old <- mget(names(values), envir = ns)
+  set <- function(values) {
+    for (nm in names(values)) {
+      unlockBinding(nm, ns)
+      assign(nm, values[[nm]], envir = ns)
+      lockBinding(nm, ns)
+    }
+  }
+  set(values)
+  function() set(old)
+}
+
 # A stand-in for the GPU at the R level: `cuda_require` says one device,
 # and the factor engine's device data and E-step (factor_cuda_data(),
 # factor_cuda_estep_raw()) run the CPU's ffi_mix_estep_factor() on the rows
 # they hold; each call is counted in `seen`.  Returns the function that
 # restores the package's own (the calling test runs it on exit).
 cuda_factor_stand_in <- function(seen, fault_at = Inf) {
-  ns <- asNamespace("ghmix")
   seen$created <- 0L
   seen$freed <- 0L
   seen$esteps <- 0L
@@ -608,16 +623,7 @@ cuda_factor_stand_in <- function(seen, fault_at = Inf) {
             args$pab, args$what, FALSE, 1L)
     }
   )
-  old <- mget(names(stand_in), envir = ns)
-  set <- function(values) {
-    for (nm in names(values)) {
-      unlockBinding(nm, ns)
-      assign(nm, values[[nm]], envir = ns)
-      lockBinding(nm, ns)
-    }
-  }
-  set(stand_in)
-  function() set(old)
+  cuda_stand_in(stand_in)
 }
 
 test_that("chunked factor fits take each chunk's E-step to the GPU engine", {
@@ -722,7 +728,6 @@ test_that("a device fault is a classed error that says to restart R", {
 # statistics of the same rows (mixture_factor_chunk_stats(): the vector it
 # returns, with the memberships of every row as the rows of the C glue).
 cuda_factor_mixture_stand_in <- function(seen) {
-  ns <- asNamespace("ghmix")
   seen$passes <- 0L
   seen$uploads <- 0L
   rows_matrix <- function(rl) {
@@ -756,16 +761,7 @@ cuda_factor_mixture_stand_in <- function(seen) {
       raw
     }
   )
-  old <- mget(names(stand_in), envir = ns)
-  set <- function(values) {
-    for (nm in names(values)) {
-      unlockBinding(nm, ns)
-      assign(nm, values[[nm]], envir = ns)
-      lockBinding(nm, ns)
-    }
-  }
-  set(stand_in)
-  function() set(old)
+  cuda_stand_in(stand_in)
 }
 
 test_that("factor mixtures on the GPU: one device pass per E-step", {
