@@ -11,9 +11,11 @@
 #
 # which leaves test_cuda, bench_cuda and the shared libraries they need
 # (BLAS, OpenMP, C++ runtime; the CUDA runtime is linked in statically, the
-# driver is the machine's) in tests/c/gpu-bundle/ (ignored by git: a device
-# run takes it along), and, when R and the toolkit are here, an installed
-# CUDA build of the package for the R device tests (gpu-bundle/R/).
+# driver is the machine's) in tests/c/gpu-bundle/, and, when R and the
+# toolkit are here, an installed CUDA build of the package for the R
+# device tests (gpu-bundle/R/); also all of it in tests/c/gpu-bundle.tar.xz
+# (about 10 MB: what a device run takes along; git ignores both), which
+# this script unpacks when it is newer than the folder.
 #
 # Steps, each under `timeout` (seconds, env): 1. nvidia-smi (20); 2. the
 # build unless SKIP_BUILD=1 (BUILD_TIMEOUT, 900); 3. test_cuda: every
@@ -76,9 +78,18 @@ build() {
     ${arch:+CUDA_ARCH=${arch}}
 }
 
-# The bundle's GPU code against the GPU's compute capability.
+# The bundle (unpacked from gpu-bundle.tar.xz when that is newer), its GPU
+# code against the GPU's compute capability.
 check_bundle() {
   local want have
+  if [ -f "${BUNDLE}.tar.xz" ] &&
+    { [ ! -d "${BUNDLE}" ] || [ "${BUNDLE}.tar.xz" -nt "${BUNDLE}/MANIFEST" ]; }; then
+    echo "unpacking ${BUNDLE}.tar.xz"
+    rm -rf "${BUNDLE}"
+    tar -C "${HERE}" -xJf "${BUNDLE}.tar.xz" ||
+      python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+        "${BUNDLE}.tar.xz" "${HERE}" || return 1
+  fi
   if [ ! -x "${BUNDLE}/test_cuda" ] || [ ! -x "${BUNDLE}/bench_cuda" ]; then
     echo "FAIL: ${BUNDLE} has no test_cuda and bench_cuda: run make -C" \
       "tests/c gpu-bundle CUDA_ARCH=90 where nvcc is (or drop SKIP_BUILD)"
