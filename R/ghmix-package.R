@@ -134,7 +134,8 @@
 #' without one (`GHMIX_CUDA=yes`). It looks for `nvcc` in `CUDA_HOME`, on the
 #' `PATH` and in `/usr/local/cuda`; `GHMIX_CUDA_ARCHS` (e.g. `"80 90"`) sets the
 #' GPU architectures to compile for (by default those of the GPUs visible at
-#' install time, else sm_80 with PTX). [ghmix_info()] shows what was built.
+#' install time, else sm_80 and sm_90 with compute_90 PTX). [ghmix_info()]
+#' shows what was built.
 #'
 #' @keywords internal
 "_PACKAGE"

@@ -33,7 +33,7 @@ copy_deps() {
     sort -u | while read -r name path; do
       case "${name}" in
       libc.so.* | libm.so.* | libdl.so.* | libpthread.so.* | librt.so.* | \
-        ld-linux*.so.* | libcuda.so.*) ;;
+        ld-linux*.so.* | libcuda.so.* | libR.so | libRblas.so | libRlapack.so) ;;
       *) cp -L "${path}" "${DIR}/lib/${name}" ;;
       esac
     done
@@ -64,6 +64,10 @@ if [ "${GPU_BUNDLE_R:-1}" != 0 ] && command -v R >/dev/null 2>&1 &&
     rm -rf "${DIR}/R"
   }
   R --version | head -n 1 >"${DIR}/R/R_VERSION" 2>/dev/null || true
+  # its CUDA runtime (libcudart) where run-gpu.sh's LD_LIBRARY_PATH finds it
+  if [ -f "${DIR}/R/ghmix/libs/ghmix.so" ]; then
+    copy_deps "${DIR}/R/ghmix/libs/ghmix.so"
+  fi
 fi
 
 {

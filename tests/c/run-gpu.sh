@@ -127,6 +127,12 @@ r_tests() {
     echo "SKIP: R device tests: testthat is not installed here"
     return 0
   fi
+  if ! R_LIBS="${lib}" Rscript -e 'library(ghmix)' >/dev/null 2>&1; then
+    echo "SKIP: R device tests: the bundle's package does not load with" \
+      "this R ($(R --version | head -n 1); built with" \
+      "$(cat "${lib}/R_VERSION" 2>/dev/null))"
+    return 0
+  fi
   (cd "${root}" && R_LIBS="${lib}${R_LIBS:+:${R_LIBS}}" NOT_CRAN=true \
     Rscript -e '
       library(ghmix)
