@@ -60,7 +60,7 @@ mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
   if (args$backend == "cuda") {
     # the standardised rows and their weights copied to the GPU once for
     # the whole fit
-    w <- if (is.null(data$weights)) rep(1, nrow(z)) else data$weights
+    w <- if (is.null(data$weights)) rep(1, nrow(z)) else as.double(data$weights)
     rows_gpu <- factor_cuda_data(z, w, args$device)
     on.exit(rows_gpu$free(), add = TRUE)
     ctx$estep <- mixture_factor_estep_cuda(rows_gpu, w)
