@@ -16,15 +16,15 @@
 # bundles whatever libblas.so.3 is here.
 set -eu
 
-DIR=$1
 ARCH=$2
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "${HERE}/../.." && pwd)
 OPENBLAS=/usr/lib/x86_64-linux-gnu/openblas-pthread
 BLAS=${GPU_BLAS:-$([ -f "${OPENBLAS}/libblas.so.3" ] && echo openblas || echo system)}
 
-rm -rf "${DIR}"
-mkdir -p "${DIR}/lib"
+rm -rf "$1"
+mkdir -p "$1/lib"
+DIR=$(cd "$1" && pwd)
 cp "${HERE}/test_cuda" "${HERE}/bench_cuda" "${DIR}/"
 
 # copy_deps FILE...: the libraries FILE needs that every Linux has not
@@ -65,8 +65,11 @@ if [ "${GPU_BUNDLE_R:-1}" != 0 ] && command -v R >/dev/null 2>&1 &&
   }
   R --version | head -n 1 >"${DIR}/R/R_VERSION" 2>/dev/null || true
   # its CUDA runtime (libcudart) where run-gpu.sh's LD_LIBRARY_PATH finds it
+  # (R's own libraries are the machine's)
   if [ -f "${DIR}/R/ghmix/libs/ghmix.so" ]; then
-    copy_deps "${DIR}/R/ghmix/libs/ghmix.so"
+    ldd "${DIR}/R/ghmix/libs/ghmix.so" |
+      awk '$1 ~ /^libcudart/ && $3 ~ /^\// { print $3, $1 }' |
+      while read -r path name; do cp -L "${path}" "${DIR}/lib/${name}"; done
   fi
 fi
 
