@@ -502,8 +502,11 @@ chunk_check_result <- function(res, where, chunk = NA_integer_) {
       res$message
     ))
   }
+  fault <- if (isTRUE(res$fault)) {
+    c("ghmix_error_cuda_fault", "ghmix_error_cuda")
+  }
   chunk_fail(
-    "ghmix_error_chunk", where, chunk,
+    c("ghmix_error_chunk", fault), where, chunk,
     sprintf("chunk %d could not be read or used%s: %s", chunk,
             chunk_worker_label(where), res$message)
   )

@@ -27,12 +27,12 @@ abort_status <- function(message, status, index = NA_real_) {
   if (identical(status, "interrupted")) {
     signal_interrupt()
   }
-  ghmix_abort(
-    message,
-    class = paste0("ghmix_error_", status),
-    index = index,
-    call = caller_call()
-  )
+  class <- paste0("ghmix_error_", status)
+  if (identical(status, "cuda_fault")) {
+    # a failure inside the CUDA backend, which now holds for good
+    class <- c(class, "ghmix_error_cuda")
+  }
+  ghmix_abort(message, class = class, index = index, call = caller_call())
 }
 
 # The call of the closure that called .Call(): the frame below abort_status.

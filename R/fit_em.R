@@ -99,6 +99,7 @@ mix_em <- function(par0, ctx) {
     nxt <- mix_cycle(pt, ctx, step_max)
     if (!nxt$ok) {
       status <- list(converged = FALSE, message = nxt$message)
+      if (isTRUE(nxt$stop)) iter <- iter - 1L # (pt is the last point)
       break
     }
     step_max <- nxt$step_max
@@ -168,22 +169,38 @@ mix_trace_frame <- function(trace, m, n, penalised = FALSE) {
 }
 
 # One accepted move from pt: a plain EM step, or a SQUAREM step when it
-# gives at least the objective of two EM steps.
+# gives at least the objective of two EM steps.  An EM step never lowers
+# the objective in exact arithmetic; one that lowers it by more than
+# rounding (mix_step_falls()) has met the limit of its own rounding (one
+# far row's sums cancelling ten digits of the others', as with a row of
+# 1e12 among N(0, 1) rows), so that the EM stops at the last point it
+# improved on rather than accept a lower one.
 mix_cycle <- function(pt, ctx, step_max) {
   p1 <- mix_update(pt, ctx)
   if (!p1$ok) {
     return(list(ok = FALSE, message = mix_fail_message(p1, ctx)))
+  }
+  if (mix_step_falls(pt, p1)) {
+    return(list(ok = FALSE, stop = TRUE, message = paste(
+      "the EM stopped where its step no longer increases the",
+      "log-likelihood beyond its rounding; the last parameters are returned"
+    )))
   }
   if (!ctx$control$accelerate) {
     return(list(ok = TRUE, pt = p1, kind = "em", alpha = NA_real_,
                 step_max = step_max))
   }
   p2 <- mix_update(p1, ctx)
-  if (!p2$ok) {
+  if (!p2$ok || mix_step_falls(p1, p2)) {
     return(list(ok = TRUE, pt = p1, kind = "em", alpha = NA_real_,
                 step_max = step_max))
   }
   mix_squarem(pt, p1, p2, ctx, step_max)
+}
+
+# Whether the objective falls from old to new by more than 1e-9 of it.
+mix_step_falls <- function(old, new) {
+  isTRUE(new$objective < old$objective - 1e-9 * abs(old$objective))
 }
 
 # The SQUAREM extrapolation from pt through the EM steps p1, p2.

@@ -81,7 +81,8 @@
 #'   `ghmix_error_cluster` (a worker of a cluster or a future failed or
 #'   died): fields `worker`, `host`, `pid`, `chunk` (where it happened),
 #'   `iteration` and `stage` (how far the fit got) and `parameters` (the
-#'   last parameters, usable as `start`).
+#'   last parameters, usable as `start`); also of class
+#'   `ghmix_error_cuda_fault` when the chunk's GPU faulted.
 #' * `ghmix_error_infeasible`: [gig_from_expectation()] was given
 #'   expectations no distribution on (0, Inf) has; fields `rows`,
 #'   `inequality` (which one each row violates) and `index`.
@@ -96,6 +97,10 @@
 #' * `ghmix_error_infinite`: a quantity that is infinite for the law at
 #'   hand, such as the attribution of an infinite expected shortfall
 #'   ([es_attribution()]).
+#' * `ghmix_error_cuda_fault` (also `ghmix_error_cuda`): a kernel fault (an
+#'   illegal address, a failed launch, ...) has left the GPU unusable in
+#'   this R session: every later `backend = "cuda"` call fails with it, and
+#'   the message says to restart R (`backend = "cpu"` still works).
 #' * `ghmix_error_domain`, `ghmix_error_nomem`, `ghmix_error_no_convergence`:
 #'   failures reported by the C core; field `index`, the 1-based element the
 #'   failure is tied to, or `NA`.
@@ -149,7 +154,8 @@
 #' without one (`GHMIX_CUDA=yes`). It looks for `nvcc` in `CUDA_HOME`, on the
 #' `PATH` and in `/usr/local/cuda`; `GHMIX_CUDA_ARCHS` (e.g. `"80 90"`) sets the
 #' GPU architectures to compile for (by default those of the GPUs visible at
-#' install time, else sm_80 with PTX). [ghmix_info()] shows what was built.
+#' install time, else sm_80 and sm_90 with compute_90 PTX). [ghmix_info()]
+#' shows what was built.
 #'
 #' On Windows ghmix builds with Rtools from `src/Makevars.win` (no
 #' `configure`, so these variables do nothing there): the CPU backend with

@@ -24,8 +24,9 @@
 # penalised factor fit (R/factor_shrink.R) with its membership weight
 # W_k and c*_k: the MAP-EM argument of R/mix_shrink.R, component by
 # component, with R/factor_shrink.R's GEM step for each Sigma_k.  On a GPU
-# the rows are copied to the device once; each component's E-step runs
-# there, its weights w_i tau_ik copied over the rows' before its sums.
+# the rows and their weights are copied to the device once; each E-step is
+# one pass over them there: every row's components, memberships and
+# weighted sums (mixture_factor_estep_cuda()).
 
 # The checked r of a factor mixture (NULL without factors); the
 # combinations not supported yet are classed errors.
@@ -57,10 +58,12 @@ mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
   z <- mixture_standardise(fitted$x, std)
   ctx <- mixture_factor_ctx(family, args, call, data$weights, ncol(x))
   if (args$backend == "cuda") {
-    # the standardised rows copied to the GPU once for the whole fit
-    rows_gpu <- factor_cuda_data(z, rep(1, nrow(z)), args$device)
+    # the standardised rows and their weights copied to the GPU once for
+    # the whole fit
+    w <- if (is.null(data$weights)) rep(1, nrow(z)) else as.double(data$weights)
+    rows_gpu <- factor_cuda_data(z, w, args$device)
     on.exit(rows_gpu$free(), add = TRUE)
-    ctx$estep <- mixture_factor_estep_cuda(rows_gpu)
+    ctx$estep <- mixture_factor_estep_cuda(rows_gpu, w)
   }
   ctx$shrink <- mixture_factor_shrink_setup(args$shrink, fitted$x, std,
                                             data$weights, g, args$factors,
@@ -153,21 +156,52 @@ mixture_factor_estep <- function(x, pars, props, weights = NULL, what,
   mixture_factor_estep_by(member, nrow(x), pars, props, weights, what, rows)
 }
 
-# The E-step of mixture_factor_estep() on the GPU, on the rows of `data`
-# (factor_cuda_data(), made with weights; the x of the call, the same rows
-# in this process, is not read): each component's E-step runs on the
-# device, its weights w_i tau_ik copied over the data's before its sums.
-mixture_factor_estep_cuda <- function(data) {
-  member <- function(par, what, v, rows) {
-    if (!is.null(v)) {
-      .Call(ffi_cuda_factor_data_weights, data$handle, as.double(v))
-    }
-    factor_estep(data, par, what, rows = rows, backend = "cuda")
-  }
+# The E-step of mixture_factor_estep() on the GPU, in one pass over the
+# rows of `data` (factor_cuda_data(), made with the rows' weights `held`;
+# the x of the call, the same rows in this process, is not read): every
+# row's components, memberships and weighted sums on the device
+# (src/cuda/factor_estep.cu), its results as mixture_factor_estep_by()'s
+# (each component's constants proj, logdet, gsg from factor_estep() on no
+# rows, as mixture_factor_estep_engine() has them).  Other weights than
+# those held are copied over them first.
+mixture_factor_estep_cuda <- function(data, held) {
+  d <- data$dim[[2L]]
   function(x, pars, props, weights = NULL, what, rows = FALSE, threads) {
-    mixture_factor_estep_by(member, data$dim[[1L]], pars, props, weights,
-                            what, rows)
+    heads <- lapply(pars, function(par) {
+      factor_estep(matrix(0, 0L, d), par, what)
+    })
+    if (any(vapply(heads, is.null, NA))) {
+      return(NULL)
+    }
+    w <- if (is.null(weights)) rep(1, data$dim[[1L]]) else as.double(weights)
+    if (!identical(w, held)) {
+      factor_cuda_weights(data, w)
+      held <<- w
+    }
+    raw <- factor_cuda_estep_mixture_raw(data, pars, props, what, rows)
+    if (is.null(raw)) {
+      return(NULL)
+    }
+    es <- mixture_factor_unpack(raw, heads, d, ncol(pars[[1L]]$loadings))
+    if (rows) {
+      es$rows <- mixture_rows(attr(raw, "rows"), length(pars))
+    }
+    es
   }
+}
+
+# The raw statistics of a factor mixture's E-step on the GPU (the vector of
+# mixture_factor_chunk_stats(), with attribute "rows" when rows = TRUE:
+# src/r_factor.c, ffi_cuda_factor_estep_mixture).
+factor_cuda_estep_mixture_raw <- function(data, pars, props, what, rows) {
+  .Call(ffi_cuda_factor_estep_mixture, data$handle,
+        lapply(pars, factor_estep_args, what = what), log(props),
+        as.integer(what), rows)
+}
+
+# New row weights for the rows of `data` on the GPU.
+factor_cuda_weights <- function(data, w) {
+  invisible(.Call(ffi_cuda_factor_data_weights, data$handle, as.double(w)))
 }
 
 # mixture_factor_estep() with the factor E-step of one component on the

@@ -126,7 +126,10 @@ chunk_local_engine <- function(x, opts) {
 }
 
 chunk_task_error <- function(e, id) {
-  list(ok = FALSE, chunk = id, message = conditionMessage(e))
+  # (a GPU fault holds for the rest of the worker's R session: the caller's
+  # error keeps its class, chunk_check_result())
+  list(ok = FALSE, chunk = id, message = conditionMessage(e),
+       fault = inherits(e, "ghmix_error_cuda_fault"))
 }
 
 # On the workers of a `parallel` cluster ----------------------------------

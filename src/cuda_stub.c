@@ -22,6 +22,8 @@ static ghmix_status not_built(ghmix_error *err) {
 
 int ghmix_cuda_built(void) { return 0; }
 
+const char *ghmix_cuda_fault(void) { return NULL; }
+
 int ghmix_cuda_toolkit_version(void) { return 0; }
 
 const char *ghmix_cuda_archs(void) { return ""; }
@@ -142,6 +144,18 @@ ghmix_status ghmix_cuda_factor_estep(void *handle, const ghmix_factor_model *fm,
                                      double *stats, double *rows, int *launches,
                                      ghmix_error *err) {
   (void)handle, (void)fm, (void)stats, (void)rows;
+  if (launches != NULL)
+    *launches = 0;
+  return not_built(err);
+}
+
+ghmix_status ghmix_cuda_factor_estep_mixture(void *handle, int G,
+                                             const ghmix_factor_model *fms,
+                                             const double *log_props, int what,
+                                             double *out, double *rows,
+                                             int *launches, ghmix_error *err) {
+  (void)handle, (void)G, (void)fms, (void)log_props, (void)what, (void)out,
+      (void)rows;
   if (launches != NULL)
     *launches = 0;
   return not_built(err);

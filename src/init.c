@@ -20,6 +20,8 @@ SEXP ffi_mix_estep_factor(SEXP x, SEXP weights, SEXP center, SEXP loadings,
 SEXP ffi_cuda_factor_data_create(SEXP x, SEXP weights, SEXP device);
 SEXP ffi_cuda_factor_data_free(SEXP handle);
 SEXP ffi_cuda_factor_data_weights(SEXP handle, SEXP weights);
+SEXP ffi_cuda_factor_estep_mixture(SEXP handle, SEXP comps, SEXP log_props,
+                                   SEXP what, SEXP rows);
 SEXP ffi_cuda_mix_estep_factor(SEXP handle, SEXP center, SEXP loadings,
                                SEXP uniq, SEXP gamma, SEXP pab, SEXP what,
                                SEXP rows);
@@ -88,6 +90,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(ffi_cuda_factor_data_free, 1),
     CALLDEF(ffi_cuda_factor_data_weights, 2),
     CALLDEF(ffi_cuda_mix_estep_factor, 8),
+    CALLDEF(ffi_cuda_factor_estep_mixture, 5),
     CALLDEF(ffi_mix_subordinator, 3),
     CALLDEF(ffi_mix_subordinator_fixed_p, 3),
     CALLDEF(ffi_chol_lower, 1),

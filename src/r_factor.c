@@ -3,6 +3,7 @@
  * one of src/cuda/ghmix_cuda.h, with its device-resident data), for
  * R/factor_estep.R. */
 #include "core/factor.h"
+#include "core/mixture_g.h"
 #include "cpu/factor_cpu.h"
 #include "cuda/ghmix_cuda.h"
 #include "r_ffi.h"
@@ -98,6 +99,30 @@ static void factor_data_finalizer(SEXP ptr) {
   }
 }
 
+/* The device data of a handle, its n, d and whether it has weights. */
+static void *factor_handle(SEXP handle, int *n, int *d, int *weighted) {
+  SEXP dims;
+  void *h;
+  if (TYPEOF(handle) != EXTPTRSXP ||
+      R_ExternalPtrTag(handle) != factor_data_tag())
+    Rf_error("internal error: not a CUDA factor E-step data handle");
+  dims = R_ExternalPtrProtected(handle);
+  *n = (int)REAL(dims)[0];
+  *d = (int)REAL(dims)[1];
+  *weighted = REAL(dims)[2] != 0;
+  h = R_ExternalPtrAddr(handle);
+  if (h == NULL)
+    Rf_error("the CUDA factor E-step data have been freed");
+  return h;
+}
+
+/* Attribute "launches" (the kernel launches of the call) on stats. */
+static void factor_launches(SEXP stats, int launches) {
+  Rf_setAttrib(stats, Rf_install("launches"),
+               PROTECT(Rf_ScalarInteger(launches)));
+  UNPROTECT(1);
+}
+
 /* The rows of the double matrix x and their weights (NULL or n finite
  * values >= 0) on CUDA device `device`. */
 SEXP ffi_cuda_factor_data_create(SEXP x, SEXP weights, SEXP device) {
@@ -133,17 +158,9 @@ SEXP ffi_cuda_factor_data_free(SEXP handle) {
  * weights. */
 SEXP ffi_cuda_factor_data_weights(SEXP handle, SEXP weights) {
   ghmix_error err;
-  void *h;
-  const double *w;
-  SEXP dims;
-  if (TYPEOF(handle) != EXTPTRSXP ||
-      R_ExternalPtrTag(handle) != factor_data_tag())
-    Rf_error("internal error: not a CUDA factor E-step data handle");
-  dims = R_ExternalPtrProtected(handle);
-  h = R_ExternalPtrAddr(handle);
-  if (h == NULL)
-    Rf_error("the CUDA factor E-step data have been freed");
-  w = ghmix_r_weights(weights, (R_xlen_t)REAL(dims)[0]);
+  int n, d, weighted;
+  void *h = factor_handle(handle, &n, &d, &weighted);
+  const double *w = ghmix_r_weights(weights, n);
   if (w == NULL)
     Rf_error("internal error: no CUDA factor E-step weights given");
   if (ghmix_cuda_factor_data_weights(h, w, &err) != GHMIX_OK)
@@ -158,29 +175,73 @@ SEXP ffi_cuda_mix_estep_factor(SEXP handle, SEXP center, SEXP loadings,
                                SEXP uniq, SEXP gamma, SEXP pab, SEXP what,
                                SEXP rows) {
   int want_rows = ghmix_r_flag(rows, "rows"), n, d, weighted, launches = 0;
+  void *h = factor_handle(handle, &n, &d, &weighted);
   ghmix_factor_model fm;
   ghmix_error err;
   double *row_out;
-  void *h;
-  SEXP stats, dims;
-  if (TYPEOF(handle) != EXTPTRSXP ||
-      R_ExternalPtrTag(handle) != factor_data_tag())
-    Rf_error("internal error: not a CUDA factor E-step data handle");
-  dims = R_ExternalPtrProtected(handle);
-  n = (int)REAL(dims)[0];
-  d = (int)REAL(dims)[1];
-  weighted = REAL(dims)[2] != 0;
-  h = R_ExternalPtrAddr(handle);
-  if (h == NULL)
-    Rf_error("the CUDA factor E-step data have been freed");
+  SEXP stats;
   if (!factor_model(center, loadings, uniq, gamma, pab, what, d, &fm))
     return R_NilValue;
   stats = PROTECT(factor_prepare(&fm, weighted, want_rows, n, &row_out));
   if (ghmix_cuda_factor_estep(h, &fm, REAL(stats), row_out, &launches, &err) !=
       GHMIX_OK)
     ghmix_r_stop(&err);
-  Rf_setAttrib(stats, Rf_install("launches"),
-               PROTECT(Rf_ScalarInteger(launches)));
-  UNPROTECT(2);
+  factor_launches(stats, launches);
+  UNPROTECT(1);
   return stats;
+}
+
+/* The E-step of a mixture of G factor-analytic components on the data of
+ * the handle, whose weights are the rows' (none: 1), in one pass on the
+ * GPU (ghmix_cuda_factor_estep_mixture): comps, the G components'
+ * arguments of ffi_mix_estep_factor (a list each: center, loadings,
+ * uniquenesses, gamma, pab, what; R's factor_estep_args()), log_props
+ * (G), what (the flags of the rows' E[log Y]), rows (flag).  R NULL when
+ * a component's parameters are not usable; else c(rows, weight, loglik,
+ * bad) of the mixture, then each component's statistics as
+ * ffi_mix_estep_factor gives them with row weights w tau_k, with
+ * attributes "launches" and, with rows, "rows" (as those of
+ * ffi_mix_estep_mixture). */
+SEXP ffi_cuda_factor_estep_mixture(SEXP handle, SEXP comps, SEXP log_props,
+                                   SEXP what, SEXP rows) {
+  int n, d, weighted, G, k, launches = 0;
+  int flags =
+      ghmix_r_int(what, "what", 0, GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY);
+  void *h = factor_handle(handle, &n, &d, &weighted);
+  const double *lp = ghmix_r_doubles(log_props, "log_props");
+  ghmix_factor_model *fms;
+  ghmix_estep_shape shape;
+  ghmix_error err;
+  double *row_out;
+  SEXP out;
+  if (TYPEOF(comps) != VECSXP || XLENGTH(comps) < 1 ||
+      XLENGTH(comps) > GHMIX_MAX_COMPONENTS ||
+      XLENGTH(log_props) != XLENGTH(comps))
+    Rf_error("internal error: the factor mixture needs 1 to %d components",
+             GHMIX_MAX_COMPONENTS);
+  G = (int)XLENGTH(comps);
+  fms = (ghmix_factor_model *)R_alloc((size_t)G, sizeof(ghmix_factor_model));
+  for (k = 0; k < G; k++) {
+    SEXP a = VECTOR_ELT(comps, k);
+    if (TYPEOF(a) != VECSXP || XLENGTH(a) != 6)
+      Rf_error("internal error: a factor mixture component's arguments");
+    if (!factor_model(VECTOR_ELT(a, 0), VECTOR_ELT(a, 1), VECTOR_ELT(a, 2),
+                      VECTOR_ELT(a, 3), VECTOR_ELT(a, 4), VECTOR_ELT(a, 5), d,
+                      &fms[k]))
+      return R_NilValue;
+    if (fms[k].r != fms[0].r)
+      Rf_error("internal error: factor mixture components of different r");
+  }
+  shape = ghmix_factor_shape(&fms[0], 1);
+  out = PROTECT(Rf_allocVector(
+      REALSXP, (R_xlen_t)GHMIX_STAT_TAU +
+                   (R_xlen_t)G * (R_xlen_t)ghmix_estep_nstats(&shape)));
+  row_out = ghmix_r_mixg_rows(out, rows, G, n);
+  if (ghmix_cuda_factor_estep_mixture(h, G, fms, lp, flags, REAL(out), row_out,
+                                      &launches, &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  (void)weighted;
+  factor_launches(out, launches);
+  UNPROTECT(1);
+  return out;
 }

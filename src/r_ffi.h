@@ -66,6 +66,10 @@ void ghmix_r_mixg_model(SEXP centers, SEXP chols, SEXP gs, SEXP consts,
                         R_xlen_t n, ghmix_mix_model *model);
 SEXP ghmix_r_mixg_prepare(const ghmix_mix_model *model, SEXP rows, R_xlen_t n,
                           double **row_out);
+/* With rows TRUE, the n x ghmix_mixg_row_ncol(G) matrix of a G-component
+ * E-step's rows (columns named as ffi_mix_estep_mixture's) as attribute
+ * "rows" of stats, and its data; NULL otherwise. */
+double *ghmix_r_mixg_rows(SEXP stats, SEXP rows, int G, R_xlen_t n);
 
 /* .Call entry points of log K, the GIG and the univariate GH functions
  * (src/r_bessel.c, r_gig_solve.c, r_gig.c, r_gh_dist.c).  device: NULL for

@@ -77,20 +77,22 @@ static void mixg_row_names(SEXP r, int G) {
   UNPROTECT(2);
 }
 
+double *ghmix_r_mixg_rows(SEXP stats, SEXP rows, int G, R_xlen_t n) {
+  SEXP r;
+  if (!ghmix_r_flag(rows, "rows"))
+    return NULL;
+  r = PROTECT(Rf_allocMatrix(REALSXP, (int)n, (int)ghmix_mixg_row_ncol(G)));
+  mixg_row_names(r, G);
+  Rf_setAttrib(stats, Rf_install("rows"), r);
+  UNPROTECT(1);
+  return REAL(r);
+}
+
 SEXP ghmix_r_mixg_prepare(const ghmix_mix_model *model, SEXP rows, R_xlen_t n,
                           double **row_out) {
   SEXP stats = PROTECT(
       Rf_allocVector(REALSXP, (R_xlen_t)ghmix_estep_nstats(&model->shape)));
-  SEXP r;
-  *row_out = NULL;
-  if (ghmix_r_flag(rows, "rows")) {
-    r = PROTECT(Rf_allocMatrix(
-        REALSXP, (int)n, (int)ghmix_mixg_row_ncol(model->shape.components)));
-    mixg_row_names(r, model->shape.components);
-    Rf_setAttrib(stats, Rf_install("rows"), r);
-    *row_out = REAL(r);
-    UNPROTECT(1);
-  }
+  *row_out = ghmix_r_mixg_rows(stats, rows, model->shape.components, n);
   UNPROTECT(1);
   return stats;
 }

@@ -184,7 +184,12 @@ GHMIX_HD void ghmix_bessel_raise(double x, double mu, int n, double r,
     if (deriv) {
       double ik2 = 1.0 / k2;
       dl = (u - k0 * dl) * ik2;
-      double sum = lam + dl, b = sum - lam; /* two-sum */
+      /* two-sum; a compiler may fuse the product dl into its first
+       * addition (nvcc does), which then rounds lam + (u - k0 dl) / k2
+       * rather than lam + dl, but for lam, dl >= 0 the error terms below
+       * still make lam + lam_lo exactly the sum of the dl (tests/c make
+       * fused; and on 2e5 random pairs with exact rationals) */
+      double sum = lam + dl, b = sum - lam;
       lam_lo += (lam - (sum - b)) + (dl - b);
       lam = sum;
     }

@@ -37,10 +37,14 @@ GHMIX_INLINE double exponent_near_root(double dz) {
 GHMIX_HD double ghmix_bessel_peak_exponent(double x, double nu) {
   if (nu > NU_PLAIN_MAX && x > (Z_ROOT_HI - Z_WINDOW) * nu &&
       x < (Z_ROOT_HI + Z_WINDOW) * nu) {
-    /* dz = (x - nu z*) / nu with nu z* as an exact double-double product */
-    double prod_hi = nu * Z_ROOT_HI;
-    double prod_lo = fma(nu, Z_ROOT_HI, -prod_hi) + nu * Z_ROOT_LO;
-    double dz = ((x - prod_hi) - prod_lo) / nu;
+    /* dz = x / nu - z* to about ulp(dz): with q = x / nu rounded,
+     * x / nu = q + r / nu exactly for r = x - q nu, which one fma gives
+     * exactly; q - Z_ROOT_HI is exact (Sterbenz: q / z* is in [1/2, 2]).
+     * No product enters an addition, so no compiler can fuse one
+     * (x - nu * Z_ROOT_HI as one fma would count the product's rounding
+     * twice, as nvcc did with a double-double nu z*: 1e-13 in log K). */
+    double q = x / nu, r = fma(-q, nu, x);
+    double dz = (q - Z_ROOT_HI) + (r / nu - Z_ROOT_LO);
     return nu * exponent_near_root(dz);
   }
   return nu * ghmix_bessel_peak_t0(x, nu) - hypot(nu, x);

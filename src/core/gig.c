@@ -778,18 +778,18 @@ GHMIX_INLINE void gig_u_dd(const ghmix_gig *g, double y, double *hi,
  * rounding is relative to the slope they give the tail, in double. */
 GHMIX_INLINE double gig_refine(const ghmix_gig *g, double y, double t_hi,
                                double t_lo, int side) {
-  double uh, ul, ph, pl, rest, li, f, du;
+  double uh, ul, rest, li, f, du;
   if (!(y > 0 && y < INFINITY))
     return y;
   gig_u_dd(g, y, &uh, &ul);
   if (side * uh <= 0 || gig_d(g, uh) == -INFINITY)
     return y;
   li = gig_halfline_log(g, uh, side);
-  ph = g->p * uh;
-  pl = fma(g->p, uh, -ph) + g->p * ul;
   rest = -gig_cem1(g->alpha, g->la, uh) - gig_cem1(g->beta, g->lb, -uh) +
          gig_d1(g, uh) * ul;
-  f = (ph - t_hi) + (((pl + rest) - t_lo) + (li - g->log_j));
+  /* p uh - t_hi rounded once by fma: no rounded product left for a
+   * compiler to fuse into an addition while its error is counted apart */
+  f = fma(g->p, uh, -t_hi) + (((g->p * ul + rest) - t_lo) + (li - g->log_j));
   du = side * f * exp(li); /* -f / (d log tail / du) */
   if (!(fabs(du) <= 1e-8))
     return y; /* not the small step of a converged solve: keep y */

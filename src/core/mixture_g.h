@@ -49,36 +49,47 @@ GHMIX_INLINE int ghmix_mixg_accepts(const ghmix_mix_row_result *r) {
          r->e_inv_y > 0;
 }
 
-/* tau (G) and the mixture's log f of a row from the components' results
- * r (G) and log proportions; returns 1 when log f is finite. */
-GHMIX_INLINE int ghmix_mixg_row_tau(int G, const double *log_prop,
-                                    const ghmix_mix_row_result *r, double *tau,
-                                    double *logf) {
+/* tau and the mixture's log f of a row from the components' results r
+ * and log proportions (G each), r_k at r[k * stride] and tau_k at
+ * tau[k * stride] (1: arrays; the CUDA kernel keeps a thread's in global
+ * memory, strided by its threads); returns 1 when log f is finite. */
+GHMIX_INLINE int ghmix_mixg_row_tau_strided(int G, const double *log_prop,
+                                            const ghmix_mix_row_result *r,
+                                            double *tau, size_t stride,
+                                            double *logf) {
   double m = -INFINITY, s = 0;
   int k, broken = 0;
   for (k = 0; k < G; k++) {
-    double l = r[k].loglik;
+    const ghmix_mix_row_result *rk = &r[(size_t)k * stride];
+    double l = rk->loglik, *tk = &tau[(size_t)k * stride];
     broken |= isnan(l) || l == INFINITY;
-    tau[k] = ghmix_mixg_accepts(&r[k]) ? log_prop[k] + l : -INFINITY;
-    if (tau[k] > m)
-      m = tau[k];
+    *tk = ghmix_mixg_accepts(rk) ? log_prop[k] + l : -INFINITY;
+    if (*tk > m)
+      m = *tk;
   }
   if (broken || !isfinite(m)) {
     for (k = 0; k < G; k++)
-      tau[k] = 0;
+      tau[(size_t)k * stride] = 0;
     *logf = broken ? (double)NAN : -INFINITY;
     return 0;
   }
   for (k = 0; k < G; k++) {
+    double *tk = &tau[(size_t)k * stride];
     /* exp(0) = 1 and exp(-Inf) = 0 exactly: the largest term and a
      * refused component cost no exp */
-    tau[k] = tau[k] == m ? 1.0 : tau[k] == -INFINITY ? 0.0 : exp(tau[k] - m);
-    s += tau[k];
+    *tk = *tk == m ? 1.0 : *tk == -INFINITY ? 0.0 : exp(*tk - m);
+    s += *tk;
   }
   *logf = m + log(s);
   for (k = 0; k < G; k++)
-    tau[k] /= s;
+    tau[(size_t)k * stride] /= s;
   return isfinite(*logf);
+}
+
+GHMIX_INLINE int ghmix_mixg_row_tau(int G, const double *log_prop,
+                                    const ghmix_mix_row_result *r, double *tau,
+                                    double *logf) {
+  return ghmix_mixg_row_tau_strided(G, log_prop, r, tau, 1, logf);
 }
 
 /* The terms of component k (the layout of ghmix_mix_terms: ROWS is v, the
@@ -173,20 +184,30 @@ GHMIX_INLINE size_t ghmix_mixg_row_col(int G, int id) {
 }
 
 /* Row i of that output. */
+GHMIX_INLINE void ghmix_mixg_row_store_strided(int G, int what,
+                                               const ghmix_mix_row_result *r,
+                                               const double *tau, size_t stride,
+                                               double logf, size_t i, size_t n,
+                                               double *rows) {
+  int k;
+  rows[i] = logf;
+  for (k = 0; k < G; k++) {
+    const ghmix_mix_row_result *rk = &r[(size_t)k * stride];
+    rows[(ghmix_mixg_row_col(G, GHMIX_MIXG_ROW_TAU) + k) * n + i] =
+        tau[(size_t)k * stride];
+    rows[(ghmix_mixg_row_col(G, GHMIX_MIXG_ROW_INV_Y) + k) * n + i] =
+        rk->e_inv_y;
+    rows[(ghmix_mixg_row_col(G, GHMIX_MIXG_ROW_Y) + k) * n + i] = rk->e_y;
+    rows[(ghmix_mixg_row_col(G, GHMIX_MIXG_ROW_LOG_Y) + k) * n + i] =
+        (what & GHMIX_ESTEP_LOGY) ? rk->e_log_y : (double)NAN;
+  }
+}
+
 GHMIX_INLINE void ghmix_mixg_row_store(int G, int what,
                                        const ghmix_mix_row_result *r,
                                        const double *tau, double logf, size_t i,
                                        size_t n, double *rows) {
-  int k;
-  rows[i] = logf;
-  for (k = 0; k < G; k++) {
-    rows[(ghmix_mixg_row_col(G, GHMIX_MIXG_ROW_TAU) + k) * n + i] = tau[k];
-    rows[(ghmix_mixg_row_col(G, GHMIX_MIXG_ROW_INV_Y) + k) * n + i] =
-        r[k].e_inv_y;
-    rows[(ghmix_mixg_row_col(G, GHMIX_MIXG_ROW_Y) + k) * n + i] = r[k].e_y;
-    rows[(ghmix_mixg_row_col(G, GHMIX_MIXG_ROW_LOG_Y) + k) * n + i] =
-        (what & GHMIX_ESTEP_LOGY) ? r[k].e_log_y : (double)NAN;
-  }
+  ghmix_mixg_row_store_strided(G, what, r, tau, 1, logf, i, n, rows);
 }
 
 #ifdef __cplusplus

@@ -42,6 +42,8 @@ const char *ghmix_status_name(ghmix_status status) {
     return "no_device";
   case GHMIX_ERR_CUDA:
     return "cuda";
+  case GHMIX_ERR_CUDA_FAULT:
+    return "cuda_fault";
   }
   return "unknown";
 }

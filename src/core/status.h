@@ -18,7 +18,9 @@ typedef enum {
   GHMIX_ERR_INFEASIBLE = 5,
   GHMIX_ERR_CUDA_NOT_BUILT = 6,
   GHMIX_ERR_NO_DEVICE = 7,
-  GHMIX_ERR_CUDA = 8
+  GHMIX_ERR_CUDA = 8,
+  GHMIX_ERR_CUDA_FAULT = 9 /* a sticky CUDA error: the process's GPU context
+                              is lost until it restarts */
 } ghmix_status;
 
 #define GHMIX_MSG_LEN 256

@@ -556,9 +556,10 @@ static int mix_job_init(mix_job *job, const double *x, size_t n, size_t ldx,
 static int mix_run(mix_job *job, int threads, int want_table, size_t *done) {
   ghmix_bessel_table tab;
   int built = 0, blas_threads, stopped, use = 1;
-  /* several threads calling BLAS (large d) must not each start a pool */
-  blas_threads =
-      threads > 1 && job->d > MIX_SMALL_D ? ghmix_blas_threads_single() : 0;
+  /* BLAS on one thread (large d): several of ours must not each start a
+   * pool, and on one of ours OpenBLAS's own threads change its sums' bits
+   * (1 and 2 threads would then differ) */
+  blas_threads = job->d > MIX_SMALL_D ? ghmix_blas_threads_single() : 0;
   stopped = 0;
   if (want_table) {
     built = mix_table_prepare(job, threads, done, &tab);
@@ -887,9 +888,8 @@ static int mixg_tables(mixg_job *job, int threads, ghmix_bessel_table *tabs,
 /* The tables and all rounds; 0, or 1 when interrupted. */
 static int mixg_run(mixg_job *job, int threads, ghmix_bessel_table *tabs,
                     size_t *done) {
-  int blas_threads = threads > 1 && job->base.d > MIX_SMALL_D
-                         ? ghmix_blas_threads_single()
-                         : 0;
+  int blas_threads =
+      job->base.d > MIX_SMALL_D ? ghmix_blas_threads_single() : 0;
   int stopped = mixg_tables(job, threads, tabs, done);
   if (stopped < 0) /* no memory for the range pass: every row evaluated */
     stopped = 0;

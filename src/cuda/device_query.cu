@@ -46,6 +46,9 @@ extern "C" ghmix_status ghmix_cuda_device_count(int *count, ghmix_error *err) {
   cudaError_t e;
   ghmix_error_clear(err);
   *count = 0;
+  if (ghmix_cuda_fault() != NULL)
+    return ghmix_error_set(err, GHMIX_ERR_CUDA_FAULT, -1, "%s",
+                           ghmix_cuda_fault());
   e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess)
     return no_device(err, "no usable CUDA device", e);

@@ -44,9 +44,17 @@ const char *ghmix_cuda_archs(void);
  * encoding as above; the driver version is 0 when no driver is installed). */
 ghmix_status ghmix_cuda_versions(int *runtime, int *driver, ghmix_error *err);
 
+/* The message of the first sticky CUDA error of this process (an illegal
+ * address or a failed launch in a kernel, ...: every later CUDA call of the
+ * process fails), or NULL when there was none.  After one, every function
+ * below returns GHMIX_ERR_CUDA_FAULT with that message, which says to
+ * restart R. */
+const char *ghmix_cuda_fault(void);
+
 /* Number of usable devices.  GHMIX_OK with *count >= 1, or
  * GHMIX_ERR_NO_DEVICE with *count = 0 and the CUDA runtime's reason in
- * err->message (no driver, driver too old, no device, ...). */
+ * err->message (no driver, driver too old, no device, ...), or
+ * GHMIX_ERR_CUDA_FAULT after a sticky error (ghmix_cuda_fault). */
 ghmix_status ghmix_cuda_device_count(int *count, ghmix_error *err);
 
 /* Properties of device dev (0-based).  GHMIX_ERR_DOMAIN for a bad index,
@@ -65,6 +73,9 @@ ghmix_status ghmix_cuda_device_info(int dev, ghmix_cuda_device *info,
  *   GHMIX_ERR_DOMAIN     device not in [0, count), or empty inputs;
  *   GHMIX_ERR_CUDA       a CUDA call failed: the message has the CUDA error
  *                        string (and, for an allocation, the bytes asked);
+ *   GHMIX_ERR_CUDA_FAULT a sticky CUDA error, now or earlier in the process
+ *                        (ghmix_cuda_fault): the GPU is unusable until the
+ *                        process restarts;
  * plus the driver's own (see gig_from_expectation).  The calling thread's
  * current device is restored before returning.  Not interruptible: one
  * launch, synchronous. */
@@ -162,11 +173,15 @@ ghmix_status ghmix_cuda_mix_estep(void *handle, const ghmix_mix_model *model,
 
 /* The E-step of a finite mixture of G >= 1 components (src/core/
  * mixture_g.h) on the same data: model a shape ghmix_mix_model_check_g
- * accepts, its weights (with GHMIX_ESTEP_WEIGHTS) n doubles in host memory
- * (copied in at each call); stats as ghmix_mix_estep_mixture_cpu writes
- * them, rows NULL or n x ghmix_mixg_row_ncol(G) as there.  One thread per
- * row computes every component (one launch of the fused kernel, then the
- * fixed-order sum of the block partials: *launches = 2). */
+ * accepts; with GHMIX_ESTEP_WEIGHTS the weights are the handle's (copied
+ * to the device once, ghmix_cuda_mix_data_weights; the model's host
+ * pointer is not read), GHMIX_ERR_DOMAIN without them; stats as
+ * ghmix_mix_estep_mixture_cpu writes them, rows NULL or n x
+ * ghmix_mixg_row_ncol(G) as there.  One thread per row computes every
+ * component (one launch of the fused kernel, then the fixed-order sum of
+ * the block partials: *launches = 2).  Its device buffers (partial sums,
+ * the threads' G row results, ...) stay with the handle for the next
+ * call, grown when a call needs more. */
 ghmix_status ghmix_cuda_mix_estep_mixture(void *handle,
                                           const ghmix_mix_model *model,
                                           double *stats, double *rows,
@@ -203,6 +218,26 @@ ghmix_status ghmix_cuda_factor_data_weights(void *handle, const double *weights,
 ghmix_status ghmix_cuda_factor_estep(void *handle, const ghmix_factor_model *fm,
                                      double *stats, double *rows, int *launches,
                                      ghmix_error *err);
+
+/* The E-step of a mixture of G factor-analytic components (1 <= G <=
+ * GHMIX_MAX_COMPONENTS; fms[k] completed for the data's d, all with the
+ * same r; log_props[k] the log proportions; what the flags for rows) on
+ * the data of a handle, whose weights w (or 1 without) are the rows'
+ * weights: in one pass over the rows, each component's row result, the
+ * memberships tau_k (src/core/mixture_g.h), and each component's factor
+ * statistics with row weights v_k = w tau_k.  out: GHMIX_STAT_TAU (4)
+ * doubles of the whole mixture (rows, weight, log-likelihood and bad rows,
+ * as in estep.h), then for each component what ghmix_cuda_factor_estep
+ * gives on the data with row weights v_k (ghmix_estep_nstats(
+ * ghmix_factor_shape(&fms[k], 1)) doubles each); rows NULL or n x
+ * ghmix_mixg_row_ncol(G), as ghmix_mix_estep_mixture_cpu writes them.
+ * *launches (when not NULL) receives 2.  Its device buffers stay with the
+ * handle for the next E-step. */
+ghmix_status ghmix_cuda_factor_estep_mixture(void *handle, int G,
+                                             const ghmix_factor_model *fms,
+                                             const double *log_props, int what,
+                                             double *out, double *rows,
+                                             int *launches, ghmix_error *err);
 
 #ifdef __cplusplus
 }

@@ -7,18 +7,61 @@
  * loop over the rest, grid-stride). */
 #define GHMIX_CUDA_BLOCKS_PER_SM 64
 
+/* The first sticky error of the process ("" while there was none). */
+static char fault_message[GHMIX_MSG_LEN];
+
+extern "C" const char *ghmix_cuda_fault(void) {
+  return fault_message[0] != '\0' ? fault_message : NULL;
+}
+
 namespace ghmix_cu {
 
+/* Those whose documentation (driver_types.h, CUDA 13) says that the
+ * process must be terminated and relaunched to use CUDA again. */
+int cuda_error_sticky(cudaError_t e) {
+  switch ((int)e) {
+  case 226: /* cudaErrorContained */
+  case 700: /* cudaErrorIllegalAddress */
+  case 702: /* cudaErrorLaunchTimeout */
+  case 710: /* cudaErrorAssert */
+  case 714: /* cudaErrorHardwareStackError */
+  case 715: /* cudaErrorIllegalInstruction */
+  case 716: /* cudaErrorMisalignedAddress */
+  case 717: /* cudaErrorInvalidAddressSpace */
+  case 718: /* cudaErrorInvalidPc */
+  case 719: /* cudaErrorLaunchFailure */
+  case 721: /* cudaErrorTensorMemoryLeak */
+  case 810: /* cudaErrorMpsClientTerminated */
+  case 911: /* cudaErrorExternalDevice */
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+ghmix_status fault_status(ghmix_error *err) {
+  if (fault_message[0] == '\0')
+    return GHMIX_OK;
+  return ghmix_error_set(err, GHMIX_ERR_CUDA_FAULT, -1, "%s", fault_message);
+}
+
 ghmix_status cuda_fail(ghmix_error *err, const char *what, cudaError_t e) {
-  (void)cudaGetLastError(); /* clears the error unless it is sticky */
+  if (cuda_error_sticky(e)) {
+    if (fault_message[0] == '\0')
+      snprintf(fault_message, sizeof fault_message,
+               "%s failed: %s (%s). The GPU's CUDA context is lost for "
+               "this process: restart R to use the GPU again (backend = "
+               "\"cpu\" still works)",
+               what, cudaGetErrorString(e), cudaGetErrorName(e));
+    return fault_status(err);
+  }
+  (void)cudaGetLastError(); /* clears the error (a sticky one stays) */
   return ghmix_error_set(err, GHMIX_ERR_CUDA, -1, "%s failed: %s (%s)", what,
                          cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
 /* cudaMemcpy of `bytes` (nothing when 0); dir, "to" or "from" the device,
- * words the error message.  (static, not in an anonymous namespace: that
- * would be ambiguous with the files' own where tests/c/bench_cuda.cu
- * includes them all, after `using namespace ghmix_cu`.) */
+ * words the error message. */
 static ghmix_status copy_bytes(void *dst, const void *src, size_t bytes,
                                cudaMemcpyKind kind, const char *what,
                                const char *dir, ghmix_error *err) {
@@ -84,16 +127,46 @@ ghmix_status too_many(size_t n, ghmix_error *err) {
 
 ghmix_status copy_rows_in(double *dst, const double *x, size_t n, size_t ldx,
                           int d, const char *what, ghmix_error *err) {
-  char buf[128];
-  cudaError_t e;
+  ghmix_status st = GHMIX_OK;
+  int j;
   if (n == 0)
     return GHMIX_OK;
-  e = cudaMemcpy2D(dst, n * sizeof(double), x, ldx * sizeof(double),
-                   n * sizeof(double), (size_t)d, cudaMemcpyHostToDevice);
-  if (e == cudaSuccess)
+  if (ldx == n)
+    return copy_in(dst, x, n * (size_t)d * sizeof(double), what, err);
+  for (j = 0; j < d && st == GHMIX_OK; j++)
+    st = copy_in(dst + (size_t)j * n, x + (size_t)j * ldx, n * sizeof(double),
+                 what, err);
+  return st;
+}
+
+ghmix_status scratch_reserve(device_scratch *s, size_t bytes, const char *what,
+                             int device, ghmix_error *err) {
+  cudaError_t e;
+  if (s->bytes >= bytes)
     return GHMIX_OK;
-  snprintf(buf, sizeof buf, "cudaMemcpy2D of %s to the device", what);
-  return cuda_fail(err, buf, e);
+  (void)cudaFree(s->p);
+  s->p = NULL;
+  s->bytes = 0;
+  e = cudaMalloc(&s->p, bytes);
+  if (e != cudaSuccess) {
+    s->p = NULL;
+    return malloc_fail(err, e, bytes, what, device);
+  }
+  s->bytes = bytes;
+  return GHMIX_OK;
+}
+
+ghmix_status malloc_fail(ghmix_error *err, cudaError_t e, size_t bytes,
+                         const char *what, int device) {
+  if (cuda_error_sticky(e))
+    return cuda_fail(err, "cudaMalloc", e);
+  (void)cudaGetLastError();
+  return ghmix_error_set(
+      err, GHMIX_ERR_CUDA, -1,
+      "cudaMalloc of %.0f bytes (%.3g GiB) for %s on CUDA device %d failed: "
+      "%s (%s)",
+      (double)bytes, (double)bytes / 1073741824.0, what, device,
+      cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
 ghmix_status shared_optin(int device, int *optin, ghmix_error *err) {

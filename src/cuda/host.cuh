@@ -18,7 +18,24 @@
 
 namespace ghmix_cu {
 
+/* GHMIX_ERR_CUDA with the CUDA error string, or, for an error that leaves
+ * the process's CUDA context unusable (an illegal address, a failed
+ * launch, ...: sticky, every later call fails with it), GHMIX_ERR_CUDA_FAULT
+ * with that said, remembered for ghmix_cuda_fault() and every later call
+ * (fault_status()). */
 ghmix_status cuda_fail(ghmix_error *err, const char *what, cudaError_t e);
+
+/* 1 for the CUDA errors after which the process must be restarted. */
+int cuda_error_sticky(cudaError_t e);
+
+/* A failed cudaMalloc of `bytes` for `what`: GHMIX_ERR_CUDA naming the
+ * bytes (GHMIX_ERR_CUDA_FAULT for a sticky error). */
+ghmix_status malloc_fail(ghmix_error *err, cudaError_t e, size_t bytes,
+                         const char *what, int device);
+
+/* GHMIX_ERR_CUDA_FAULT with the first sticky error's message when there
+ * was one (GHMIX_OK otherwise). */
+ghmix_status fault_status(ghmix_error *err);
 
 /* Makes `device` current for the lifetime of the guard (after checking that
  * it exists) and restores the previous current device afterwards. */
@@ -32,7 +49,10 @@ public:
   ghmix_status enter(int device, ghmix_error *err) {
     int count = 0;
     cudaError_t e;
-    ghmix_status st = ghmix_cuda_device_count(&count, err);
+    ghmix_status st = fault_status(err);
+    if (st != GHMIX_OK)
+      return st;
+    st = ghmix_cuda_device_count(&count, err);
     if (st != GHMIX_OK)
       return st;
     if (device < 0 || device >= count)
@@ -78,13 +98,7 @@ public:
     e = cudaMalloc(&base_, size_);
     if (e != cudaSuccess) {
       base_ = NULL;
-      (void)cudaGetLastError();
-      return ghmix_error_set(
-          err, GHMIX_ERR_CUDA, -1,
-          "cudaMalloc of %.0f bytes (%.3g GiB) for %s on CUDA device %d "
-          "failed: %s (%s)",
-          (double)size_, (double)size_ / 1073741824.0, what, device,
-          cudaGetErrorString(e), cudaGetErrorName(e));
+      return malloc_fail(err, e, size_, what, device);
     }
     return GHMIX_OK;
   }
@@ -131,7 +145,9 @@ const size_t max_elements = SIZE_MAX / 128;
 ghmix_status too_many(size_t n, ghmix_error *err);
 
 /* The n x d rows x (leading dimension ldx) into dst on the device (leading
- * dimension n); what words the error message. */
+ * dimension n), by plain copies: one when ldx == n, else one per column
+ * (cudaMemcpy2D refuses a pitch beyond 2^31 - 1 bytes, n >= 2^28 rows);
+ * what words the error message. */
 ghmix_status copy_rows_in(double *dst, const double *x, size_t n, size_t ldx,
                           int d, const char *what, ghmix_error *err);
 
@@ -150,6 +166,18 @@ ghmix_status allow_shared(K kernel, size_t smem, ghmix_error *err) {
   return e == cudaSuccess ? GHMIX_OK
                           : cuda_fail(err, "cudaFuncSetAttribute", e);
 }
+
+/* Device memory that a data handle keeps between its E-steps (scratch of
+ * a size known only at the call): grown when a call needs more, never
+ * shrunk; freed with the handle (free_on_device of p). */
+struct device_scratch {
+  void *p;
+  size_t bytes;
+};
+
+/* s at least `bytes` long (its contents are lost when it grows). */
+ghmix_status scratch_reserve(device_scratch *s, size_t bytes, const char *what,
+                             int device, ghmix_error *err);
 
 /* cudaFree of the count pointers on `device`, from any current device;
  * errors are ignored: this also runs from finalizers, possibly after the

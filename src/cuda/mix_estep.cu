@@ -89,37 +89,38 @@ __global__ void __launch_bounds__(GHMIX_MIX_REDUCE_THREADS)
  * b + NB, ... as mix_estep_kernel does; per tile, step 1 for every
  * component, then per component step 2, a barrier, mix_tile.h's sums into
  * the component's partials (and, for the first, the whole model's), a
- * barrier.  res and v are each thread's own (local memory). */
-__global__ void __launch_bounds__(128)
-    mixg_estep_kernel(size_t n, int d, int G, const double *__restrict__ x,
-                      const double *__restrict__ par,
-                      const ghmix_mix_const *__restrict__ c,
-                      const double *__restrict__ log_prop,
-                      const double *__restrict__ weights, int what,
-                      double *__restrict__ rows, double *__restrict__ partial) {
+ * barrier.  res and v: the G row results and weights of every thread of
+ * the grid, thread j's k-th at j + k NB T (global memory). */
+__global__ void __launch_bounds__(128) mixg_estep_kernel(
+    size_t n, int d, int G, const double *__restrict__ x,
+    const double *__restrict__ par, const ghmix_mix_const *__restrict__ c,
+    const double *__restrict__ log_prop, const double *__restrict__ weights,
+    int what, double *__restrict__ rows, double *__restrict__ partial,
+    ghmix_mix_row_result *__restrict__ res, double *__restrict__ v) {
   extern __shared__ double tile[];
-  ghmix_mix_row_result res[GHMIX_MAX_COMPONENTS];
-  double v[GHMIX_MAX_COMPONENTS];
   const int t = (int)threadIdx.x, T = (int)blockDim.x, NB = (int)gridDim.x;
   const int b = (int)blockIdx.x;
   const size_t ntiles = (n + (size_t)T - 1) / (size_t)T;
-  const size_t plen = ghmix_mix_par_len(d);
+  const size_t plen = ghmix_mix_par_len(d), rs = (size_t)NB * (size_t)T;
   size_t tl;
   int k;
+  res += (size_t)b * (size_t)T + (size_t)t;
+  v += (size_t)b * (size_t)T + (size_t)t;
   for (tl = (size_t)b; tl < ntiles; tl += (size_t)NB) {
     const size_t i = tl * (size_t)T + (size_t)t;
     const int first = tl == (size_t)b;
     ghmix_mixg_tile_row(t, T, i, n, d, G, x, par, c, log_prop, weights, what,
-                        rows, tile, res, v);
+                        rows, tile, res, v, rs);
     for (k = 0; k < G; k++) {
-      ghmix_mixg_tile_comp(t, T, i, n, d, x, par + (size_t)k * plen, what, v[k],
-                           &res[k], tile);
+      ghmix_mixg_tile_comp(t, T, i, n, d, x, par + (size_t)k * plen, what,
+                           v[(size_t)k * rs], &res[(size_t)k * rs], tile);
       __syncthreads();
       ghmix_mix_tile_sums_w(t, T, d, NB, b, first, tile,
                             ghmix_mixg_partial(partial, d, k, NB), 0,
                             (int)GHMIX_TERM_ROWS);
       if (k == 0)
-        ghmix_mixg_tile_global(t, T, d, NB, b, first, tile, partial);
+        ghmix_mixg_tile_global(t, T, NB, b, first,
+                               ghmix_mixg_global_cols(tile, d, T), partial);
       __syncthreads();
     }
   }
@@ -146,14 +147,16 @@ struct mix_data {
   int device;
   size_t n;
   ghmix_mix_layout layout;
-  void *arena;      /* x, parameters, partials, statistics */
-  double *x;        /* n x d, leading dimension n */
-  double *par;      /* center (d), chol (d x d), g (d) */
-  double *partial;  /* nloc x blocks */
-  double *stats;    /* nstats */
-  double *rows;     /* n x 4, allocated at the first call that wants rows */
-  double *weights;  /* n, or NULL (ghmix_cuda_mix_data_weights) */
-  double *host_par; /* staging for par */
+  void *arena;         /* x, parameters, partials, statistics */
+  double *x;           /* n x d, leading dimension n */
+  double *par;         /* center (d), chol (d x d), g (d) */
+  double *partial;     /* nloc x blocks */
+  double *stats;       /* nstats */
+  device_scratch rows; /* n x 4, from the first call that wants rows */
+  device_scratch wts;  /* the n weights (ghmix_cuda_mix_data_weights) */
+  double *weights;     /* wts.p, or NULL without weights */
+  device_scratch mixg; /* the G-component E-step's buffers (mixg_run) */
+  double *host_par;    /* staging for par */
 };
 
 } // namespace
@@ -222,8 +225,8 @@ extern "C" void ghmix_cuda_mix_data_free(void *handle) {
   if (h == NULL)
     return;
   {
-    void *const ptrs[3] = {h->rows, h->weights, h->arena};
-    free_on_device(h->device, ptrs, 3);
+    void *const ptrs[4] = {h->rows.p, h->wts.p, h->mixg.p, h->arena};
+    free_on_device(h->device, ptrs, 4);
   }
   free(h->host_par);
   free(h);
@@ -288,7 +291,6 @@ extern "C" ghmix_status ghmix_cuda_mix_data_create(const double *x, size_t n,
   h->par = mem.at<double>(o_par);
   h->partial = mem.at<double>(o_partial);
   h->stats = mem.at<double>(o_stats);
-  h->rows = NULL;
   h->arena = mem.release_ownership();
   *handle = h;
   return GHMIX_OK;
@@ -299,27 +301,37 @@ extern "C" ghmix_status ghmix_cuda_mix_data_weights(void *handle,
                                                     ghmix_error *err) {
   mix_data *h = static_cast<mix_data *>(handle);
   device_guard guard;
-  size_t bytes;
   ghmix_status st;
-  cudaError_t e;
   ghmix_error_clear(err);
   if (h == NULL)
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
                            "the E-step data handle is NULL (freed?)");
   if ((st = guard.enter(h->device, err)) != GHMIX_OK)
     return st;
-  (void)cudaFree(h->weights);
   h->weights = NULL;
   if (weights == NULL || h->n == 0)
     return GHMIX_OK;
-  bytes = h->n * sizeof(double);
-  e = cudaMalloc(&h->weights, bytes);
-  if (e != cudaSuccess) {
-    h->weights = NULL;
-    (void)cudaGetLastError();
-    return cuda_fail(err, "cudaMalloc of the E-step weights", e);
-  }
-  return copy_in(h->weights, weights, bytes, "the E-step weights", err);
+  if ((st = scratch_reserve(&h->wts, h->n * sizeof(double),
+                            "the E-step weights", h->device, err)) !=
+          GHMIX_OK ||
+      (st = copy_in(h->wts.p, weights, h->n * sizeof(double),
+                    "the E-step weights", err)) != GHMIX_OK)
+    return st;
+  h->weights = static_cast<double *>(h->wts.p);
+  return GHMIX_OK;
+}
+
+/* An E-step of the handle's data whose model has (or has not) row weights:
+ * GHMIX_ERR_DOMAIN when it has and the data have none. */
+static ghmix_status mix_weights_check(const mix_data *h,
+                                      const ghmix_mix_model *model,
+                                      ghmix_error *err) {
+  if ((model->shape.what & GHMIX_ESTEP_WEIGHTS) && h->weights == NULL &&
+      h->n > 0)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                           "the E-step has row weights but the device data "
+                           "have none (ghmix_cuda_mix_data_weights)");
+  return GHMIX_OK;
 }
 
 extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
@@ -344,30 +356,18 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
   if ((st = ghmix_mix_model_check(model, d, err)) != GHMIX_OK)
     return st;
   weighted = (model->shape.what & GHMIX_ESTEP_WEIGHTS) != 0;
-  if (weighted && h->weights == NULL && h->n > 0)
-    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
-                           "the E-step has row weights but the device data "
-                           "have none (ghmix_cuda_mix_data_weights)");
-  if ((st = guard.enter(h->device, err)) != GHMIX_OK)
+  if ((st = mix_weights_check(h, model, err)) != GHMIX_OK ||
+      (st = guard.enter(h->device, err)) != GHMIX_OK)
     return st;
   if (h->n == 0) {
     for (k = 0; k < l->nstats; k++)
       stats[k] = 0;
     return GHMIX_OK;
   }
-  if (rows != NULL && h->rows == NULL) {
-    size_t bytes = GHMIX_ROW_COUNT * h->n * sizeof(double);
-    e = cudaMalloc(&h->rows, bytes);
-    if (e != cudaSuccess) {
-      h->rows = NULL;
-      (void)cudaGetLastError();
-      return ghmix_error_set(
-          err, GHMIX_ERR_CUDA, -1,
-          "cudaMalloc of %.0f bytes for the E-step rows on CUDA device %d "
-          "failed: %s (%s)",
-          (double)bytes, h->device, cudaGetErrorString(e), cudaGetErrorName(e));
-    }
-  }
+  if (rows != NULL &&
+      (st = scratch_reserve(&h->rows, GHMIX_ROW_COUNT * h->n * sizeof(double),
+                            "the E-step rows", h->device, err)) != GHMIX_OK)
+    return st;
   ghmix_mix_par_pack(&model->comp[0], d, h->host_par);
   if ((st = copy_in(h->par, h->host_par, ghmix_mix_par_len(d) * sizeof(double),
                     "the E-step parameters", err)) != GHMIX_OK)
@@ -376,7 +376,7 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
     return st;
   mix_estep_kernel<<<l->blocks, l->tile, l->smem>>>(
       h->n, d, h->x, weighted ? h->weights : NULL, h->par, model->comp[0].c,
-      rows != NULL ? h->rows : NULL, h->partial);
+      rows != NULL ? static_cast<double *>(h->rows.p) : NULL, h->partial);
   e = cudaGetLastError();
   if (e != cudaSuccess)
     return cuda_fail(err, "launching the E-step kernel", e);
@@ -389,7 +389,7 @@ extern "C" ghmix_status ghmix_cuda_mix_estep(void *handle,
   if ((st = finish_launch("E-step", err)) != GHMIX_OK ||
       (st = copy_out(stats, h->stats, l->nstats * sizeof(double),
                      "the E-step statistics", err)) != GHMIX_OK ||
-      (st = copy_out(rows, h->rows,
+      (st = copy_out(rows, h->rows.p,
                      rows ? GHMIX_ROW_COUNT * h->n * sizeof(double) : 0,
                      "the E-step rows", err)) != GHMIX_OK)
     return st;
@@ -420,53 +420,81 @@ static int mixg_host_pack(const ghmix_mix_model *model, mixg_host *p) {
   return 1;
 }
 
-/* Copies in the parameters and weights, runs the two kernels and copies
- * out the statistics and rows; the arena holds the per-call buffers. */
-static ghmix_status mixg_run(const mix_data *h, const ghmix_mix_model *model,
+/* The pieces of the handle's G-component scratch for layout l and G
+ * components (offsets into h->mixg, each 256-byte aligned): the
+ * parameters, constants, partial sums, statistics, rows (nrow doubles) and
+ * the threads' row results and weights. */
+struct mixg_pieces {
+  size_t par, c, part, st, rows, res, v, total;
+};
+
+static size_t mixg_align(size_t *at, size_t bytes) {
+  size_t off = *at;
+  *at += (bytes + 255) / 256 * 256;
+  return off;
+}
+
+static mixg_pieces mixg_carve(const ghmix_mix_layout *l, int G, size_t nrow) {
+  const size_t threads = (size_t)l->blocks * (size_t)l->tile;
+  mixg_pieces p;
+  size_t at = 0;
+  p.par = mixg_align(&at, sizeof(double) * (ghmix_mix_par_len(l->d) + 1) * G);
+  p.c = mixg_align(&at, sizeof(ghmix_mix_const) * G);
+  p.part = mixg_align(&at, sizeof(double) * l->nloc * (size_t)l->blocks);
+  p.st = mixg_align(&at, sizeof(double) * l->nstats);
+  p.rows = mixg_align(&at, sizeof(double) * nrow);
+  p.res = mixg_align(&at, sizeof(ghmix_mix_row_result) * threads * G);
+  p.v = mixg_align(&at, sizeof(double) * threads * G);
+  p.total = at;
+  return p;
+}
+
+/* Copies in the parameters, runs the two kernels and copies out the
+ * statistics and rows; every buffer is the handle's (h->mixg, grown when
+ * this call needs more), the weights the handle's own copy. */
+static ghmix_status mixg_run(mix_data *h, const ghmix_mix_model *model,
                              const ghmix_mix_layout *l, const mixg_host *hp,
                              double *stats, double *rows, int *launches,
                              ghmix_error *err) {
   const int d = l->d, G = model->shape.components;
   const size_t plen = ghmix_mix_par_len(d), n = h->n;
   const size_t nrow = rows != NULL ? n * ghmix_mixg_row_ncol(G) : 0;
-  const size_t nw = model->weights != NULL ? n : 0;
-  device_arena mem;
-  size_t o_par = mem.reserve(sizeof(double) * (plen + 1) * G);
-  size_t o_c = mem.reserve(sizeof(ghmix_mix_const) * G);
-  size_t o_w = mem.reserve(sizeof(double) * nw);
-  size_t o_part = mem.reserve(sizeof(double) * l->nloc * (size_t)l->blocks);
-  size_t o_st = mem.reserve(sizeof(double) * l->nstats);
-  size_t o_rows = mem.reserve(sizeof(double) * nrow);
+  const int weighted = (model->shape.what & GHMIX_ESTEP_WEIGHTS) != 0;
+  const mixg_pieces p = mixg_carve(l, G, nrow);
+  char *base;
   ghmix_status st;
   cudaError_t e;
-  if ((st = mem.allocate("the mixture E-step", h->device, err)) != GHMIX_OK ||
-      (st = copy_in(mem.at<double>(o_par), hp->par,
-                    sizeof(double) * (plen + 1) * G, "the E-step parameters",
-                    err)) != GHMIX_OK ||
-      (st = copy_in(mem.at<ghmix_mix_const>(o_c), hp->c,
-                    sizeof(ghmix_mix_const) * G, "the E-step constants",
-                    err)) != GHMIX_OK ||
-      (st = copy_in(mem.at<double>(o_w), model->weights, sizeof(double) * nw,
-                    "the row weights", err)) != GHMIX_OK)
+  if ((st = scratch_reserve(&h->mixg, p.total, "the mixture E-step", h->device,
+                            err)) != GHMIX_OK)
     return st;
-  if ((st = allow_shared(mixg_estep_kernel, l->smem, err)) != GHMIX_OK)
+  base = static_cast<char *>(h->mixg.p);
+  if ((st = copy_in(base + p.par, hp->par, sizeof(double) * (plen + 1) * G,
+                    "the E-step parameters", err)) != GHMIX_OK ||
+      (st = copy_in(base + p.c, hp->c, sizeof(ghmix_mix_const) * G,
+                    "the E-step constants", err)) != GHMIX_OK ||
+      (st = allow_shared(mixg_estep_kernel, l->smem, err)) != GHMIX_OK)
     return st;
-  mixg_estep_kernel<<<l->blocks, l->tile, l->smem>>>(
-      n, d, G, h->x, mem.at<double>(o_par), mem.at<ghmix_mix_const>(o_c),
-      mem.at<double>(o_par) + plen * G, nw ? mem.at<double>(o_w) : NULL,
-      model->shape.what, nrow ? mem.at<double>(o_rows) : NULL,
-      mem.at<double>(o_part));
-  e = cudaGetLastError();
-  if (e != cudaSuccess)
-    return cuda_fail(err, "launching the mixture E-step kernel", e);
-  mixg_reduce_kernel<<<(unsigned)l->nloc, GHMIX_MIX_REDUCE_THREADS>>>(
-      d, G, l->blocks, mem.at<double>(o_part), mem.at<double>(o_st));
+  {
+    double *par = reinterpret_cast<double *>(base + p.par);
+    double *part = reinterpret_cast<double *>(base + p.part);
+    mixg_estep_kernel<<<l->blocks, l->tile, l->smem>>>(
+        n, d, G, h->x, par, reinterpret_cast<ghmix_mix_const *>(base + p.c),
+        par + plen * G, weighted ? h->weights : NULL, model->shape.what,
+        nrow ? reinterpret_cast<double *>(base + p.rows) : NULL, part,
+        reinterpret_cast<ghmix_mix_row_result *>(base + p.res),
+        reinterpret_cast<double *>(base + p.v));
+    e = cudaGetLastError();
+    if (e != cudaSuccess)
+      return cuda_fail(err, "launching the mixture E-step kernel", e);
+    mixg_reduce_kernel<<<(unsigned)l->nloc, GHMIX_MIX_REDUCE_THREADS>>>(
+        d, G, l->blocks, part, reinterpret_cast<double *>(base + p.st));
+  }
   if (launches != NULL)
     *launches = 2;
   if ((st = finish_launch("mixture E-step", err)) != GHMIX_OK ||
-      (st = copy_out(stats, mem.at<double>(o_st), sizeof(double) * l->nstats,
+      (st = copy_out(stats, base + p.st, sizeof(double) * l->nstats,
                      "the E-step statistics", err)) != GHMIX_OK ||
-      (st = copy_out(rows, mem.at<double>(o_rows), sizeof(double) * nrow,
+      (st = copy_out(rows, base + p.rows, sizeof(double) * nrow,
                      "the E-step rows", err)) != GHMIX_OK)
     return st;
   return GHMIX_OK;
@@ -490,6 +518,7 @@ ghmix_cuda_mix_estep_mixture(void *handle, const ghmix_mix_model *model,
     return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
                            "the E-step data handle is NULL (freed?)");
   if ((st = ghmix_mix_model_check_g(model, h->layout.d, err)) != GHMIX_OK ||
+      (st = mix_weights_check(h, model, err)) != GHMIX_OK ||
       (st = guard.enter(h->device, err)) != GHMIX_OK)
     return st;
   l = ghmix_mixg_plan(h->n, h->layout.d, model->shape.components);

@@ -91,26 +91,45 @@ GHMIX_INLINE void ghmix_mix_pair(size_t q, int d, int *j, int *k) {
 
 /* The launch of the E-step for n rows of d: T = tile rows (threads per
  * block), G = blocks, depending on n and d only (so that results do not
- * depend on the device); at most 1024 blocks and 128 MiB of partial sums;
- * smem = bytes of shared memory per block. */
+ * depend on the device); at most 1024 blocks, and as many as 128 MiB of
+ * the blocks' own device memory (their partial sums: nloc doubles each)
+ * allow, but never fewer than GHMIX_MIX_MIN_BLOCKS (or one per tile) while
+ * they fit in 1 GiB: 2 per multiprocessor of an H100 or H200 (132), a
+ * constant rather than the device's count so that the partition of the
+ * rows, and with it every bit of the result, is the same on every device
+ * (at d = 870, or G d^2 / 2 of 10^6, the budget alone left 12 to 81 blocks
+ * of one warp: under one warp per multiprocessor); smem = bytes of shared
+ * memory per block. */
 #define GHMIX_MIX_MAX_BLOCKS 1024
 #define GHMIX_MIX_PARTIAL_BUDGET ((size_t)128 << 20)
+#define GHMIX_MIX_MIN_BLOCKS 264
+#define GHMIX_MIX_FLOOR_BUDGET ((size_t)1 << 30)
 
 typedef struct {
   int d, tile, blocks;
   size_t nloc, nstats, smem;
 } ghmix_mix_layout;
 
-/* Blocks for n rows in tiles of T, nloc partial sums per block: one per
- * tile, within both limits above, at least 1. */
-GHMIX_INLINE int ghmix_mix_blocks(size_t n, int T, size_t nloc) {
+/* Blocks for n rows in tiles of T, `bytes` of device memory per block:
+ * one per tile, within the limits above, at least 1. */
+GHMIX_INLINE int ghmix_mix_blocks_mem(size_t n, int T, size_t bytes) {
   size_t tiles = (n + (size_t)T - 1) / (size_t)T, b = GHMIX_MIX_MAX_BLOCKS;
-  size_t by_budget = GHMIX_MIX_PARTIAL_BUDGET / (nloc * sizeof(double));
+  size_t cap = GHMIX_MIX_PARTIAL_BUDGET / bytes;
+  size_t floor = GHMIX_MIX_FLOOR_BUDGET / bytes;
+  if (floor > GHMIX_MIX_MIN_BLOCKS)
+    floor = GHMIX_MIX_MIN_BLOCKS;
+  if (cap < floor)
+    cap = floor;
   if (tiles < b)
     b = tiles;
-  if (by_budget < b)
-    b = by_budget;
+  if (cap < b)
+    b = cap;
   return b < 1 ? 1 : (int)b;
+}
+
+/* Blocks for n rows in tiles of T with nloc partial sums per block. */
+GHMIX_INLINE int ghmix_mix_blocks(size_t n, int T, size_t nloc) {
+  return ghmix_mix_blocks_mem(n, T, nloc * sizeof(double));
 }
 
 GHMIX_INLINE ghmix_mix_layout ghmix_mix_plan(size_t n, int d) {

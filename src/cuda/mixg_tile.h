@@ -11,7 +11,11 @@
  * A block of T threads takes a tile of T consecutive rows.  Step 1
  * (ghmix_mixg_tile_row, thread t, row i): for each component k, z =
  * L_k^-1 (x_i - m_k) into column t of the tile and the component's row
- * result (kept by the thread: at most GHMIX_MAX_COMPONENTS of them); then
+ * result, kept by the thread in global memory (G results and G weights a
+ * thread: ghmix_mixg_scratch_bytes, strided so that a warp's accesses are
+ * contiguous; a per-thread array for the largest G would reserve device
+ * memory for every resident thread of the device for the life of the
+ * process, about 0.9 GiB on an H100); then
  * tau, log f and the whole model's terms (ghmix_mixg_row_tau, mixture_g.h)
  * into the tile's GHMIX_MIXG_NGLOBAL extra columns, v_k = w tau_k, and the
  * row's output.  Then for each component k: step 2 (ghmix_mixg_tile_comp)
@@ -39,20 +43,25 @@ GHMIX_INLINE size_t ghmix_mixg_nloc(int d, int G) {
   return (size_t)GHMIX_MIXG_NGLOBAL + (size_t)G * ghmix_mix_nloc(d);
 }
 
+/* Bytes of a thread's G row results and weights (global memory). */
+GHMIX_INLINE size_t ghmix_mixg_scratch_bytes(int G) {
+  return (size_t)G * (sizeof(ghmix_mix_row_result) + sizeof(double));
+}
+
 /* The launch of the E-step of G components for n rows of d: the tile of
- * ghmix_mix_plan, blocks within its budget of partial sums for all the
- * statistics, and the extra shared columns. */
+ * ghmix_mix_plan, blocks within its budgets for each block's partial sums
+ * of all the statistics and its threads' scratch, and the extra shared
+ * columns. */
 GHMIX_INLINE ghmix_mix_layout ghmix_mixg_plan(size_t n, int d, int G) {
   ghmix_mix_layout l = ghmix_mix_plan(n, d);
   ghmix_estep_shape shape = ghmix_mix_tile_shape(d);
-  size_t by_budget;
   shape.components = G;
   l.nloc = ghmix_mixg_nloc(d, G);
   l.nstats = ghmix_estep_nstats(&shape);
   l.smem += (size_t)GHMIX_MIXG_NGLOBAL * ((size_t)l.tile + 1) * sizeof(double);
-  by_budget = GHMIX_MIX_PARTIAL_BUDGET / (l.nloc * sizeof(double));
-  if ((size_t)l.blocks > by_budget)
-    l.blocks = by_budget < 1 ? 1 : (int)by_budget;
+  l.blocks = ghmix_mix_blocks_mem(
+      n, l.tile,
+      l.nloc * sizeof(double) + (size_t)l.tile * ghmix_mixg_scratch_bytes(G));
   return l;
 }
 
@@ -61,46 +70,62 @@ GHMIX_INLINE double *ghmix_mixg_global_cols(double *tile, int d, int T) {
   return tile + ((size_t)d + GHMIX_TERM_COUNT) * (size_t)(T + 1);
 }
 
-/* Step 1 for thread t of T: res and v (G each, the thread's own). */
-GHMIX_INLINE void ghmix_mixg_tile_row(int t, int T, size_t i, size_t n, int d,
-                                      int G, const double *x, const double *par,
-                                      const ghmix_mix_const *c,
+/* A row's mixture from its G components' results (res, strided by rs):
+ * tau into v, then v_k = w tau_k (0 for a row not accepted, of weight 0,
+ * or i >= n), the row's output (rows, if not NULL) and the whole model's
+ * terms into thread t's entries of the GHMIX_MIXG_NGLOBAL columns gcol
+ * (T + 1 doubles apart). */
+GHMIX_INLINE void ghmix_mixg_tile_tau(int t, int T, size_t i, size_t n, int G,
                                       const double *log_prop,
                                       const double *weights, int what,
-                                      double *rows, double *tile,
-                                      ghmix_mix_row_result *res, double *v) {
+                                      double *rows,
+                                      const ghmix_mix_row_result *res,
+                                      double *v, size_t rs, double *gcol) {
   const int S = T + 1;
-  double *gcol = ghmix_mixg_global_cols(tile, d, T), logf = 0, w = 0;
   ghmix_mixg_global glob = {0, 0, 0, 0};
+  double logf = 0, w = 0;
   int k, ok = 0;
+  if (i < n) {
+    w = weights != NULL ? weights[i] : 1.0;
+    ok = ghmix_mixg_row_tau_strided(G, log_prop, res, v, rs, &logf) && w > 0;
+    if (rows != NULL)
+      ghmix_mixg_row_store_strided(G, what, res, v, rs, logf, i, n, rows);
+    ghmix_mixg_global_terms(ok, w, logf, &glob);
+  }
+  for (k = 0; k < G; k++)
+    v[(size_t)k * rs] = ok ? w * v[(size_t)k * rs] : 0.0;
+  for (k = 0; k < GHMIX_MIXG_NGLOBAL; k++)
+    gcol[(size_t)k * S + t] = ghmix_mixg_global_term(&glob, (ghmix_stat_id)k);
+}
+
+/* Step 1 for thread t of T: res and v, the thread's own G results and
+ * weights, component k's at res[k * rs] and v[k * rs]. */
+GHMIX_INLINE void
+ghmix_mixg_tile_row(int t, int T, size_t i, size_t n, int d, int G,
+                    const double *x, const double *par,
+                    const ghmix_mix_const *c, const double *log_prop,
+                    const double *weights, int what, double *rows, double *tile,
+                    ghmix_mix_row_result *res, double *v, size_t rs) {
+  const int S = T + 1;
+  int k;
   if (i < n) {
     const size_t plen = ghmix_mix_par_len(d);
     for (k = 0; k < G; k++) {
+      ghmix_mix_row_result *rk = &res[(size_t)k * rs];
       double q, bz;
       ghmix_mix_solve_row(d, par + (size_t)k * plen, x + i, n, tile + t,
                           (size_t)S, &q, &bz);
       if (ghmix_mix_row_is_heavy(&c[k], bz))
         ghmix_mix_row_z(&c[k], q, bz, tile + t, (size_t)S,
-                        ghmix_mix_par_g(par + (size_t)k * plen, d), &res[k]);
+                        ghmix_mix_par_g(par + (size_t)k * plen, d), rk);
       else if (isinf(q))
-        ghmix_mix_row_r(&c[k], ghmix_mix_norm(d, tile + t, (size_t)S), bz,
-                        &res[k]);
+        ghmix_mix_row_r(&c[k], ghmix_mix_norm(d, tile + t, (size_t)S), bz, rk);
       else
-        ghmix_mix_row(&c[k], q, bz, &res[k]);
+        ghmix_mix_row(&c[k], q, bz, rk);
     }
-    w = weights != NULL ? weights[i] : 1.0;
-    ok = ghmix_mixg_row_tau(G, log_prop, res, v, &logf) && w > 0;
-    if (rows != NULL)
-      ghmix_mixg_row_store(G, what, res, v, logf, i, n, rows);
-    glob.rows = ok ? 1.0 : 0.0;
-    glob.weight = ok ? w : 0.0;
-    glob.loglik = ok ? w * logf : 0.0;
-    glob.bad = !ok && w > 0 ? 1.0 : 0.0;
   }
-  for (k = 0; k < G; k++)
-    v[k] = ok ? w * v[k] : 0.0;
-  for (k = 0; k < GHMIX_MIXG_NGLOBAL; k++)
-    gcol[(size_t)k * S + t] = ghmix_mixg_global_term(&glob, (ghmix_stat_id)k);
+  ghmix_mixg_tile_tau(t, T, i, n, G, log_prop, weights, what, rows, res, v, rs,
+                      ghmix_mixg_global_cols(tile, d, T));
 }
 
 /* Step 2 for thread t and component k (parameters pk, result r, v). */
@@ -120,12 +145,13 @@ GHMIX_INLINE void ghmix_mixg_tile_comp(int t, int T, size_t i, size_t n, int d,
     tcol[(size_t)j * S + t] = terms.v[j];
 }
 
-/* The whole model's sums of the tile: statistic t < GHMIX_MIXG_NGLOBAL by
- * thread t, in row order, into the partial sums of block b of NB. */
-GHMIX_INLINE void ghmix_mixg_tile_global(int t, int T, int d, int NB, int b,
-                                         int first_tile, double *tile,
+/* The whole model's sums of the tile (its columns gcol): statistic t <
+ * GHMIX_MIXG_NGLOBAL by thread t, in row order, into the partial sums of
+ * block b of NB. */
+GHMIX_INLINE void ghmix_mixg_tile_global(int t, int T, int NB, int b,
+                                         int first_tile, const double *gcol,
                                          double *partial) {
-  const double *col = ghmix_mixg_global_cols(tile, d, T) + (size_t)t * (T + 1);
+  const double *col = gcol + (size_t)t * (T + 1);
   double sum = 0;
   int r;
   if (t >= GHMIX_MIXG_NGLOBAL)

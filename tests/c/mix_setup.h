@@ -65,9 +65,9 @@ static void mix_setup_free(mix_setup *s) {
 
 /* Row i of x (leading dimension ldx): u = x_i - centre, z = L^-1 u by
  * forward substitution, *q = |z|^2 and *bz = z' g. */
-static void mix_setup_forms(const mix_setup *s, const double *x, size_t ldx,
-                            size_t i, double *u, double *z, double *q,
-                            double *bz) {
+static inline void mix_setup_forms(const mix_setup *s, const double *x,
+                                   size_t ldx, size_t i, double *u, double *z,
+                                   double *q, double *bz) {
   const int d = s->d;
   int j, l;
   *q = *bz = 0;

@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
+#include <vector>
+
 extern "C" {
 #include "../../src/cpu/bessel_cpu.h"
 #include "../../src/cpu/gh_dist_cpu.h"
@@ -45,6 +48,7 @@ static ghmix_status mock_alloc(double bytes, const char *what,
 }
 
 extern "C" int ghmix_cuda_built(void) { return 1; }
+extern "C" const char *ghmix_cuda_fault(void) { return NULL; }
 extern "C" int ghmix_cuda_toolkit_version(void) { return 0; }
 extern "C" const char *ghmix_cuda_archs(void) { return "mock"; }
 
@@ -267,7 +271,8 @@ static double mock_block_sum(const double *partial, size_t s, int blocks) {
 }
 
 /* One tile of mixg_estep_kernel, thread by thread between its barriers;
- * res and v: T x G, each thread's own. */
+ * res and v: each thread's G results and weights, thread t's k-th at
+ * t + k T (the kernel's layout, for the block's T threads). */
 static void mock_mixg_tile(const mock_mix *h, const ghmix_mix_layout *l, int G,
                            const double *par, const ghmix_mix_const *c,
                            const double *lp, const ghmix_mix_model *model,
@@ -280,21 +285,24 @@ static void mock_mixg_tile(const mock_mix *h, const ghmix_mix_layout *l, int G,
   int t, k;
   for (i = 0; i < l->smem / sizeof(double); i++)
     tile[i] = NAN; /* stale shared memory */
+  const double *wt =
+      (model->shape.what & GHMIX_ESTEP_WEIGHTS) ? h->weights : NULL;
   for (t = 0; t < T; t++)
     ghmix_mixg_tile_row(t, T, tl * (size_t)T + (size_t)t, h->n, d, G, h->x, par,
-                        c, lp, model->weights, model->shape.what, rows, tile,
-                        res + (size_t)t * G, v + (size_t)t * G);
+                        c, lp, wt, model->shape.what, rows, tile, res + t,
+                        v + t, (size_t)T);
   for (k = 0; k < G; k++) {
     for (t = 0; t < T; t++)
       ghmix_mixg_tile_comp(t, T, tl * (size_t)T + (size_t)t, h->n, d, h->x,
                            par + (size_t)k * plen, model->shape.what,
-                           v[(size_t)t * G + k], &res[(size_t)t * G + k], tile);
+                           v[(size_t)k * T + t], &res[(size_t)k * T + t], tile);
     for (t = 0; t < T; t++) {
       ghmix_mix_tile_sums_w(t, T, d, l->blocks, b, first, tile,
                             ghmix_mixg_partial(partial, d, k, l->blocks), 0,
                             (int)GHMIX_TERM_ROWS);
       if (k == 0)
-        ghmix_mixg_tile_global(t, T, d, l->blocks, b, first, tile, partial);
+        ghmix_mixg_tile_global(t, T, l->blocks, b, first,
+                               ghmix_mixg_global_cols(tile, d, T), partial);
     }
   }
 }
@@ -318,6 +326,9 @@ ghmix_cuda_mix_estep_mixture(void *handle, const ghmix_mix_model *model,
     *launches = 0;
   if ((st = ghmix_mix_model_check_g(model, h->d, err)) != GHMIX_OK)
     return st;
+  if ((model->shape.what & GHMIX_ESTEP_WEIGHTS) && h->weights == NULL &&
+      h->n > 0)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1, "no device weights");
   l = ghmix_mixg_plan(h->n, h->d, G);
   for (k = 0; k < l.nstats; k++)
     stats[k] = 0; /* (the kernels write every statistic) */
@@ -527,6 +538,88 @@ extern "C" ghmix_status ghmix_cuda_factor_estep(void *handle,
   free(par);
   free(partial);
   free(tile);
+  if (launches != NULL)
+    *launches = 2;
+  return GHMIX_OK;
+}
+
+/* The two kernels of the factor mixture's E-step (src/cuda/factor_estep.cu,
+ * factor_tile.h), one thread at a time; each thread's G results, weights
+ * and beta u in arrays of T threads (thread t's k-th at t + k T). */
+extern "C" ghmix_status ghmix_cuda_factor_estep_mixture(
+    void *handle, int G, const ghmix_factor_model *fms, const double *log_props,
+    int what, double *out, double *rows, int *launches, ghmix_error *err) {
+  mock_factor *h = (mock_factor *)handle;
+  ghmix_factor_layout l;
+  std::vector<double> par, partial, tile, v, bu;
+  std::vector<ghmix_mix_row_result> res;
+  std::vector<ghmix_factor_model> dev;
+  size_t ntiles, tl, s, k, npar1, nstats1;
+  int b, t, c, r;
+  ghmix_error_clear(err);
+  if (launches != NULL)
+    *launches = 0;
+  if (h == NULL)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1, "NULL handle");
+  if (G < 1 || G > GHMIX_MAX_COMPONENTS)
+    return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1, "bad G");
+  for (c = 0; c < G; c++)
+    if (fms[c].d != h->d || fms[c].r != fms[0].r || fms[c].r >= fms[c].d)
+      return ghmix_error_set(err, GHMIX_ERR_DOMAIN, -1,
+                             "a factor model of another d or r");
+  r = fms[0].r;
+  l = ghmix_factorg_plan(h->n, h->d, r, G);
+  if (h->n == 0) {
+    for (k = 0; k < l.nstats; k++)
+      out[k] = 0;
+    return GHMIX_OK;
+  }
+  npar1 = ghmix_factor_par_len(h->d, r);
+  nstats1 = (l.nstats - GHMIX_MIXG_NGLOBAL) / (size_t)G;
+  par.resize((npar1 + 1) * (size_t)G);
+  dev.resize((size_t)G);
+  for (c = 0; c < G; c++) {
+    ghmix_factor_par_pack(&fms[c], par.data() + (size_t)c * npar1);
+    dev[(size_t)c] = ghmix_factor_par_view(&fms[c], par.data() + c * npar1);
+    par[npar1 * G + (size_t)c] = log_props[c];
+  }
+  partial.assign(l.nloc * (size_t)l.blocks, 1e300); /* garbage, as on a GPU */
+  tile.resize(l.smem / sizeof(double));
+  res.resize((size_t)l.tile * G);
+  v.resize((size_t)l.tile * G);
+  bu.resize((size_t)l.tile * G * (size_t)r + 1);
+  ntiles = (h->n + (size_t)l.tile - 1) / (size_t)l.tile;
+  for (b = 0; b < l.blocks; b++)
+    for (tl = (size_t)b; tl < ntiles; tl += (size_t)l.blocks) {
+      const size_t i0 = tl * (size_t)l.tile, T = (size_t)l.tile;
+      std::fill(tile.begin(), tile.end(), NAN); /* stale shared memory */
+      for (t = 0; t < l.tile; t++)
+        ghmix_factorg_tile_row(t, l.tile, i0 + t, h->n, G, h->x, dev.data(),
+                               par.data() + npar1 * G, h->weights, what, rows,
+                               tile.data(), res.data() + t, v.data() + t,
+                               bu.data() + t, T);
+      for (c = 0; c < G; c++) {
+        for (t = 0; t < l.tile; t++)
+          ghmix_factorg_tile_comp(t, l.tile, i0 + t, h->n, &dev[(size_t)c],
+                                  v[c * T + t], &res[c * T + t],
+                                  bu.data() + (size_t)c * r * T + t, T,
+                                  tile.data());
+        for (t = 0; t < l.tile; t++) {
+          ghmix_factor_tile_sums(
+              t, l.tile, l.blocks, b, tl == (size_t)b, i0, h->n, h->x,
+              &dev[(size_t)c], 1, tile.data(),
+              ghmix_factorg_partial(partial.data(), h->d, r, c, l.blocks));
+          if (c == 0)
+            ghmix_mixg_tile_global(
+                t, l.tile, l.blocks, b, tl == (size_t)b,
+                ghmix_factorg_global_cols(tile.data(), l.tile, r),
+                partial.data());
+        }
+      }
+    }
+  for (s = 0; s < l.nloc; s++)
+    out[ghmix_factorg_stat_slot(s, h->d, r, nstats1)] =
+        mock_block_sum(partial.data(), s, l.blocks);
   if (launches != NULL)
     *launches = 2;
   return GHMIX_OK;

@@ -7,13 +7,15 @@
  * - log K_nu(x) with and without its gradient against ghmix_bessel_logk_batch
  *   (src/cpu, one thread) on N points (default 10^6) in the hard regions
  *   (|nu| up to 1000, x from 1e-300 to 1e300, x ~ nu, nu near 16, x near 2
- *   and 30 (the regime seams), half-integer orders) and the special values
+ *   and 30 (the regime seams), half-integer orders, x / |nu| in 0.51..0.81
+ *   where the peak's exponent is a double-double) and the special values
  *   (NaN, R's NA, 0, +-Inf, x < 0), recycled inputs: within 1e-14 of
  *   max(1, |cpu|) (1e-13 for the derivatives), the same NaN / NA / Inf;
  * - gig_expectation, gig_from_expectation (with Jacobian and warm starts,
  *   gamma and inverse-gamma boundaries, infeasible and non-finite rows)
  *   against the CPU drivers: parameters within 1e-12 times the condition
- *   number (1e-10 where it is below 1e3);
+ *   number (1e-10 where it is below 1e3), the Jacobian as relative
+ *   sensitivities (d log theta / d log eta) within 1e-10 times it;
  * - the E-step statistics and per-row results for d = 1, 4, 10, 64 against a
  *   plain serial loop over ghmix_mix_row: within 1e-12 relative to the sum
  *   of the absolute values of the terms; counts exact;
@@ -68,31 +70,38 @@ extern "C" {
 #include "../../src/cuda/ghmix_cuda.h"
 #include "mix_setup.h"
 }
+/* the launch plans (host and device inline functions) */
+#include "../../src/cuda/factor_tile.h"
+#include "../../src/cuda/mixg_tile.h"
 
 /* ---------------------------------------------------------- thresholds
  *
  * The GPU runs the same code as the CPU, but nvcc contracts a * b + c into
  * fused multiply-adds and CUDA's log, exp, ... differ from glibc's in the
  * last bit, so results agree to rounding, amplified by the conditioning of
- * each quantity.  Measured on the CPU with the core built with FMA
- * contraction (-mfma -ffp-contract=fast) against the plain build, the
- * largest differences on these inputs were 0 for log K itself, 3e-14 for
- * its derivatives (d/dnu near x = 2), 1.4e-14 for the GIG expectation
- * parameters; for gig_from_expectation the parameters move by up to about
- * condition * 2e-14 (the Newton iteration stops at its noise floor, which
- * rounding moves), e.g. 7e-12 at condition 329, the condition number being
- * up to 1e17 near the gamma boundaries (where a or b is barely
- * determined). */
+ * each quantity.  Measured with `make cuda-mock-fused` (this file against
+ * the CPU stand-in whose device side is compiled as nvcc compiles device
+ * code: every a * b + c one fma, tests/c/fma_contract.py), the largest
+ * differences on these inputs were 4.2e-15 for log K itself (1.0e-13
+ * before the peak's exponent was written without a product that a
+ * compiler could fuse), 3.6e-14 for its derivatives, 1.4e-14 for the GIG
+ * expectation parameters; for gig_from_expectation the parameters move by
+ * up to about condition * 2e-14 (the Newton iteration stops at its noise
+ * floor, which rounding moves), e.g. 7e-12 at condition 329, the condition
+ * number being up to 1e17 near the gamma boundaries (where a or b is
+ * barely determined). */
 #define TOL_LOGK 1e-14   /* log K: issue bar */
 #define TOL_LOGK_D 1e-13 /* d/dx, d/dnu log K (the core's own bar: 1e-12) */
 #define TOL_ETA 1e-13    /* E log Y, E 1/Y, E Y */
 #define TOL_SOLVE 1e-12  /* p, a, b, relative; times the condition number */
 #define TOL_SOLVE_COND_MAX 1e12 /* rows beyond: only both must converge */
 #define TOL_SOLVE_JAC 1e-10     /* Jacobian; times the condition number */
-#define TOL_SOLVE_WELL 1e-10    /* p, a, b where the condition is < 1e3 */
-#define TOL_STATS 1e-12 /* E-step sums, relative to the sum of |terms| */
-#define TOL_ROWS 1e-13  /* E-step per-row results */
-#define TOL_DENS 1e-13  /* dgh and the row kernel: log f, f */
+#define JAC_PROPAGATE                                                          \
+  10.0 /* ... beyond this times the parameters' difference */
+#define TOL_SOLVE_WELL 1e-10 /* p, a, b where the condition is < 1e3 */
+#define TOL_STATS 1e-12      /* E-step sums, relative to the sum of |terms| */
+#define TOL_ROWS 1e-13       /* E-step per-row results */
+#define TOL_DENS 1e-13       /* dgh and the row kernel: log f, f */
 
 /* ------------------------------------------------------------- harness */
 
@@ -236,7 +245,52 @@ static void cmp_add(cmp_t *c, double got, double ref, int mode, size_t i) {
   }
 }
 
+/* The parity table printed at the end: per kernel (the section running:
+ * parity_kernel), the largest error of its comparisons with the CPU, in
+ * units of its tolerance, and the error itself. */
+typedef struct {
+  const char *kernel;
+  double ratio, err, tol;
+  int n;
+} parity_row;
+static parity_row parity[16];
+static int nparity = 0;
+static const char *parity_kernel = "other";
+/* the rows' and densities' checks shared by two kernels: set per test */
+static const char *parity_rows_kernel = "E-step, G = 1: rows";
+static const char *parity_dens_kernel = "dgh, univariate";
+
+static void parity_note(double err, double tol) {
+  int k;
+  for (k = 0; k < nparity && strcmp(parity[k].kernel, parity_kernel); k++)
+    ;
+  if (k == nparity) {
+    if (nparity == (int)(sizeof parity / sizeof *parity))
+      return;
+    parity[nparity].kernel = parity_kernel;
+    parity[nparity].ratio = -1;
+    parity[nparity++].n = 0;
+  }
+  parity[k].n++;
+  if (!(err / tol <= parity[k].ratio)) {
+    parity[k].ratio = isnan(err) ? INFINITY : err / tol;
+    parity[k].err = err;
+    parity[k].tol = tol;
+  }
+}
+
+static void parity_print(void) {
+  int k;
+  printf("\nparity with the CPU: the largest error of each kernel's "
+         "comparisons\n%-34s %12s %12s %10s %6s\n",
+         "kernel", "largest err", "its tol", "err / tol", "checks");
+  for (k = 0; k < nparity; k++)
+    printf("%-34s %12.3g %12.3g %10.3g %6d\n", parity[k].kernel, parity[k].err,
+           parity[k].tol, parity[k].ratio, parity[k].n);
+}
+
 static int cmp_ok(const cmp_t *c, double tol) {
+  parity_note(c->n_class ? INFINITY : c->max_err, tol);
   return c->n_class == 0 && c->max_err <= tol * tol_scale;
 }
 
@@ -281,6 +335,7 @@ enum {
   R_X_NEAR_30,
   R_HALFINT,
   R_SMALL,
+  R_PEAK_ROOT,
   R_SPECIAL,
   R_COUNT
 };
@@ -293,6 +348,7 @@ static const char *region_name[R_COUNT] = {
     "x near 30",
     "half-integer nu",
     "small x and nu (x 1e-300..1e-2, |nu| <= 1)",
+    "x / |nu| 0.51..0.81, |nu| 6..1000 (the peak's double-double window)",
     "special values"};
 
 static const double special_x[] = {
@@ -337,6 +393,10 @@ static void gen_point(int region, double *x, double *nu) {
     *nu = unif(-1, 1);
     if (u01() < 0.2)
       *nu = 0;
+    break;
+  case R_PEAK_ROOT: /* where FMA contraction once moved log K by 1e-13 */
+    *nu = sign_rand() * unif(6, 1000);
+    *x = fabs(*nu) * unif(0.51, 0.81);
     break;
   default: { /* special values, and NaN / NA in either */
     int k = (int)(u01() * 12);
@@ -395,6 +455,7 @@ static void test_logk(size_t npts) {
     cmp_add(&c[reg[i]][0], g_v[i], c_v0[i], SCALE_ABS1, i);
   for (r = 0; r < R_COUNT; r++) {
     size_t w = c[r][0].worst;
+    parity_kernel = "log K";
     check(cmp_ok(&c[r][0], TOL_LOGK),
           "logk value, %s: max err %.3g (x = %.17g, nu = %.17g), %lu of %lu "
           "differ in kind",
@@ -425,6 +486,7 @@ static void test_logk(size_t npts) {
     static const char *what[4] = {"", "value", "d/dx", "d/dnu"};
     for (k = 1; k < 4; k++) {
       size_t w = c[r][k].worst;
+      parity_kernel = k == 1 ? "log K" : "log K: d/dx, d/dnu";
       check(cmp_ok(&c[r][k], k == 1 ? TOL_LOGK : TOL_LOGK_D),
             "logk+grad %s, %s: max err %.3g (x = %.17g, nu = %.17g), %lu "
             "differ in kind",
@@ -575,6 +637,7 @@ static void test_gig_expectation(size_t n) {
   for (k = 0; k < 3; k++) {
     static const char *col[3] = {"E log Y", "E 1/Y", "E Y"};
     size_t w = c[k].worst;
+    parity_kernel = "GIG expectation map";
     check(cmp_ok(&c[k], TOL_ETA),
           "gig_expectation %s (%lu rows): max err %.3g at p = %.17g, a = "
           "%.17g, b = %.17g; %lu differ in kind",
@@ -710,11 +773,24 @@ static double rel_pos(double g, double c) {
 
 /* CUDA against CPU on the same rows; `strict`: every row within TOL_SOLVE
  * without the condition number. */
-static void compare_solve(const char *label, size_t n, const solve_out *co,
-                          const solve_out *go, int want_jac, int strict) {
+/* The Jacobian entry k of row i as a relative sensitivity, d log theta /
+ * d log eta (p and E log Y: their size, at least 1): its columns' units
+ * are those of E log Y, E 1/Y and E Y, which can differ by 1e20, so that
+ * rounding noise of a sensitivity near 0 in a tiny column is huge in
+ * absolute terms. */
+static double jac_rel(const solve_out *o, const double *eta, size_t n, size_t i,
+                      int k) {
+  const double theta[3] = {fmax(1.0, fabs(o->p[i])), o->a[i], o->b[i]};
+  const double col[3] = {fmax(1.0, fabs(eta[i])), eta[n + i], eta[2 * n + i]};
+  return o->jac[9 * i + k] * col[k % 3] / theta[k / 3];
+}
+
+static void compare_solve(const char *label, size_t n, const double *eta,
+                          const solve_out *co, const solve_out *go,
+                          int want_jac, int strict) {
   size_t i, n_conv = 0, n_note = 0, n_iter = 0, n_ill = 0, n_gn = 0;
   size_t w_par = 0, w_cond = 0, w_jac = 0, w_raw = 0;
-  double e_par = 0, e_raw = 0, e_cond = 0, e_jac = 0;
+  double e_par = 0, e_raw = 0, e_cond = 0, e_jac = 0, e_row;
   int k;
   for (i = 0; i < n; i++) {
     double cond = co->condition[i], scale, e;
@@ -725,8 +801,9 @@ static void compare_solve(const char *label, size_t n, const solve_out *co,
     if (!(fabs(go->grad_norm[i] - co->grad_norm[i]) <= 1e-12 * tol_scale))
       n_gn++;
     /* on a boundary the condition number is Inf: the limit family's
-     * parameters are well determined */
-    scale = isinf(cond) ? 1e3 : fmax(1.0, cond);
+     * parameters are well determined; NaN (an interior solution whose
+     * Fisher information is not finite) counts as ill-posed */
+    scale = isinf(cond) ? 1e3 : isnan(cond) ? INFINITY : fmax(1.0, cond);
     if (!(scale <= TOL_SOLVE_COND_MAX)) {
       n_ill++; /* near a boundary, a or b barely determined */
       continue;
@@ -734,6 +811,7 @@ static void compare_solve(const char *label, size_t n, const solve_out *co,
     e = fabs(go->p[i] - co->p[i]) / fmax(1.0, fabs(co->p[i]));
     e = fmax(e, rel_pos(go->a[i], co->a[i]));
     e = fmax(e, rel_pos(go->b[i], co->b[i]));
+    e_row = e;
     if (!(e <= e_raw)) {
       e_raw = e;
       w_raw = i;
@@ -755,12 +833,15 @@ static void compare_solve(const char *label, size_t n, const solve_out *co,
     if (want_jac) {
       double jmax = 0;
       for (k = 0; k < 9; k++)
-        if (isfinite(co->jac[9 * i + k]))
-          jmax = fmax(jmax, fabs(co->jac[9 * i + k]));
+        if (isfinite(jac_rel(co, eta, n, i, k)))
+          jmax = fmax(jmax, fabs(jac_rel(co, eta, n, i, k)));
       for (k = 0; k < 9; k++) {
-        double g = go->jac[9 * i + k], c = co->jac[9 * i + k];
+        double g = jac_rel(go, eta, n, i, k), c = jac_rel(co, eta, n, i, k);
+        /* the inverse of the Fisher information at two solutions that
+         * differ by e_row moves by up to about condition * e_row */
         if (isfinite(c) && isfinite(g))
-          e = jmax > 0 ? fabs(g - c) / jmax / scale : fabs(g - c);
+          e = (jmax > 0 ? fabs(g - c) / jmax : fabs(g - c)) / scale -
+              JAC_PROPAGATE * e_row;
         else
           e = (isnan(c) && isnan(g)) || g == c ? 0 : INFINITY;
         if (!(e <= e_jac)) {
@@ -774,6 +855,8 @@ static void compare_solve(const char *label, size_t n, const solve_out *co,
         "gig_from_expectation %s: converged, note, infeasible identical (%lu, "
         "%lu rows differ)",
         label, (unsigned long)n_conv, (unsigned long)n_note);
+  parity_kernel = "GIG solve: p, a, b (x condition)";
+  parity_note(e_par, TOL_SOLVE);
   check(e_par <= TOL_SOLVE * tol_scale,
         "gig_from_expectation %s: p, a, b within %.0e x max(1, condition) "
         "(worst %.3g, row %lu: p %.17g a %.17g b %.17g cond %.3g); %lu "
@@ -800,11 +883,17 @@ static void compare_solve(const char *label, size_t n, const solve_out *co,
         "gig_from_expectation %s: condition within %.0e x condition "
         "(worst %.3g, row %lu)",
         label, TOL_SOLVE, e_cond, (unsigned long)w_cond);
-  if (want_jac)
+  if (want_jac) {
+    parity_kernel = "GIG solve: Jacobian (x condition)";
+    parity_note(e_jac, TOL_SOLVE_JAC);
     check(e_jac <= TOL_SOLVE_JAC * tol_scale,
-          "gig_from_expectation %s: Jacobian within %.0e x condition of its "
-          "row's largest entry (worst %.3g, row %lu)",
-          label, TOL_SOLVE_JAC, e_jac, (unsigned long)w_jac);
+          "gig_from_expectation %s: Jacobian (d log theta / d log eta) "
+          "within %.0e x condition of its row's largest entry, beyond %g x "
+          "the relative difference of the row's p, a, b (worst %.3g, row "
+          "%lu: p %.17g a %.17g b %.17g cond %.3g)",
+          label, TOL_SOLVE_JAC, JAC_PROPAGATE, e_jac, (unsigned long)w_jac,
+          co->p[w_jac], co->a[w_jac], co->b[w_jac], co->condition[w_jac]);
+  }
   /* where an iteration stops at its noise floor depends on rounding */
   printf("     (Newton steps differ in %lu of %lu rows)\n",
          (unsigned long)n_iter, (unsigned long)n);
@@ -864,7 +953,7 @@ static void test_gig_solve(size_t n) {
     check(solve_count_poison(&go, n, want_jac) == 0,
           "gig_from_expectation %s: every output written (%lu not)",
           label[pass], (unsigned long)solve_count_poison(&go, n, want_jac));
-    compare_solve(label[pass], n, &co, &go, want_jac, pass == 0);
+    compare_solve(label[pass], n, eta, &co, &go, want_jac, pass == 0);
     printf("     (%lu rows: CPU one thread %.3f s, CUDA call %.3f s)\n",
            (unsigned long)n, t_cpu, t_gpu);
   }
@@ -1081,6 +1170,8 @@ static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
       worst = k;
     }
   }
+  parity_kernel = "E-step, G = 1: statistics";
+  parity_note(max_err, TOL_STATS);
   check(max_err <= TOL_STATS * tol_scale,
         "E-step %s (d = %d, n = %lu, %lu bad rows): statistics within %.3g "
         "of the sum of |terms| (worst slot %lu: %.17g vs %.17g)",
@@ -1091,6 +1182,7 @@ static void test_mix_case(const char *label, int d, size_t n, size_t ldx,
   for (i = 0; i < n; i++)
     for (k = 0; k < 4; k++)
       cmp_add(&cr[k], rows1[k * n + i], rref[k * n + i], SCALE_ABS1, i);
+  parity_kernel = parity_rows_kernel;
   check(cmp_ok(&cr[0], TOL_ROWS) && cmp_ok(&cr[1], TOL_ROWS) &&
             cmp_ok(&cr[2], TOL_ROWS) && cmp_ok(&cr[3], TOL_ROWS),
         "E-step %s: rows (log f, E 1/Y, E Y, E log Y) max err %.3g %.3g %.3g "
@@ -1213,6 +1305,8 @@ static void test_mix_weighted(const char *label, int d, size_t n, double p,
       worst = k;
     }
   }
+  parity_kernel = "E-step, G = 1: statistics";
+  parity_note(max_err, TOL_STATS);
   check(st == GHMIX_OK && max_err <= TOL_STATS * tol_scale &&
             st1[mix_at(d, GHMIX_STAT_ROWS)] < ref[mix_at(d, GHMIX_STAT_ROWS)],
         "weighted E-step %s (d = %d, n = %lu as %lu rows): within %.3g of the "
@@ -1240,8 +1334,36 @@ static void test_mix_weighted(const char *label, int d, size_t n, double p,
   free(st2);
 }
 
+/* The launch plans depend on n, d, G and r only: at most 1024 blocks, as
+ * many as 128 MiB of per-block memory allow, but the floor of
+ * GHMIX_MIX_MIN_BLOCKS as far as that memory stays within 1 GiB (the
+ * budget alone left 12 blocks at G = 64, d = 200, now 101; 5 at G = 8,
+ * d = 870, now 44). */
+static void test_plans(void) {
+  ghmix_mix_layout a = ghmix_mix_plan(10000000, 10);
+  ghmix_mix_layout b = ghmix_mix_plan(10000000, 500);
+  ghmix_mix_layout c = ghmix_mix_plan(1000, 500);
+  ghmix_mix_layout g = ghmix_mixg_plan(10000000, 200, 64);
+  ghmix_mix_layout h = ghmix_mixg_plan(10000000, 870, 8);
+  ghmix_factor_layout f = ghmix_factor_plan(10000000, 1000, 20);
+  check(a.blocks == GHMIX_MIX_MAX_BLOCKS && b.blocks == GHMIX_MIX_MIN_BLOCKS &&
+            c.blocks == 32 && g.blocks == 101 &&
+            (size_t)g.blocks * g.nloc * sizeof(double) <=
+                GHMIX_MIX_FLOOR_BUDGET &&
+            h.blocks == 44 && f.blocks >= 264,
+        "launch plans: blocks %d (d = 10), %d (d = 500), %d (d = 500, 32 "
+        "tiles), %d (G = 64, d = 200), %d (G = 8, d = 870: 1 GiB), %d (factor "
+        "d = 1000, r = 20)",
+        a.blocks, b.blocks, c.blocks, g.blocks, h.blocks, f.blocks);
+  check(ghmix_factor_bu_stride(4) == 5 && ghmix_factor_bu_stride(5) == 7 &&
+            ghmix_factor_bu_stride(0) == 1,
+        "factor tile: an odd stride between the rows' beta u");
+}
+
 static void test_mix(int quick) {
   const int both = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
+  parity_rows_kernel = "E-step, G = 1: rows";
+  test_plans();
   test_mix_case("GH d=1", 1, quick ? 20011 : 100003, 100010, -0.7, 1.3, 0.8,
                 both);
   test_mix_case("NIG d=4 (ldx > n)", 4, 50001, 50013, -0.5, 1.1, 1.7,
@@ -1253,6 +1375,8 @@ static void test_mix(int quick) {
   test_mix_case("skew-t d=10 (a = 0)", 10, 9001, 9001, -3.0, 0.0, 4.0, both);
   test_mix_case("GH d=64", 64, quick ? 1003 : 5003, 5003, -0.2, 1.5, 0.5, both);
   test_mix_case("GH d=100 (tile of 32)", 100, 700, 700, 1.5, 1.0, 1.0, both);
+  test_mix_case("GH d=500 (the floor of 264 blocks)", 500, quick ? 1001 : 8453,
+                8453, 1.5, 1.0, 1.0, both);
   test_mix_case("GH d=3, n=1", 3, 1, 1, -0.7, 1.3, 0.8, both);
   test_mix_case("GH d=17, n=130 (tile of 64, partial)", 17, 130, 131, -0.7, 1.3,
                 0.8, both);
@@ -1273,8 +1397,8 @@ static void test_mixg_case(const char *label, int d, int G, size_t n,
   static const double pab[4][3] = {
       {-0.5, 1.1, 1.7}, {1.3, 0.8, 1.2}, {-2.5, 0.0, 3.0}, {-0.7, 1.3, 0.8}};
   const int both = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
-  mix_setup s[4];
-  ghmix_mix_component comp[4];
+  mix_setup s[16];
+  ghmix_mix_component comp[16];
   ghmix_mix_model m;
   ghmix_error err;
   ghmix_status st;
@@ -1283,7 +1407,8 @@ static void test_mixg_case(const char *label, int d, int G, size_t n,
   void *h = NULL;
   int j, c, launches = -1;
   for (c = 0; c < G; c++) {
-    mix_setup_init(&s[c], d, pab[c][0], pab[c][1], pab[c][2], both, unif);
+    const double *q = pab[c % 4];
+    mix_setup_init(&s[c], d, q[0], q[1], q[2], both, unif);
     s[c].center[0] += 1.5 * c;
     comp[c] = s[c].comp;
     comp[c].log_prop = log(1.0 / G);
@@ -1315,6 +1440,17 @@ static void test_mixg_case(const char *label, int d, int G, size_t n,
   st = ghmix_mix_estep_mixture_cpu(x, n, n, d, &m, cpu, rc, 1, &err);
   if (st == GHMIX_OK)
     st = ghmix_cuda_mix_data_create(x, n, n, d, 0, &h, &err);
+  if (st == GHMIX_OK && weighted) {
+    /* without the handle's weights a weighted E-step is refused */
+    ghmix_status st0 =
+        ghmix_cuda_mix_estep_mixture(h, &m, gpu, NULL, NULL, &err);
+    check(st0 == GHMIX_ERR_DOMAIN,
+          "mixture E-step %s: weighted without the handle's weights is "
+          "GHMIX_ERR_DOMAIN (%d: %s)",
+          label, (int)st0, err.message);
+    st = ghmix_cuda_mix_data_weights(h, w, &err);
+    m.weights = NULL; /* the device's copy is used, not the host's */
+  }
   if (st == GHMIX_OK)
     st = ghmix_cuda_mix_estep_mixture(h, &m, gpu, rg, &launches, &err);
   check(st == GHMIX_OK && launches == 2 && count_poison(gpu, ns) == 0 &&
@@ -1335,6 +1471,8 @@ static void test_mixg_case(const char *label, int d, int G, size_t n,
       }
     }
   }
+  parity_kernel = "E-step, G > 1: statistics";
+  parity_note(max_err, TOL_STATS);
   check(max_err <= TOL_STATS * tol_scale,
         "mixture E-step %s: statistics within %.3g of the CPU's (worst %lu: "
         "%.17g vs %.17g)",
@@ -1344,6 +1482,8 @@ static void test_mixg_case(const char *label, int d, int G, size_t n,
     if (!(e <= max_row) && !(isnan(rg[i]) && isnan(rc[i])))
       max_row = isnan(e) ? INFINITY : e;
   }
+  parity_kernel = "E-step, G > 1: rows";
+  parity_note(max_row, TOL_ROWS);
   check(max_row <= TOL_ROWS * tol_scale,
         "mixture E-step %s: rows within %.3g of the CPU's", label, max_row);
   ghmix_cuda_mix_data_free(h);
@@ -1357,11 +1497,99 @@ static void test_mixg_case(const char *label, int d, int G, size_t n,
   free(rg);
 }
 
+/* The handle keeps the mixture E-step's buffers between calls: E-steps of
+ * G = 2, then 5 (they grow), then 2 again on one handle give the bits of
+ * fresh handles, and new weights (then none) are used at once. */
+static void test_mixg_reuse(void) {
+  const int d = 3, both = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
+  const size_t n = 4001;
+  const int Gs[3] = {2, 5, 2};
+  mix_setup s[5];
+  ghmix_mix_component comp[5];
+  ghmix_mix_model m;
+  ghmix_error err;
+  double *x = (double *)xmalloc(n * d * sizeof(double));
+  double *w = (double *)xmalloc(n * sizeof(double));
+  double *st[3] = {NULL, NULL, NULL}, *fresh = NULL;
+  void *h = NULL, *h2 = NULL;
+  size_t i, ns[3];
+  int c, k, ok = 1, same = 1;
+  for (c = 0; c < 5; c++) {
+    mix_setup_init(&s[c], d, -0.5 + 0.4 * c, 1.1, 1.7, both, unif);
+    s[c].center[0] += 1.5 * c;
+    comp[c] = s[c].comp;
+  }
+  for (i = 0; i < n * d; i++)
+    x[i] = unif(-2, 6);
+  for (i = 0; i < n; i++)
+    w[i] = unif(0, 2);
+  ok = ghmix_cuda_mix_data_create(x, n, n, d, 0, &h, &err) == GHMIX_OK;
+  for (k = 0; k < 3 && ok; k++) {
+    for (c = 0; c < Gs[k]; c++)
+      comp[c].log_prop = log(1.0 / Gs[k]);
+    m.shape = s[0].model.shape;
+    m.shape.components = Gs[k];
+    m.shape.what = both;
+    m.comp = comp;
+    m.weights = NULL;
+    ghmix_mix_model_complete(&m, &err);
+    ns[k] = ghmix_estep_nstats(&m.shape);
+    st[k] = (double *)xmalloc(ns[k] * sizeof(double));
+    ok = ghmix_cuda_mix_estep_mixture(h, &m, st[k], NULL, NULL, &err) ==
+         GHMIX_OK;
+    if (ok && k == 1) { /* a fresh handle for G = 5 */
+      fresh = (double *)xmalloc(ns[k] * sizeof(double));
+      ok = ghmix_cuda_mix_data_create(x, n, n, d, 0, &h2, &err) == GHMIX_OK &&
+           ghmix_cuda_mix_estep_mixture(h2, &m, fresh, NULL, NULL, &err) ==
+               GHMIX_OK;
+      same = ok && memcmp(fresh, st[k], ns[k] * sizeof(double)) == 0;
+    }
+  }
+  check(ok && same && memcmp(st[0], st[2], ns[0] * sizeof(double)) == 0,
+        "mixture E-step: one handle for G = 2, 5, 2 gives the bits of fresh "
+        "handles (%s)",
+        err.message);
+  /* weights set after E-steps without, then dropped */
+  if (ok) {
+    double *sw = (double *)xmalloc(ns[2] * sizeof(double));
+    double *sc = (double *)xmalloc(ns[2] * sizeof(double));
+    m.shape.what = both | GHMIX_ESTEP_WEIGHTS;
+    m.weights = w;
+    ghmix_mix_estep_mixture_cpu(x, n, n, d, &m, sc, NULL, 1, &err);
+    ok = ghmix_cuda_mix_data_weights(h, w, &err) == GHMIX_OK &&
+         ghmix_cuda_mix_estep_mixture(h, &m, sw, NULL, NULL, &err) == GHMIX_OK;
+    check(ok && fabs(sw[1] - sc[1]) <= 1e-12 * sc[1],
+          "mixture E-step: new weights on a used handle (total weight %.17g, "
+          "CPU %.17g)",
+          sw[1], sc[1]);
+    m.shape.what = both;
+    ok = ghmix_cuda_mix_data_weights(h, NULL, &err) == GHMIX_OK &&
+         ghmix_cuda_mix_estep_mixture(h, &m, sw, NULL, NULL, &err) == GHMIX_OK;
+    check(ok && memcmp(sw, st[2], ns[2] * sizeof(double)) == 0,
+          "mixture E-step: weights dropped, the unweighted bits again");
+    free(sw);
+    free(sc);
+  }
+  ghmix_cuda_mix_data_free(h);
+  ghmix_cuda_mix_data_free(h2);
+  for (k = 0; k < 3; k++)
+    free(st[k]);
+  for (c = 0; c < 5; c++)
+    mix_setup_free(&s[c]);
+  free(fresh);
+  free(x);
+  free(w);
+}
+
 static void test_mixg(int quick) {
   test_mixg_case("G=2 d=1", 1, 2, quick ? 5003 : 50003, 0);
   test_mixg_case("G=3 d=4, weighted", 4, 3, quick ? 9001 : 40001, 1);
   test_mixg_case("G=4 d=10", 10, 4, quick ? 3001 : 20011, 0);
   test_mixg_case("G=2 d=17, n=130 (tile of 64, partial)", 17, 2, 130, 1);
+  test_mixg_case("G=13 d=3, weighted (the threads' results strided)", 3, 13,
+                 quick ? 3001 : 12007, 1);
+  test_mixg_case("G=3 d=120 (tile of 32)", 120, 3, quick ? 301 : 1301, 0);
+  test_mixg_reuse();
 }
 
 /* ------------------------------------------ the factor-analytic E-step */
@@ -1548,6 +1776,8 @@ static void test_factor_case(const char *label, int d, int r, size_t n,
         "factor E-step %s: status %d (%s), %d launches, every output written",
         label, (int)st, err.message, launches);
   e = fac_max_err(gpu, cpu, scale, &sh, &worst);
+  parity_kernel = "factor E-step: statistics";
+  parity_note(e, TOL_STATS);
   check(e <= TOL_STATS * tol_scale,
         "factor E-step %s (d = %d, r = %d, n = %lu): statistics within %.3g "
         "of the sum of |terms| (worst slot %lu: %.17g vs %.17g)",
@@ -1558,6 +1788,8 @@ static void test_factor_case(const char *label, int d, int r, size_t n,
     if (!(er <= max_row) && !(isnan(rg[i]) && isnan(rc[i])))
       max_row = isnan(er) ? INFINITY : er;
   }
+  parity_kernel = "factor E-step: rows";
+  parity_note(max_row, TOL_ROWS);
   check(max_row <= TOL_ROWS * tol_scale,
         "factor E-step %s: rows within %.3g of the CPU's", label, max_row);
   poison(gpu2, ns);
@@ -1707,6 +1939,158 @@ static void test_factor_reweight(void) {
   free(scale);
 }
 
+/* The factor mixture's one-pass E-step (ghmix_cuda_factor_estep_mixture)
+ * against the path of R's CPU factor mixtures: each component's rows
+ * (ghmix_factor_estep_cpu), the memberships from them (ghmix_mixg_row_tau),
+ * then each component's weighted E-step with v_k = w tau_k: the whole
+ * model's sums, and each component's statistics within TOL_STATS of its
+ * sum of |terms|, the rows (log f, tau, E 1/Y, E Y, E log Y of each
+ * component) within TOL_ROWS; G components of d, r factors; weighted: row
+ * weights on the handle (a tenth 0); far: rows far out and NaN rows. */
+static void test_factorg_case(const char *label, int d, int r, int G, size_t n,
+                              int weighted, int far) {
+  static const double pab[4][3] = {
+      {-0.7, 1.3, 0.8}, {-0.5, 1.1, 1.7}, {1.2, 2.0, 0.0}, {-3.0, 0.0, 4.0}};
+  const int what = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
+  const size_t ncol = ghmix_mixg_row_ncol(G);
+  fac_setup s[8];
+  ghmix_factor_model fms[8];
+  ghmix_mix_row_result res[8];
+  ghmix_estep_shape sh;
+  ghmix_error err;
+  ghmix_status st = GHMIX_OK;
+  double *x = (double *)xmalloc(n * (size_t)d * sizeof(double));
+  double *w = (double *)xmalloc(n * sizeof(double));
+  double *v = (double *)xmalloc(n * (size_t)G * sizeof(double));
+  double *rc = (double *)xmalloc(n * 4 * (size_t)G * sizeof(double));
+  double *ref_rows = (double *)xmalloc(n * ncol * sizeof(double));
+  double *rg = (double *)xmalloc(n * ncol * sizeof(double));
+  double glob[4] = {0, 0, 0, 0}, lp[8], max_err = 0, max_row = 0, e;
+  double *cpu, *gpu, *scale;
+  size_t ns1, i, k, worst = 0;
+  void *h = NULL;
+  int c, j, launches = -1;
+  for (c = 0; c < G; c++) {
+    const double *q = pab[c % 4];
+    fac_setup_init(&s[c], d, r, q[0], q[1], q[2], what);
+    fms[c] = s[c].fm;
+    lp[c] = log((1.0 + c) / (G * (G + 1) / 2.0));
+  }
+  sh = ghmix_factor_shape(&fms[0], 1);
+  ns1 = ghmix_estep_nstats(&sh);
+  cpu = (double *)xmalloc((4 + ns1 * G) * sizeof(double));
+  gpu = (double *)xmalloc((4 + ns1 * G) * sizeof(double));
+  scale = (double *)xmalloc(ns1 * sizeof(double));
+  for (i = 0; i < n; i++) {
+    for (j = 0; j < d; j++)
+      x[i + (size_t)j * n] = s[i % (size_t)G].center[j] + unif(-2, 2);
+    w[i] = !weighted ? 1.0 : i % 10 == 3 ? 0.0 : unif(0.2, 3);
+  }
+  if (far)
+    for (i = 11; i < n; i += 503) {
+      for (j = 0; j < d; j++)
+        x[i + (size_t)j * n] *= 1e160;
+      x[i + 5] = NAN;
+    }
+  /* R's CPU path */
+  for (c = 0; c < G && st == GHMIX_OK; c++)
+    st = ghmix_factor_estep_cpu(x, n, n, &fms[c], NULL, cpu, rc + 4 * n * c, 1,
+                                &err);
+  for (i = 0; i < n && st == GHMIX_OK; i++) {
+    double tau[8], logf;
+    int ok;
+    for (c = 0; c < G; c++) {
+      const double *rk = rc + 4 * n * c;
+      res[c].loglik = rk[i];
+      res[c].e_inv_y = rk[n + i];
+      res[c].e_y = rk[2 * n + i];
+      res[c].e_log_y = rk[3 * n + i];
+      res[c].inv_y_dev = res[c].y_dev = 0;
+    }
+    ok = ghmix_mixg_row_tau(G, lp, res, tau, &logf) && w[i] > 0;
+    ghmix_mixg_row_store(G, what, res, tau, logf, i, n, ref_rows);
+    for (c = 0; c < G; c++)
+      v[c * n + i] = ok ? w[i] * tau[c] : 0.0;
+    glob[0] += ok;
+    glob[1] += ok ? w[i] : 0.0;
+    glob[2] += ok ? w[i] * logf : 0.0;
+    glob[3] += !ok && w[i] > 0;
+  }
+  for (k = 0; k < 4; k++)
+    cpu[k] = glob[k];
+  for (c = 0; c < G && st == GHMIX_OK; c++)
+    st = ghmix_factor_estep_cpu(x, n, n, &fms[c], v + c * n, cpu + 4 + ns1 * c,
+                                NULL, 1, &err);
+  poison(gpu, 4 + ns1 * G);
+  poison(rg, n * ncol);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_data_create(x, n, n, d, weighted ? w : NULL, 0, &h,
+                                       &err);
+  if (st == GHMIX_OK)
+    st = ghmix_cuda_factor_estep_mixture(h, G, fms, lp, what, gpu, rg,
+                                         &launches, &err);
+  check(st == GHMIX_OK && launches == 2 &&
+            count_poison(gpu, 4 + ns1 * G) == 0 &&
+            count_poison(rg, n * ncol) == 0,
+        "factor mixture %s: status %d (%s), %d launches, every output "
+        "written",
+        label, (int)st, err.message, launches);
+  check(gpu[0] == cpu[0] && gpu[3] == cpu[3] &&
+            fabs(gpu[1] - cpu[1]) <= 1e-12 * cpu[1] &&
+            fabs(gpu[2] - cpu[2]) <= TOL_STATS * (fabs(cpu[2]) + cpu[1]),
+        "factor mixture %s: rows %.0f, bad %.0f, weight %.17g, log-likelihood "
+        "%.17g (CPU %.0f, %.0f, %.17g, %.17g)",
+        label, gpu[0], gpu[3], gpu[1], gpu[2], cpu[0], cpu[3], cpu[1], cpu[2]);
+  for (c = 0; c < G; c++) {
+    size_t wk;
+    fac_scale(x, n, v + c * n, &fms[c], &sh, scale);
+    e = fac_max_err(gpu + 4 + ns1 * c, cpu + 4 + ns1 * c, scale, &sh, &wk);
+    if (!(e <= max_err)) {
+      max_err = e;
+      worst = 4 + ns1 * c + wk;
+    }
+  }
+  parity_kernel = "factor mixture E-step: statistics";
+  parity_note(max_err, TOL_STATS);
+  check(max_err <= TOL_STATS * tol_scale,
+        "factor mixture %s (d = %d, r = %d, G = %d, n = %lu): each "
+        "component's statistics within %.3g of its sum of |terms| (worst "
+        "slot %lu: %.17g vs %.17g)",
+        label, d, r, G, (unsigned long)n, max_err, (unsigned long)worst,
+        gpu[worst], cpu[worst]);
+  for (i = 0; i < n * ncol; i++) {
+    double er = fabs(rg[i] - ref_rows[i]) / fmax(1.0, fabs(ref_rows[i]));
+    if (!(er <= max_row) && !(isnan(rg[i]) && isnan(ref_rows[i])))
+      max_row = isnan(er) ? INFINITY : er;
+  }
+  parity_kernel = "factor mixture E-step: rows";
+  parity_note(max_row, TOL_ROWS);
+  check(max_row <= TOL_ROWS * tol_scale,
+        "factor mixture %s: rows within %.3g of the CPU's", label, max_row);
+  /* the handle's buffers reused: a second run gives the same bits */
+  if (st == GHMIX_OK) {
+    double *again = (double *)xmalloc((4 + ns1 * G) * sizeof(double));
+    st = ghmix_cuda_factor_estep_mixture(h, G, fms, lp, what, again, NULL, NULL,
+                                         &err);
+    check(st == GHMIX_OK &&
+              memcmp(again, gpu, (4 + ns1 * G) * sizeof(double)) == 0,
+          "factor mixture %s: a second run (no rows) is bit-identical", label);
+    free(again);
+  }
+  ghmix_cuda_factor_data_free(h);
+  for (c = 0; c < G; c++)
+    fac_setup_free(&s[c]);
+  free(x);
+  free(w);
+  free(v);
+  free(rc);
+  free(ref_rows);
+  free(rg);
+  free(cpu);
+  free(gpu);
+  free(scale);
+}
+
 static void test_factor(int quick) {
   test_factor_errors();
   test_factor_reweight();
@@ -1725,6 +2109,11 @@ static void test_factor(int quick) {
                    -0.2, 1.5, 0.5, 0, 0);
   test_factor_case("GH d=80 r=70 (tile of 32, partial)", 80, 70, 130, -0.7, 1.3,
                    0.8, 1, 0);
+  test_factorg_case("G=3 d=10 r=2", 10, 2, 3, quick ? 3001 : 20011, 0, 0);
+  test_factorg_case("G=2 d=20 r=3, weighted, far rows", 20, 3, 2, 3001, 1, 1);
+  test_factorg_case("G=5 d=100 r=10, weighted", 100, 10, 5, quick ? 500 : 3001,
+                    1, 0);
+  test_factorg_case("G=1 d=6 r=1", 6, 1, 1, 2001, 0, 0);
 }
 
 /* ====================================== densities and rows (one launch) */
@@ -1829,6 +2218,7 @@ static void gh1_case(const char *label, size_t n,
     cmp_add_density(&cf, g_f[i], c_f[i], i, sc);
   }
   w = cl.worst;
+  parity_kernel = "dgh, univariate";
   check(cmp_ok(&cl, TOL_DENS),
         "dgh %s (n = %lu): log f max err %.3g (of max(1, |log f|, the "
         "cancelling terms); x = %.17g, mu = %.17g, "
@@ -1838,6 +2228,7 @@ static void gh1_case(const char *label, size_t n,
         in[1][w % len[1]], in[2][w % len[2]], in[3][w % len[3]],
         in[4][w % len[4]], in[5][w % len[5]], in[6][w % len[6]],
         (unsigned long)cl.n_class);
+  parity_kernel = parity_dens_kernel;
   check(cmp_ok(&cf, TOL_DENS),
         "dgh %s: f max err %.3g (relative, over max(1, |log f|, the "
         "cancelling terms)), %lu differ in kind",
@@ -1920,6 +2311,7 @@ static void gh1_family(int k, double *p, double *a, double *b) {
 }
 
 static void test_gh1(size_t n) {
+  parity_dens_kernel = "dgh, univariate";
   double *v[GHMIX_GH1_NARGS];
   const double *in[GHMIX_GH1_NARGS];
   size_t len[GHMIX_GH1_NARGS], i;
@@ -2083,6 +2475,7 @@ static void test_rows_case(const char *label, int d, size_t n, size_t ldx,
       cmp_add(&cr[k], rows[k * n + i], rref[k * n + i], SCALE_ABS1, i);
     cmp_add_density(&cf, g_f[i], c_f[i], i, 1.0);
   }
+  parity_kernel = parity_rows_kernel;
   check(cmp_ok(&cr[0], TOL_ROWS) && cmp_ok(&cr[1], TOL_ROWS) &&
             cmp_ok(&cr[2], TOL_ROWS) && cmp_ok(&cr[3], TOL_ROWS),
         "rows %s (d = %d, n = %lu): log f, E 1/Y, E Y, E log Y max err %.3g "
@@ -2093,6 +2486,7 @@ static void test_rows_case(const char *label, int d, size_t n, size_t ldx,
         (unsigned long)cr[3].n_class);
   check(memcmp(g_l, rows, n * sizeof(double)) == 0,
         "rows %s: ncol = 1 gives the first column of ncol = 4", label);
+  parity_kernel = parity_dens_kernel;
   check(cmp_ok(&cf, TOL_DENS),
         "rows %s: f against ghmix_gh_density_rows, max err %.3g (relative, "
         "over max(1, |log f|)), %lu differ in kind",
@@ -2118,6 +2512,8 @@ static void test_rows_case(const char *label, int d, size_t n, size_t ldx,
 }
 
 static void test_rows(int quick) {
+  parity_rows_kernel = "row kernel (predict, dgh): rows";
+  parity_dens_kernel = "row kernel (predict, dgh): f";
   const int both = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
   test_rows_case("GH d=1", 1, quick ? 20011 : 200003, 200010, -0.7, 1.3, 0.8,
                  both);
@@ -2396,6 +2792,18 @@ static void test_no_leaks(void) {
 
 /* ================================================================ main */
 
+/* Ends the running section (printing its time) and starts `name` (NULL:
+ * none); returns 1. */
+static int section_start(const char *name) {
+  static double t = 0;
+  static const char *running = NULL;
+  if (running != NULL)
+    printf("     [section %s: %.1f s]\n", running, now_s() - t);
+  running = name;
+  t = now_s();
+  return 1;
+}
+
 int main(int argc, char **argv) {
   size_t n = 1000000;
   int count = 0, i, quick = 0;
@@ -2428,7 +2836,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   print_device();
-#define RUN(name) (!*only || strcmp(only, name) == 0)
+  /* each section's time (the device time a run takes) */
+#define RUN(name) ((!*only || strcmp(only, name) == 0) && section_start(name))
   if (RUN("errors")) {
     test_errors();
     test_no_leaks();
@@ -2449,6 +2858,8 @@ int main(int argc, char **argv) {
     test_gh1(n / 5);
   if (RUN("rows"))
     test_rows(quick);
+  section_start(NULL);
+  parity_print();
   printf("(%.1f s)\n", now_s() - t0);
   printf("%d passed, %d failed\n", passed, failed);
   return failed > 0;

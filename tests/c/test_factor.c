@@ -2,7 +2,8 @@
  * src/cpu/factor_cpu.h) against the full E-step (src/cpu/mixture_cpu.h) of
  * Sigma = F F' + diag(D) formed and Cholesky-factored here: every
  * statistic (the diagonal of S and S beta' from the full S) within 1e-12
- * of the full one, relative to the largest entry of its block, for the
+ * of the full one, relative to the largest entry of its block (a scalar:
+ * to the sum of its terms' sizes where that is larger), for the
  * four families, d = 1..50, r = 0..min(5, d - 1), with and without
  * weights; rows far out (Q overflows) and a NaN row; the same bits on 1
  * and 2 threads; unusable parameters refused.  Each case is one check.
@@ -157,8 +158,52 @@ static int full_estep(fac_case *c, int family, int what, int weighted,
                              &err) == GHMIX_OK;
 }
 
+/* The sum over the rows of |w_i t_i|, t_i row i's term of scalar
+ * statistic id (from the full E-step's rows; w_i its weight, or 1), 0 for
+ * the counts: the scale of the error of a sum whose terms cancel, as the
+ * deviation statistics' do (c E[1/Y|x] - 1 of both signs). */
+static double term_scale(const fac_case *c, const ghmix_factor_model *fm,
+                         int weighted, const double *rows, int id) {
+  const size_t n = c->n;
+  const double dev = fm->c.dev_scale;
+  double s = 0;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    const double w = weighted ? c->w[i] : 1.0;
+    const double inv_y = rows[GHMIX_ROW_INV_Y * n + i];
+    const double y = rows[GHMIX_ROW_Y * n + i];
+    double t;
+    switch (id) {
+    case GHMIX_STAT_LOGLIK:
+      t = rows[GHMIX_ROW_LOGLIK * n + i];
+      break;
+    case GHMIX_STAT_INV_Y:
+      t = inv_y;
+      break;
+    case GHMIX_STAT_Y:
+      t = y;
+      break;
+    case GHMIX_STAT_LOG_Y:
+      t = rows[GHMIX_ROW_LOG_Y * n + i];
+      break;
+    case GHMIX_STAT_INV_Y_DEV:
+      t = dev * inv_y - 1;
+      break;
+    case GHMIX_STAT_Y_DEV:
+      t = y / dev - 1;
+      break;
+    default:
+      t = 0;
+    }
+    if (isfinite(t) && w > 0)
+      s += fabs(w * t);
+  }
+  return s;
+}
+
 /* The worst block error of the factor statistics fs (and rows fr) against
- * the full ones (S beta' and diag S from the full S). */
+ * the full ones (S beta' and diag S from the full S); a scalar's relative
+ * to the larger of itself and the sum of its terms' sizes. */
 static double compare(const fac_case *c, const ghmix_factor_model *fm,
                       int weighted, const double *fs, const double *fr,
                       const double *full, const double *rows) {
@@ -174,6 +219,9 @@ static double compare(const fac_case *c, const ghmix_factor_model *fm,
     ghmix_stat_block a = ghmix_estep_stat(&sf, 0, (ghmix_stat_id)id);
     ghmix_stat_block b = ghmix_estep_stat(&sg, 0, (ghmix_stat_id)id);
     v = block_err(fs + a.offset, full + b.offset, a.length);
+    if (a.length == 1 && isfinite(full[b.offset]) && full[b.offset] != 0)
+      v *= fabs(full[b.offset]) /
+           fmax(fabs(full[b.offset]), term_scale(c, fm, weighted, rows, id));
     e = v > e || isnan(v) ? v : e;
   }
   sxx = full + ghmix_estep_stat(&sg, 0, GHMIX_STAT_INV_Y_UU).offset;

@@ -173,7 +173,7 @@ static void test_round_trip(void) {
           max_cond = sol.condition;
         pe = fmax(fabs(sol.p - p) / fmax(1.0, fabs(p)),
                   fmax(fabs(sol.a / a - 1), fabs(sol.b / b - 1)));
-        tol = sol.condition < 1e7 ? 1e-8 : 1e-14 * sol.condition;
+        tol = fmax(1e-8, 1e-14 * sol.condition);
         if (!(pe <= tol)) {
           bad_par++;
           if (verbose)
@@ -189,7 +189,7 @@ static void test_round_trip(void) {
            worst_eta, bad_eta);
   check(bad_eta == 0, msg);
   snprintf(msg, sizeof msg,
-           "round trip: (p, a, b) to 1e-8, or 1e-14 * condition (%d bad)",
+           "round trip: (p, a, b) to max(1e-8, 1e-14 * condition) (%d bad)",
            bad_par);
   check(bad_par == 0, msg);
   snprintf(msg, sizeof msg, "round trip: at most 10 Newton steps (max %d)",

@@ -33,7 +33,7 @@ int main(void) {
   ghmix_error_set(&e, GHMIX_ERR_NOMEM, -1, "%s", longmsg);
   check(strlen(e.message) == GHMIX_MSG_LEN - 1, "long messages are truncated");
   int distinct = 1;
-  for (int a = GHMIX_OK; a <= GHMIX_ERR_CUDA; a++) {
+  for (int a = GHMIX_OK; a <= GHMIX_ERR_CUDA_FAULT; a++) {
     const char *na = ghmix_status_name((ghmix_status)a);
     if (!na || !*na || !strcmp(na, "unknown")) distinct = 0;
     for (int b = GHMIX_OK; b < a; b++)

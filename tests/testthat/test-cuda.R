@@ -482,8 +482,8 @@ test_that("factor mixtures: cuda matches cpu (E-step, fits), or the error", {
                         shrink = 10, backend = "cuda"), class = cls)
     skip(reason)
   }
-  # one E-step of the mixture: the GPU's per component (rows, then the
-  # sums with weights w_i tau_ik on the device) against the CPU's
+  # one E-step of the mixture: the GPU's one pass (every row's components,
+  # memberships and sums with weights w_i tau_ik) against the CPU's
   z <- scale(dat$x)
   d <- ncol(z)
   pars <- lapply(c(-1, 1), function(s) {
@@ -494,8 +494,9 @@ test_that("factor mixtures: cuda matches cpu (E-step, fits), or the error", {
   what <- mix_what("nig")
   cpu_es <- mixture_factor_estep(z, pars, c(0.4, 0.6), dat$w, what, TRUE, 1L)
   rows_gpu <- factor_cuda_data(z, rep(1, nrow(z)), 0L)
-  gpu_es <- mixture_factor_estep_cuda(rows_gpu)(z, pars, c(0.4, 0.6), dat$w,
-                                                what, TRUE)
+  gpu_es <- mixture_factor_estep_cuda(rows_gpu, rep(1, nrow(z)))(
+    z, pars, c(0.4, 0.6), dat$w, what, TRUE
+  )
   rows_gpu$free()
   expect_equal(gpu_es$loglik, cpu_es$loglik, tolerance = 1e-12)
   expect_identical(gpu_es$n, cpu_es$n)
@@ -569,13 +570,38 @@ test_that("chunked factor fits with backend = 'cuda' without a device", {
   expect_match(conditionMessage(fac), 'backend = "cuda"')
 })
 
+# What src/cuda/host.cu says after a sticky CUDA error (tests/c
+# test_cuda_host.cc checks that side: the message, and that every later
+# call gives it).
+cuda_fault_message <- paste(
+  "running the E-step kernel failed: an illegal memory access was",
+  "encountered (cudaErrorIllegalAddress). The GPU's CUDA context is lost",
+  "for this process: restart R to use the GPU again (backend = \"cpu\"",
+  "still works)"
+)
+
+# Puts the functions `values` in the package's namespace in place of its
+# own; returns the function that puts its own back.
+cuda_stand_in <- function(values) {
+  ns <- asNamespace("ghmix")
+  old <- mget(names(values), envir = ns)
+  set <- function(values) {
+    for (nm in names(values)) {
+      unlockBinding(nm, ns)
+      assign(nm, values[[nm]], envir = ns)
+      lockBinding(nm, ns)
+    }
+  }
+  set(values)
+  function() set(old)
+}
+
 # A stand-in for the GPU at the R level: `cuda_require` says one device,
 # and the factor engine's device data and E-step (factor_cuda_data(),
 # factor_cuda_estep_raw()) run the CPU's ffi_mix_estep_factor() on the rows
 # they hold; each call is counted in `seen`.  Returns the function that
 # restores the package's own (the calling test runs it on exit).
-cuda_factor_stand_in <- function(seen) {
-  ns <- asNamespace("ghmix")
+cuda_factor_stand_in <- function(seen, fault_at = Inf) {
   seen$created <- 0L
   seen$freed <- 0L
   seen$esteps <- 0L
@@ -588,21 +614,16 @@ cuda_factor_stand_in <- function(seen) {
     },
     factor_cuda_estep_raw = function(data, args) {
       seen$esteps <- seen$esteps + 1L
+      if (seen$esteps >= fault_at) {
+        # as src/r_errors.c signals the fault src/cuda/host.cu reports
+        ghmix:::abort_status(cuda_fault_message, "cuda_fault")
+      }
       .Call(ghmix:::ffi_mix_estep_factor, data$handle$x, data$handle$weights,
             args$center, args$loadings, args$uniquenesses, args$gamma,
             args$pab, args$what, FALSE, 1L)
     }
   )
-  old <- mget(names(stand_in), envir = ns)
-  set <- function(values) {
-    for (nm in names(values)) {
-      unlockBinding(nm, ns)
-      assign(nm, values[[nm]], envir = ns)
-      lockBinding(nm, ns)
-    }
-  }
-  set(stand_in)
-  function() set(old)
+  cuda_stand_in(stand_in)
 }
 
 test_that("chunked factor fits take each chunk's E-step to the GPU engine", {
@@ -672,4 +693,97 @@ test_that("chunked and cluster factor fits: cuda matches cpu", {
   expect_identical(on_cl$distributed$mode, "cluster")
   expect_equal(on_cl$loglik, cpu$loglik, tolerance = 1e-9)
   expect_equal(factor_sigma(on_cl), factor_sigma(cpu), tolerance = 1e-5)
+})
+
+test_that("a device fault is a classed error that says to restart R", {
+  e <- tryCatch(ghmix:::abort_status(cuda_fault_message, "cuda_fault"),
+                error = identity)
+  expect_identical(class(e)[1:3], c("ghmix_error_cuda_fault",
+                                    "ghmix_error_cuda", "ghmix_error"))
+  # a fit whose E-step faults on the GPU stops with it: no retry, no
+  # other start or M-step swallows it, and the device memory is freed
+  x <- cuda_factor_rows(600L, 5L)
+  data <- ghmix_data(cuda_factor_chunks(x, rep(1, nrow(x))))
+  seen <- new.env()
+  restore <- cuda_factor_stand_in(seen, fault_at = 5L)
+  on.exit(restore(), add = TRUE)
+  e <- tryCatch(fit_nig(data, factors = 2, backend = "cuda"),
+                error = identity)
+  # (the chunk's error, which keeps the fault's classes)
+  expect_s3_class(e, "ghmix_error_chunk")
+  expect_s3_class(e, "ghmix_error_cuda_fault")
+  expect_s3_class(e, "ghmix_error_cuda")
+  expect_match(conditionMessage(e), "restart R")
+  expect_match(conditionMessage(e), "illegal memory access", fixed = TRUE)
+  expect_identical(seen$esteps, 5L)
+  expect_identical(seen$freed, seen$created)
+  # (a handler for ghmix_error_cuda sees it too)
+  caught <- tryCatch(fit_nig(data, factors = 2, backend = "cuda"),
+                     ghmix_error_cuda = function(e) "caught")
+  expect_identical(caught, "caught")
+})
+
+# The factor mixture's GPU engine at the R level, with the device's one
+# pass (factor_cuda_estep_mixture_raw()) standing in as the CPU's chunk
+# statistics of the same rows (mixture_factor_chunk_stats(): the vector it
+# returns, with the memberships of every row as the rows of the C glue).
+cuda_factor_mixture_stand_in <- function(seen) {
+  seen$passes <- 0L
+  seen$uploads <- 0L
+  rows_matrix <- function(rl) {
+    g <- ncol(rl$tau)
+    m <- cbind(rl$loglik, rl$tau, rl$inv_y, rl$y, rl$log_y)
+    colnames(m) <- c("loglik", paste0(rep(c("tau", "inv_y", "y", "log_y"),
+                                          each = g), "_", seq_len(g)))
+    m
+  }
+  stand_in <- list(
+    cuda_require = function(call) 1L,
+    factor_cuda_data = function(x, weights, device) {
+      list(handle = list(x = x, weights = weights), dim = dim(x),
+           free = function() NULL)
+    },
+    factor_cuda_weights = function(data, w) seen$uploads <- seen$uploads + 1L,
+    factor_cuda_estep_mixture_raw = function(data, pars, props, what, rows) {
+      seen$passes <- seen$passes + 1L
+      x <- data$handle$x
+      fm <- list(pars = pars, props = props, what = what,
+                 std = list(center = rep(0, ncol(x)), scale = rep(1, ncol(x))))
+      raw <- ghmix:::mixture_factor_chunk_stats(
+        x, data$handle$weights, list(factor_mixture = fm), 1L
+      )
+      if (rows) {
+        mm <- ghmix:::mixture_factor_members(x, pars, props,
+                                             data$handle$weights, what, TRUE,
+                                             1L)
+        attr(raw, "rows") <- rows_matrix(ghmix:::mixture_rows_list(mm$mr))
+      }
+      raw
+    }
+  )
+  cuda_stand_in(stand_in)
+}
+
+test_that("factor mixtures on the GPU: one device pass per E-step", {
+  dat <- cuda_factor_mixture_data()
+  ctl <- ghmix_control(max_iter = 30L)
+  set.seed(3)
+  cpu <- suppressWarnings(fit_nig(dat$x, components = 2, factors = 1,
+                                  weights = dat$w, control = ctl))
+  seen <- new.env()
+  restore <- cuda_factor_mixture_stand_in(seen)
+  on.exit(restore(), add = TRUE)
+  set.seed(3)
+  gpu <- suppressWarnings(fit_nig(dat$x, components = 2, factors = 1,
+                                  weights = dat$w, control = ctl,
+                                  backend = "cuda"))
+  # the weights stay on the device, and every E-step (of the starts too)
+  # was the device's one pass
+  expect_identical(seen$uploads, 0L)
+  expect_gte(seen$passes, gpu$iterations)
+  # the same numbers as the CPU's fit
+  expect_identical(gpu$loglik, cpu$loglik)
+  expect_identical(gpu$components, cpu$components)
+  expect_identical(gpu$proportions, cpu$proportions)
+  expect_identical(gpu$z, cpu$z)
 })
