@@ -8,8 +8,23 @@
 # to see them); the assertions allow slack for a loaded machine.
 
 interrupt_reps <- 20L
-interrupt_latency_limit <- 1.5 # seconds; the aim is 1
+interrupt_latency_limit <- 1.5 # seconds on an idle machine; the aim is 1
 interrupt_rss_limit <- 50 # MB over the 20 interrupts
+
+# The limit on seconds to return, stretched by the machine's load: the
+# cluster fit's child waits on two worker processes, and with the other CI
+# lane and other jobs running (load 9 on 2 cores) its slowest return took
+# 0.84 s against 0.26 s at load 2.  Scaled by the 1-minute load average per
+# core, read when the case ends (never below the idle limit).
+interrupt_limit_now <- function() {
+  load <- tryCatch(
+    as.numeric(strsplit(readLines("/proc/loadavg", n = 1L), " ")[[1L]][[1L]]),
+    error = function(e) NA_real_, warning = function(w) NA_real_
+  )
+  cores <- max(1L, parallel::detectCores(), na.rm = TRUE)
+  stretch <- if (is.finite(load)) max(1, load / cores) else 1
+  structure(interrupt_latency_limit * stretch, load = load)
+}
 
 skip_interrupt_tests <- function(mem_gb = 1) {
   skip_on_cran()
@@ -147,9 +162,11 @@ report_interrupts <- function(label, res) {
 
 expect_prompt_interrupts <- function(label, res) {
   growth <- report_interrupts(label, res)
+  limit <- interrupt_limit_now()
+  cat(sprintf("  limit %.2f s at load %.2f\n", limit, attr(limit, "load")))
   expect_identical(res$outcome, rep("interrupted", nrow(res)),
                    label = paste(label, "outcomes"))
-  expect_lt(max(res$latency), interrupt_latency_limit,
+  expect_lt(max(res$latency), limit,
             label = paste(label, "max seconds to return"))
   expect_lt(growth[[1L]], interrupt_rss_limit,
             label = paste(label, "RSS growth (MB)"))
