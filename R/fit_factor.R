@@ -207,8 +207,17 @@ factor_names <- function(par, vars) {
   par
 }
 
-# log det Sigma = log det M + sum(log D) (NULL: par not usable).
-factor_logdet <- function(par) factor_woodbury(par)$logdet
+# log det Sigma = log det M + sum(log D) (NULL: par not usable): what
+# factor_woodbury() gives, by the same operations (the same bits), without
+# the rest of its set-up (beta, gamma' Sigma^-1 gamma), which the E-step
+# forms in C; once per EM iteration (factor_point()).
+factor_logdet <- function(par) {
+  if (!factor_par_finite(par)) {
+    return(NULL)
+  }
+  chol_m <- factor_chol_m(par$loadings / par$uniquenesses, par$loadings)
+  if (is.null(chol_m)) NULL else factor_logdet_chol(chol_m, par$uniquenesses)
+}
 
 # The documented rotation of the loadings: F' D^-1 F diagonal with
 # decreasing entries (F -> F V, V its eigenvectors: Sigma unchanged), and
