@@ -203,16 +203,25 @@ if (!file.exists(md_file)) {
           "against 10 factors, same run. Case 2: a GH fit with 20 factors",
           "to convergence (its NIG stage included), wall and CPU time,",
           "its GH iterations, the E-steps of both stages, and peak",
-          "memory beyond the data (VmHWM less VmRSS once the data exist)."),
+          "memory beyond the data (VmHWM less VmRSS once the data exist).",
+          "Case 3: the marginal cost of an EM iteration of case 1's",
+          "10-factor fit, (30 iterations - 10) / 20, whole calls, wall",
+          "and CPU time, medians over pairs, by build and threads."),
     ""
   ), md_file)
 }
-settings <- sprintf("%d fit%s per case 1 model, case 2 max_iter = %d",
-                    if (bench_quick) 1L else 3L,
-                    if (bench_quick) "" else "s", max_iter)
+settings <- c(
+  sprintf("case 1: %d fit%s per model", if (bench_quick) 1L else 3L,
+          if (bench_quick) "" else "s"),
+  sprintf("case 2: max_iter = %d", max_iter),
+  if (3L %in% cases) {
+    sprintf("case 3: %d pairs per build and thread count (%s)", reps3,
+            paste(names(libs), libs, sep = " = ", collapse = ", "))
+  }
+)[c(1L, 2L, 3L) %in% cases]
 tables <- lapply(Filter(Negate(is.null), list(tab1, tab2, tab3)),
                  function(tab) c(md_table(tab), ""))
-cat(c(bench_header(sprintf("E-step: %s; %s; cases %s", estep, settings,
-                           paste(cases, collapse = ", "))), "",
+cat(c("", bench_header(sprintf("E-step: %s; %s", estep,
+                               paste(settings, collapse = "; "))), "",
       unlist(tables)),
     file = md_file, sep = "\n", append = TRUE)
