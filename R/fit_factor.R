@@ -315,9 +315,15 @@ factor_from_theta <- function(theta, ctx) {
 
 # The M-step of a factor fit (see the top of this file); with a prior
 # (R/factor_shrink.R), on the penalised scatter, shrink_tr: tr(Sigma^-1 T)
-# at par.
+# at par.  Its products are small (d x r by r x r, r x r solves with d
+# right-hand sides): a multithreaded BLAS (OpenBLAS) hands each to its own
+# threads, which costs milliseconds per iteration on a busy machine or
+# beside the E-step's threads, so the BLAS runs on one thread for it, as
+# the compiled E-steps do (src/cpu/blas_threads.h).
 factor_mstep <- function(st, par, family, symmetric, prior = NULL,
                          shrink_tr = NULL) {
+  blas_threads <- .Call(ffi_blas_threads_single)
+  on.exit(.Call(ffi_blas_threads_restore, blas_threads))
   loc <- mix_mstep_location(st, par, symmetric)
   sc <- factor_scatter(st, factor_scatter_terms(loc))
   if (!is.null(prior)) sc <- factor_shrink_scatter(sc, st, prior, shrink_tr)

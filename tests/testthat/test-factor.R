@@ -314,3 +314,18 @@ test_that("factor_logdet() is log det Sigma, factor_woodbury()'s bits", {
   bad$a <- -1
   expect_null(ghmix:::factor_logdet(bad))
 })
+
+test_that("a factor fit leaves the BLAS's thread count as it found it", {
+  # the M-step holds a multithreaded BLAS (OpenBLAS) at one thread; 0 from
+  # ffi_blas_threads_single: a BLAS without that control (nothing to hold)
+  blas_threads <- function() {
+    n <- .Call(ghmix:::ffi_blas_threads_single)
+    .Call(ghmix:::ffi_blas_threads_restore, n)
+    n
+  }
+  before <- blas_threads()
+  sim <- factor_sim(500, 6, 1, 7)
+  fit <- fit_nig(sim$x, factors = 1)
+  expect_true(fit$converged)
+  expect_identical(blas_threads(), before)
+})
