@@ -51,15 +51,9 @@ factor_woodbury <- function(par) {
   if (!factor_par_finite(par)) {
     return(NULL)
   }
-  f <- par$loadings
   dd <- par$uniquenesses
-  r <- ncol(f)
-  fd <- f / dd
-  chol_m <- if (r > 0L) {
-    tryCatch(chol(diag(r) + crossprod(f, fd)), error = function(e) NULL)
-  } else {
-    matrix(0, 0L, 0L)
-  }
+  fd <- par$loadings / dd
+  chol_m <- factor_chol_m(fd, par$loadings)
   if (is.null(chol_m)) {
     return(NULL)
   }
@@ -67,9 +61,24 @@ factor_woodbury <- function(par) {
   list(
     chol_m = chol_m, fd = fd,
     proj = factor_solve_m(chol_m, t(fd)),
-    logdet = 2 * sum(log(diag(chol_m))) + sum(log(dd)),
+    logdet = factor_logdet_chol(chol_m, dd),
     gsg = sum(par$gamma^2 / dd) - sum(gz^2), gz = gz
   )
+}
+
+# The upper Cholesky factor of M = I + F' D^-1 F from fd = D^-1 F and F
+# (NULL: not numerically positive definite).
+factor_chol_m <- function(fd, f) {
+  r <- ncol(f)
+  if (r == 0L) {
+    return(matrix(0, 0L, 0L))
+  }
+  tryCatch(chol(diag(r) + crossprod(f, fd)), error = function(e) NULL)
+}
+
+# log det Sigma = log det M + sum(log D) from M's Cholesky factor.
+factor_logdet_chol <- function(chol_m, dd) {
+  2 * sum(log(diag(chol_m))) + sum(log(dd))
 }
 
 factor_par_finite <- function(par) {

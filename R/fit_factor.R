@@ -207,8 +207,17 @@ factor_names <- function(par, vars) {
   par
 }
 
-# log det Sigma = log det M + sum(log D) (NULL: par not usable).
-factor_logdet <- function(par) factor_woodbury(par)$logdet
+# log det Sigma = log det M + sum(log D) (NULL: par not usable): what
+# factor_woodbury() gives, by the same operations (the same bits), without
+# the rest of its set-up (beta, gamma' Sigma^-1 gamma), which the E-step
+# forms in C; once per EM iteration (factor_point()).
+factor_logdet <- function(par) {
+  if (!factor_par_finite(par)) {
+    return(NULL)
+  }
+  chol_m <- factor_chol_m(par$loadings / par$uniquenesses, par$loadings)
+  if (is.null(chol_m)) NULL else factor_logdet_chol(chol_m, par$uniquenesses)
+}
 
 # The documented rotation of the loadings: F' D^-1 F diagonal with
 # decreasing entries (F -> F V, V its eigenvectors: Sigma unchanged), and
@@ -306,9 +315,15 @@ factor_from_theta <- function(theta, ctx) {
 
 # The M-step of a factor fit (see the top of this file); with a prior
 # (R/factor_shrink.R), on the penalised scatter, shrink_tr: tr(Sigma^-1 T)
-# at par.
+# at par.  Its products are small (d x r by r x r, r x r solves with d
+# right-hand sides): a multithreaded BLAS (OpenBLAS) hands each to its own
+# threads, which costs milliseconds per iteration on a busy machine or
+# beside the E-step's threads, so the BLAS runs on one thread for it, as
+# the compiled E-steps do (src/cpu/blas_threads.h).
 factor_mstep <- function(st, par, family, symmetric, prior = NULL,
                          shrink_tr = NULL) {
+  blas_threads <- .Call(ffi_blas_threads_single)
+  on.exit(.Call(ffi_blas_threads_restore, blas_threads))
   loc <- mix_mstep_location(st, par, symmetric)
   sc <- factor_scatter(st, factor_scatter_terms(loc))
   if (!is.null(prior)) sc <- factor_shrink_scatter(sc, st, prior, shrink_tr)

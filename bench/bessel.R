@@ -10,7 +10,9 @@
 #   Rscript bench/bessel.R [n] [reps]      # from the repository root
 #
 # defaults: n = 1e6, reps = 5 (GHMIX_BENCH_QUICK=1: 2e5, 3).  Needs the
-# installed package.  Writes bench/results/bessel.md and bessel.png.
+# installed package.  Writes bench/results/bessel.md and bessel.png.  A
+# second section times the E-step's range (see below) overall and by the
+# kernel's regions.
 
 source(file.path("bench", "common.R"))
 
@@ -90,11 +92,61 @@ md <- c(
 if (max_threads < 2) {
   md <- c(md, "", "At most 1 thread here: the multi-thread rows ran on 1.")
 }
-write_md(md, "bessel")
-
 open_png("bessel")
 dot_chart(res$million_per_s,
           sprintf("%s, %d thr", res$call, res$threads),
           "million evaluations per second (log scale)",
           sprintf("log K_nu(x), %g points", n))
 invisible(grDevices::dev.off())
+
+# The E-step's range --------------------------------------------------------
+# The orders and arguments of a GH E-step's posterior GIG(p - d/2, a + G,
+# b + Q): nu = p - d/2 with p uniform in [-3, 3] and d drawn from
+# {1, 2, 5, 10, 20, 50}, x = sqrt((a + G) (b + Q)) log-uniform in
+# [0.1, 100] (set.seed(20240602)); the same n points, timed as above (1
+# thread against base R, and 2 threads against 1), overall and by the
+# kernel's regions (src/core/bessel.c): |nu| >= 16 (Debye), half-integer
+# nu (closed form), else x <= 2 (Temme's series), 2 < x < 100 (CF2),
+# x >= 100 (Hankel).
+set.seed(20240602)
+d_e <- sample(c(1, 2, 5, 10, 20, 50), n, replace = TRUE)
+nu_e <- stats::runif(n, -3, 3) - d_e / 2
+x_e <- 10^stats::runif(n, -1, 2)
+region <- ifelse(
+  abs(nu_e) >= 16, "|nu| >= 16 (Debye)",
+  ifelse(abs(nu_e) - 0.5 == floor(abs(nu_e) - 0.5), "half-integer nu",
+         ifelse(x_e <= 2, "x <= 2 (series)",
+                ifelse(x_e < 100, "2 < x < 100 (CF2)", "x >= 100 (Hankel)")))
+)
+estep_row <- function(label, keep) {
+  xk <- x_e[keep]
+  nk <- nu_e[keep]
+  base <- time_both(function() {
+    log(besselK(xk, nk, expon.scaled = TRUE)) - xk
+  }, reps)
+  one <- time_both(function() log_besselK(xk, nk, threads = 1), reps)
+  data.frame(points = label, n = length(xk), base_R_s = base[1],
+             log_besselK_s = one[1], vs_base_R = base[1] / one[1],
+             base_R_cpu_s = base[2], log_besselK_cpu_s = one[2],
+             vs_base_R_cpu = base[2] / one[2], stringsAsFactors = FALSE)
+}
+estep <- do.call(rbind, c(
+  list(estep_row("all", rep(TRUE, n))),
+  lapply(sort(unique(region)), function(g) estep_row(g, region == g))
+))
+two_e <- time_median(function() log_besselK(x_e, nu_e, threads = two), reps)
+estep_checks <- data.frame(
+  check = c("E-step range, 1 thread: throughput vs base R, CPU time (bar >= 3)",
+            sprintf("E-step range, %d threads vs 1 thread (bar >= 1.8)",
+                    two)),
+  ratio = c(estep$vs_base_R_cpu[1], estep$log_besselK_s[1] / two_e),
+  stringsAsFactors = FALSE
+)
+estep_checks$met <- ifelse(estep_checks$ratio >= c(3, 1.8), "yes", "no")
+md <- c(md, "", "## The E-step's range", "",
+        paste("nu = p - d/2, p uniform in [-3, 3], d in {1, 2, 5, 10, 20,",
+              "50}; x log-uniform in [0.1, 100]; the same number of points",
+              "and runs; seconds are medians (elapsed, and CPU: user plus",
+              "system), 1 thread."), "",
+        md_table(estep, 3L), "", md_table(estep_checks, 3L))
+write_md(md, "bessel")

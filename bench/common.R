@@ -16,6 +16,19 @@ time_median <- function(f, reps = 5L, warm_up = TRUE) {
   stats::median(t)
 }
 
+# Medians of reps runs of f() after one warm-up call: elapsed and CPU (user
+# plus system) seconds.  On a machine shared with other work the CPU time
+# of one thread is the fairer per-core measure.
+time_both <- function(f, reps) {
+  f()
+  t <- vapply(seq_len(reps), function(i) {
+    gc(FALSE)
+    s <- system.time(f())
+    c(s[["elapsed"]], s[["user.self"]] + s[["sys.self"]])
+  }, numeric(2))
+  c(elapsed = stats::median(t[1L, ]), cpu = stats::median(t[2L, ]))
+}
+
 # TRUE when a peer package can be loaded; otherwise says so and returns FALSE.
 have_peer <- function(pkg) {
   ok <- requireNamespace(pkg, quietly = TRUE)

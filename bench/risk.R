@@ -15,17 +15,6 @@
 
 source(file.path("bench", "common.R"))
 
-# Medians of reps runs of f(): elapsed and CPU (user + system) seconds.
-time_both <- function(f, reps) {
-  f()
-  t <- vapply(seq_len(reps), function(i) {
-    gc(FALSE)
-    s <- system.time(f())
-    c(s[["elapsed"]], s[["user.self"]] + s[["sys.self"]])
-  }, numeric(2))
-  c(elapsed = stats::median(t[1L, ]), cpu = stats::median(t[2L, ]))
-}
-
 reps <- if (bench_quick) 3L else 7L
 out <- character()
 say <- function(...) {

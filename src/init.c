@@ -62,6 +62,8 @@ SEXP ffi_cuda_mix_rows(SEXP x, SEXP center, SEXP chol, SEXP g, SEXP consts,
 static const R_CallMethodDef call_methods[] = {
     CALLDEF(ffi_log_besselK, 5),
     CALLDEF(ffi_build_info, 0),
+    CALLDEF(ffi_blas_threads_single, 0),
+    CALLDEF(ffi_blas_threads_restore, 1),
     CALLDEF(ffi_cuda_devices, 0),
     CALLDEF(ffi_cuda_require, 0),
     CALLDEF(ffi_max_threads, 0),

@@ -109,6 +109,8 @@ SEXP ffi_nap(SEXP microseconds);
 
 /* r_info.c */
 SEXP ffi_build_info(void);
+SEXP ffi_blas_threads_single(void);
+SEXP ffi_blas_threads_restore(SEXP previous);
 SEXP ffi_cuda_devices(void);
 SEXP ffi_cuda_require(void);
 SEXP ffi_max_threads(void);

@@ -1,4 +1,8 @@
-/* .Call glue for ghmix_info(), ghmix_threads() and the backend checks. */
+/* .Call glue for ghmix_info(), ghmix_threads(), the BLAS's threads and the
+ * backend checks. */
+#include <limits.h>
+
+#include "cpu/blas_threads.h"
 #include "cpu/threads.h"
 #include "cuda/ghmix_cuda.h"
 #include "r_ffi.h"
@@ -80,3 +84,14 @@ SEXP ffi_cuda_require(void) {
 }
 
 SEXP ffi_max_threads(void) { return Rf_ScalarInteger(ghmix_max_threads()); }
+
+/* The BLAS (OpenBLAS) on one thread: the count to restore (0: nothing was
+ * changed), for ffi_blas_threads_restore. */
+SEXP ffi_blas_threads_single(void) {
+  return Rf_ScalarInteger(ghmix_blas_threads_single());
+}
+
+SEXP ffi_blas_threads_restore(SEXP previous) {
+  ghmix_blas_threads_restore(ghmix_r_int(previous, "previous", 0, INT_MAX));
+  return R_NilValue;
+}

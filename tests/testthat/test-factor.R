@@ -289,3 +289,43 @@ test_that("simulated factor-GH data: the truth's likelihood and subspace", {
   expect_equal(fit$uniquenesses, dd * gig_mean(truth$p, truth$a, truth$b),
                tolerance = 0.1, ignore_attr = TRUE)
 })
+
+test_that("factor_logdet() is log det Sigma, factor_woodbury()'s bits", {
+  set.seed(3)
+  for (r in 0:3) {
+    d <- 7
+    f <- matrix(stats::rnorm(d * r), d, r)
+    dd <- stats::runif(d, 0.2, 2)
+    par <- list(mu = stats::rnorm(d), gamma = stats::rnorm(d), loadings = f,
+                uniquenesses = dd, p = 0.3, a = 1, b = 2)
+    ld <- ghmix:::factor_logdet(par)
+    # plain R, from the d x d matrix
+    full <- determinant(tcrossprod(f) + diag(dd, d), logarithm = TRUE)
+    expect_equal(ld, as.numeric(full$modulus), tolerance = 1e-13)
+    expect_identical(ld, ghmix:::factor_woodbury(par)$logdet)
+  }
+  bad <- par
+  bad$uniquenesses[2] <- 0
+  expect_null(ghmix:::factor_logdet(bad))
+  bad <- par
+  bad$loadings[1, 1] <- NaN
+  expect_null(ghmix:::factor_logdet(bad))
+  bad <- par
+  bad$a <- -1
+  expect_null(ghmix:::factor_logdet(bad))
+})
+
+test_that("a factor fit leaves the BLAS's thread count as it found it", {
+  # the M-step holds a multithreaded BLAS (OpenBLAS) at one thread; 0 from
+  # ffi_blas_threads_single: a BLAS without that control (nothing to hold)
+  blas_threads <- function() {
+    n <- .Call(ghmix:::ffi_blas_threads_single)
+    .Call(ghmix:::ffi_blas_threads_restore, n)
+    n
+  }
+  before <- blas_threads()
+  sim <- factor_sim(500, 6, 1, 7)
+  fit <- fit_nig(sim$x, factors = 1)
+  expect_true(fit$converged)
+  expect_identical(blas_threads(), before)
+})
