@@ -9,6 +9,7 @@
 #endif
 
 #ifdef GHMIX_POOL_THREADS
+#include <fenv.h>
 #ifdef _WIN32
 #include <process.h>
 #include <windows.h>
@@ -139,6 +140,12 @@ static int workers = 0, busy = 0, joinable = 0, active = 0, job_threads = 0;
 static size_t generation = 0;
 static ghmix_team_fn job_fn = NULL;
 static void *job_arg = NULL;
+/* The caller's floating-point environment, which the workers take on for
+ * the job: a thread Windows starts has the x87 unit at 53-bit precision
+ * where MinGW's start-up code set the main thread's to 64 bits, and
+ * MinGW-w64's libm computes exp() and log() on the x87 unit, so their last
+ * bits would depend on the thread. */
+static fenv_t job_env;
 
 /* A worker's number (1, 2, ...) and the generation it was started in. */
 typedef struct {
@@ -162,6 +169,7 @@ static void worker_loop(worker_start *start) {
     active++;
     fn = job_fn;
     arg = job_arg;
+    fesetenv(&job_env);
     pool_unlock(&lock);
     fn(arg, id);
     pool_lock(&lock);
@@ -243,6 +251,7 @@ static int job_open(int threads, ghmix_team_fn fn, void *job) {
   job_threads = threads - 1 < workers ? threads : workers + 1;
   job_fn = fn;
   job_arg = job;
+  fegetenv(&job_env);
   generation++;
   pool_broadcast(&wake);
   pool_unlock(&lock);
