@@ -37,6 +37,9 @@ size_t ghmix_claims_unit(size_t n, int threads, size_t min_unit) {
 static size_t claim_next(ghmix_claims *c) {
   return __atomic_fetch_add(&c->next, c->unit, __ATOMIC_RELAXED);
 }
+static size_t claim_peek(ghmix_claims *c) {
+  return __atomic_load_n(&c->next, __ATOMIC_RELAXED);
+}
 #elif defined(GHMIX_POOL_THREADS)
 #error "ghmix's thread pool needs the __atomic builtins (GCC or Clang)"
 #else
@@ -45,11 +48,12 @@ static size_t claim_next(ghmix_claims *c) {
   c->next += c->unit;
   return at;
 }
+static size_t claim_peek(ghmix_claims *c) { return c->next; }
 #endif
 
 int ghmix_claim(ghmix_claims *c, size_t *lo, size_t *hi) {
   size_t at;
-  if (c->next >= c->end) /* a stale read only costs one more claim */
+  if (claim_peek(c) >= c->end) /* (no increment once all are claimed) */
     return 0;
   at = claim_next(c);
   if (at >= c->end)
