@@ -121,7 +121,7 @@ static void pool_wait(pool_cond *c, pool_mutex *m) {
   SleepConditionVariableSRW(c, m, INFINITE, 0);
 }
 static void pool_signal(pool_cond *c) { WakeConditionVariable(c); }
-static void pool_broadcast(pool_cond *c) { WakeAllConditionVariable(c); }
+static void pool_cond_init(pool_cond *c) { InitializeConditionVariable(c); }
 #else
 typedef pthread_mutex_t pool_mutex;
 typedef pthread_cond_t pool_cond;
@@ -131,14 +131,13 @@ static void pool_lock(pool_mutex *m) { pthread_mutex_lock(m); }
 static void pool_unlock(pool_mutex *m) { pthread_mutex_unlock(m); }
 static void pool_wait(pool_cond *c, pool_mutex *m) { pthread_cond_wait(c, m); }
 static void pool_signal(pool_cond *c) { pthread_cond_signal(c); }
-static void pool_broadcast(pool_cond *c) { pthread_cond_broadcast(c); }
+static void pool_cond_init(pool_cond *c) { pthread_cond_init(c, NULL); }
 #endif
 
 /* Everything below is read and written under `lock`.  A job is one
  * `generation`; workers join it while it is `joinable`, and the caller closes
  * it when it has run out of units, then waits for the `active` ones. */
 static pool_mutex lock = POOL_MUTEX_INIT;
-static pool_cond wake = POOL_COND_INIT; /* a new job */
 static pool_cond done = POOL_COND_INIT; /* active fell to 0 */
 static int workers = 0, busy = 0, joinable = 0, active = 0, job_threads = 0;
 static size_t generation = 0;
@@ -151,10 +150,12 @@ static void *job_arg = NULL;
  * bits would depend on the thread. */
 static fenv_t job_env;
 
-/* A worker's number (1, 2, ...) and the generation it was started in. */
+/* A worker's number (1, 2, ...), the generation it was started in, and
+ * what wakes it for a job (only the job's workers are woken). */
 typedef struct {
   int id;
   size_t seen;
+  pool_cond wake;
 } worker_start;
 static worker_start starts[POOL_MAX_WORKERS + 1];
 
@@ -166,7 +167,7 @@ static void worker_loop(worker_start *start) {
     ghmix_team_fn fn;
     void *arg;
     while (generation == seen)
-      pool_wait(&wake, &lock);
+      pool_wait(&start->wake, &lock);
     seen = generation;
     if (!joinable || id >= job_threads)
       continue;
@@ -230,6 +231,7 @@ static void workers_grow(int want) {
     worker_start *s = &starts[workers + 1];
     s->id = workers + 1;
     s->seen = generation;
+    pool_cond_init(&s->wake);
     if (!worker_create(s))
       return;
     workers++;
@@ -240,6 +242,7 @@ static void workers_grow(int want) {
  * alone (a job already running, i.e. a call from inside one, or no
  * worker). */
 static int job_open(int threads, ghmix_team_fn fn, void *job) {
+  int t;
   pool_lock(&lock);
   if (busy) {
     pool_unlock(&lock);
@@ -257,7 +260,8 @@ static int job_open(int threads, ghmix_team_fn fn, void *job) {
   job_arg = job;
   fegetenv(&job_env);
   generation++;
-  pool_broadcast(&wake);
+  for (t = 1; t < job_threads; t++)
+    pool_signal(&starts[t].wake);
   pool_unlock(&lock);
   return 1;
 }
@@ -286,7 +290,6 @@ void ghmix_team_run(int threads, ghmix_team_fn fn, void *job) {
 void ghmix_pool_forget(void) {
 #ifndef _WIN32 /* (Windows has no fork()) */
   pthread_mutex_init(&lock, NULL);
-  pthread_cond_init(&wake, NULL);
   pthread_cond_init(&done, NULL);
 #endif
   workers = busy = joinable = active = 0;
