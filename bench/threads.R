@@ -79,7 +79,7 @@ if (length(args) && args[[1L]] == "child") {
 # ---- the parent: one child per build and load ----
 other_lib <- if (length(args)) args[[1L]] else ""
 reps <- if (length(args) > 1L) as.integer(args[[2L]]) else 3L
-this_lib <- .libPaths()[[1L]]
+this_lib <- dirname(find.package("ghmix"))
 builds <- c(this = this_lib)
 if (nzchar(other_lib)) builds <- c(builds, other = other_lib)
 
