@@ -35,9 +35,8 @@ static void element_range(const void *job, ptrdiff_t lo, ptrdiff_t hi,
                           int threads) {
   const element_job *e = (const element_job *)job;
   size_t n = (size_t)(hi - lo);
-  size_t unit = e->sched.dynamic > 0
-                    ? (size_t)e->sched.dynamic
-                    : ghmix_claims_unit(n, threads, 1);
+  size_t unit = e->sched.dynamic > 0 ? (size_t)e->sched.dynamic
+                                     : ghmix_claims_unit(n, threads, 1);
   if (n < e->sched.min_parallel)
     threads = 1;
   ghmix_parallel_for((size_t)lo, (size_t)hi, unit, threads, element_unit, e);

@@ -111,8 +111,8 @@ static void gig_range(const void *job, ptrdiff_t lo, ptrdiff_t hi,
   gig_team m;
   size_t n = (size_t)(hi - lo);
   m.j = (const gig_job *)job;
-  if (n < 2 || (m.j->shared != NULL && m.j->fun == GHMIX_GIG_FUN_DENSITY &&
-                n < 4096))
+  if (n < 2 ||
+      (m.j->shared != NULL && m.j->fun == GHMIX_GIG_FUN_DENSITY && n < 4096))
     threads = 1;
   ghmix_claims_init(&m.claims, (size_t)lo, (size_t)hi,
                     ghmix_claims_unit(n, threads, 1));

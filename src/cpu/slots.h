@@ -3,9 +3,9 @@
  * per_slot rows, each slot into blocks; every slot has its own partial
  * sums, which the driver adds in slot order at the end.  One thread does a
  * whole slot of a round, block after block, so the sums do not depend on
- * the thread count (nor on which thread does it).  Rounds of `round` rows of every slot keep the
- * interrupt polls short and on the calling thread.  Plain C, no R
- * headers. */
+ * the thread count (nor on which thread does it).  Rounds of `round` rows of
+ * every slot keep the interrupt polls short and on the calling thread.  Plain
+ * C, no R headers. */
 #ifndef GHMIX_SLOTS_H
 #define GHMIX_SLOTS_H
 

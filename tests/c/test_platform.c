@@ -142,8 +142,7 @@ static void test_pool(void) {
   check(got == 10 * 1000 + 5 + 10 * 1000 + 15 + 2 * 1000 + 25,
         "pool: the claims of [5, 27) by 10 are [5, 15), [15, 25), [25, 27)");
   check(ghmix_claims_unit(1000, 2, 1) == 63 &&
-            ghmix_claims_unit(10, 2, 4) == 4 &&
-            ghmix_claims_unit(0, 1, 0) == 1,
+            ghmix_claims_unit(10, 2, 4) == 4 && ghmix_claims_unit(0, 1, 0) == 1,
         "pool: the unit is 1/8 of a thread's share, at least the minimum");
   for (k = 0; k < 3; k++)
     check(count_once(threads[k], 100000, 37, 0),
