@@ -4,6 +4,7 @@
 
 #include "../core/elementwise.h"
 #include "chunks.h"
+#include "pool.h"
 
 /* Fewer values than this are computed on the calling thread: waking a team
  * costs more (milliseconds on a loaded machine) than a few hundred values. */
@@ -13,17 +14,22 @@
  * arguments that the compiler keeps in registers: a value costs about
  * 100 ns, where a call through a function pointer, or reloading the
  * arguments after each Bessel call, shows. */
+static void logk_unit(const void *job, size_t lo, size_t hi, int thread) {
+  const ghmix_logk_args a = *(const ghmix_logk_args *)job;
+  size_t i;
+  (void)thread;
+  for (i = lo; i < hi; i++)
+    ghmix_logk_element(&a, i);
+}
+
 static void logk_range(const void *job, ptrdiff_t lo, ptrdiff_t hi,
                        int threads) {
-  const ghmix_logk_args a = *(const ghmix_logk_args *)job;
-  ptrdiff_t i;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) firstprivate(a)                  \
-    schedule(static) if (threads > 1 && hi - lo >= BESSEL_PARALLEL_MIN)
-#endif
-  for (i = lo; i < hi; i++)
-    ghmix_logk_element(&a, (size_t)i);
-  (void)threads;
+  size_t n = (size_t)(hi - lo);
+  if (n < BESSEL_PARALLEL_MIN)
+    threads = 1;
+  ghmix_parallel_for((size_t)lo, (size_t)hi,
+                     ghmix_claims_unit(n, threads, BESSEL_PARALLEL_MIN),
+                     threads, logk_unit, job);
 }
 
 ghmix_status ghmix_bessel_logk_batch(size_t n, const double *x, size_t nx,

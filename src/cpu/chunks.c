@@ -1,6 +1,7 @@
 #include "chunks.h"
 
 #include "../core/batch.h"
+#include "pool.h"
 #include "threads.h"
 
 ghmix_status ghmix_run_chunks(size_t n, size_t chunk, ghmix_range_fn fn,
@@ -22,27 +23,23 @@ typedef struct {
   const void *job;
 } element_job;
 
+static void element_unit(const void *job, size_t lo, size_t hi, int thread) {
+  const element_job *e = (const element_job *)job;
+  size_t i;
+  (void)thread;
+  for (i = lo; i < hi; i++)
+    e->fn(e->job, i);
+}
+
 static void element_range(const void *job, ptrdiff_t lo, ptrdiff_t hi,
                           int threads) {
   const element_job *e = (const element_job *)job;
-  int par = threads > 1 && (size_t)(hi - lo) >= e->sched.min_parallel;
-  int dyn = e->sched.dynamic;
-  ptrdiff_t i;
-  (void)par;
-  if (dyn > 0) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, dyn) if (par)
-#endif
-    for (i = lo; i < hi; i++)
-      e->fn(e->job, (size_t)i);
-  } else {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (par)
-#endif
-    for (i = lo; i < hi; i++)
-      e->fn(e->job, (size_t)i);
-  }
-  (void)threads;
+  size_t n = (size_t)(hi - lo);
+  size_t unit = e->sched.dynamic > 0 ? (size_t)e->sched.dynamic
+                                     : ghmix_claims_unit(n, threads, 1);
+  if (n < e->sched.min_parallel)
+    threads = 1;
+  ghmix_parallel_for((size_t)lo, (size_t)hi, unit, threads, element_unit, e);
 }
 
 ghmix_status ghmix_run_elements(size_t n, ghmix_schedule sched,

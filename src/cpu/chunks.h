@@ -1,8 +1,8 @@
 /* The loops of the CPU batch drivers: a range function runs over [0, n) in
  * chunks, each chunk typically one parallel region, and the interrupt hook
  * is polled between chunks from the calling thread only; or, for drivers
- * whose elements need no per-thread state, an element function in an
- * OpenMP loop over each chunk.  Plain C, no R headers. */
+ * whose elements need no per-thread state, an element function over
+ * each chunk on the threads of pool.h.  Plain C, no R headers. */
 #ifndef GHMIX_CHUNKS_H
 #define GHMIX_CHUNKS_H
 
@@ -28,7 +28,8 @@ typedef struct {
   size_t chunk;        /* elements between interrupt polls */
   size_t min_parallel; /* fewer elements in a chunk run on the calling
                           thread: waking a team costs more */
-  int dynamic;         /* schedule(dynamic, this) when > 0, else static */
+  int dynamic;         /* the threads claim this many elements at a time
+                          when > 0, else ghmix_claims_unit()'s */
 } ghmix_schedule;
 
 /* fn(job, i) for i in [0, n), by ghmix_run_chunks. */

@@ -7,6 +7,7 @@
 #include "../core/gh_dist.h"
 #include "../core/mixture.h"
 #include "chunks.h"
+#include "pool.h"
 
 /* Elements between interrupt polls, by ghmix_gh_fun: well under 0.1 s of
  * work on one thread. */
@@ -41,31 +42,38 @@ static double gh1_element(const gh1_job *j, size_t i, ghmix_gh1_cache *c) {
   return ghmix_gh1_qf_x(h, v[0], v[1], v[3], j->flag1, j->flag2);
 }
 
+typedef struct {
+  const gh1_job *j;
+  ghmix_claims claims;
+} gh1_team;
+
+/* The elements thread `thread` claims, with its own cache. */
+static void gh1_do(void *team, int thread) {
+  gh1_team *m = (gh1_team *)team;
+  ghmix_gh1_cache cache;
+  size_t lo, hi, i;
+  (void)thread;
+  cache.have = 0;
+  while (ghmix_claim(&m->claims, &lo, &hi))
+    for (i = lo; i < hi; i++)
+      m->j->out[i] = gh1_element(m->j, i, &cache);
+}
+
 static void gh1_range(const void *job, ptrdiff_t lo, ptrdiff_t hi,
                       int threads) {
-  const gh1_job *j = (const gh1_job *)job;
-  ptrdiff_t i;
-  /* waking a team costs more than a few elements (and much more on a
+  gh1_team m;
+  /* waking a thread costs more than a few elements (and much more on a
    * loaded machine): about 1 us per density, 50 us per tail, 300 us per
    * quantile */
-  ptrdiff_t min = j->fun == GHMIX_GH_FUN_DENSITY
-                      ? 2048
-                      : (j->fun == GHMIX_GH_FUN_CDF ? 32 : 8);
-  int par = threads > 1 && hi - lo >= min;
-  (void)par;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads) if (par)
-#endif
-  {
-    ghmix_gh1_cache cache;
-    cache.have = 0;
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 16)
-#endif
-    for (i = lo; i < hi; i++)
-      j->out[i] = gh1_element(j, (size_t)i, &cache);
-  }
-  (void)threads;
+  ptrdiff_t min;
+  m.j = (const gh1_job *)job;
+  min = m.j->fun == GHMIX_GH_FUN_DENSITY
+            ? 2048
+            : (m.j->fun == GHMIX_GH_FUN_CDF ? 32 : 8);
+  if (hi - lo < min)
+    threads = 1;
+  ghmix_claims_init(&m.claims, (size_t)lo, (size_t)hi, 16);
+  ghmix_team_run(threads, gh1_do, &m);
 }
 
 ghmix_status ghmix_gh1_dpq_batch(ghmix_gh_fun fun, size_t n,

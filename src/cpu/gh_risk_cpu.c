@@ -6,6 +6,7 @@
 #include "../core/gh_risk.h"
 #include "../core/gig.h"
 #include "chunks.h"
+#include "pool.h"
 
 /* portfolios between interrupt polls: each ~50 us per level, at most
  * ~0.2 s for a law beyond the quadrature's reach (NaN); a team is woken
@@ -41,18 +42,18 @@ static void risk_one(const risk_job *j, size_t i) {
   }
 }
 
+static void risk_unit(const void *job, size_t lo, size_t hi, int thread) {
+  size_t i;
+  (void)thread;
+  for (i = lo; i < hi; i++)
+    risk_one((const risk_job *)job, i);
+}
+
 static void risk_range(const void *job, ptrdiff_t lo, ptrdiff_t hi,
                        int threads) {
-  const risk_job *j = (const risk_job *)job;
-  ptrdiff_t i;
-  int par = threads > 1 && hi - lo >= 8;
-  (void)par;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) if (par) schedule(dynamic, 8)
-#endif
-  for (i = lo; i < hi; i++)
-    risk_one(j, (size_t)i);
-  (void)threads;
+  if (hi - lo < 8)
+    threads = 1;
+  ghmix_parallel_for((size_t)lo, (size_t)hi, 8, threads, risk_unit, job);
 }
 
 ghmix_status ghmix_gh1_risk_batch(size_t n, const double *mu,

@@ -7,6 +7,7 @@
 #include "../core/elementwise.h"
 #include "../core/gig.h"
 #include "chunks.h"
+#include "pool.h"
 
 /* Elements between interrupt polls, by ghmix_gig_fun: about 0.1 s of work
  * on one thread. */
@@ -85,29 +86,37 @@ static double gig_element(const gig_job *j, size_t i, gig_cache *c) {
   return NAN;
 }
 
+typedef struct {
+  const gig_job *j;
+  ghmix_claims claims;
+} gig_team;
+
+/* The elements thread `thread` claims, with its own cache. */
+static void gig_do(void *team, int thread) {
+  gig_team *m = (gig_team *)team;
+  const gig_job *j = m->j;
+  gig_cache cache;
+  size_t lo, hi, i;
+  (void)thread;
+  cache.have = 0;
+  if (j->shared != NULL && j->fun != GHMIX_GIG_FUN_DENSITY)
+    ghmix_gig_anchors_reset(&cache.anchors);
+  while (ghmix_claim(&m->claims, &lo, &hi))
+    for (i = lo; i < hi; i++)
+      j->out[i] = gig_element(j, i, &cache);
+}
+
 static void gig_range(const void *job, ptrdiff_t lo, ptrdiff_t hi,
                       int threads) {
-  const gig_job *j = (const gig_job *)job;
-  ptrdiff_t i;
-  int par =
-      threads > 1 && hi - lo > 1 &&
-      (j->shared == NULL || j->fun != GHMIX_GIG_FUN_DENSITY || hi - lo >= 4096);
-  (void)par;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads) if (par)
-#endif
-  {
-    gig_cache cache;
-    cache.have = 0;
-    if (j->shared != NULL && j->fun != GHMIX_GIG_FUN_DENSITY)
-      ghmix_gig_anchors_reset(&cache.anchors);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (i = lo; i < hi; i++)
-      j->out[i] = gig_element(j, (size_t)i, &cache);
-  }
-  (void)threads;
+  gig_team m;
+  size_t n = (size_t)(hi - lo);
+  m.j = (const gig_job *)job;
+  if (n < 2 ||
+      (m.j->shared != NULL && m.j->fun == GHMIX_GIG_FUN_DENSITY && n < 4096))
+    threads = 1;
+  ghmix_claims_init(&m.claims, (size_t)lo, (size_t)hi,
+                    ghmix_claims_unit(n, threads, 1));
+  ghmix_team_run(threads, gig_do, &m);
 }
 
 ghmix_status ghmix_gig_dpq_batch(ghmix_gig_fun fun, size_t n, const double *x,

@@ -460,6 +460,25 @@ static int mix_table_prepare(const mix_job *job, int threads, size_t *done,
                         tab);
 }
 
+typedef struct {
+  ghmix_bessel_table *tabs;
+  const int *first; /* table k's panels are [first[k], first[k + 1]) */
+  unsigned char *good;
+} tables_job;
+
+static void tables_panels(const void *job, size_t lo, size_t hi, int thread) {
+  const tables_job *j = (const tables_job *)job;
+  size_t i;
+  (void)thread;
+  for (i = lo; i < hi; i++) {
+    int t = 0;
+    while ((int)i >= j->first[t + 1])
+      t++;
+    j->good[i] = (unsigned char)ghmix_bessel_table_panel(&j->tabs[t],
+                                                         (int)i - j->first[t]);
+  }
+}
+
 /* The panels of the tables tabs[0, count) (each set up by
  * ghmix_bessel_table_init), all of them shared out among the threads
  * (each panel is independent of the others: the values do not depend on
@@ -469,36 +488,28 @@ static void mix_tables_fill(ghmix_bessel_table *tabs, const int *use, int count,
                             int threads, int *ok) {
   int k, total = 0, i;
   int first[GHMIX_MAX_COMPONENTS + 1];
-  unsigned char *good;
+  tables_job j;
   for (k = 0; k < count; k++) {
     first[k] = total;
     total += use[k] ? tabs[k].npanel : 0;
     ok[k] = use[k];
   }
   first[count] = total;
-  good = malloc(total > 0 ? (size_t)total : 1);
-  if (good == NULL || total < 2)
-    threads = 1;
-  (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads)                                  \
-    schedule(dynamic, 1) if (threads > 1)
-#endif
-  for (i = 0; i < total; i++) {
-    int t = 0, r;
-    while (i >= first[t + 1])
-      t++;
-    r = ghmix_bessel_table_panel(&tabs[t], i - first[t]);
-    if (good != NULL)
-      good[i] = (unsigned char)r;
-    else if (!r)
-      ok[t] = 0; /* one thread here: no race */
-  }
-  if (good != NULL)
+  j.tabs = tabs;
+  j.first = first;
+  j.good = malloc(total > 0 ? (size_t)total : 1);
+  if (j.good == NULL) { /* on this thread, panel after panel */
     for (k = 0; k < count; k++)
       for (i = first[k]; i < first[k + 1]; i++)
-        ok[k] &= good[i];
-  free(good);
+        ok[k] &= ghmix_bessel_table_panel(&tabs[k], i - first[k]) != 0;
+    return;
+  }
+  ghmix_parallel_for(0, (size_t)total, 1, total < 2 ? 1 : threads,
+                     tables_panels, &j);
+  for (k = 0; k < count; k++)
+    for (i = first[k]; i < first[k + 1]; i++)
+      ok[k] &= j.good[i];
+  free(j.good);
 }
 
 /* The threads for n rows of d, each costing `weight` rows of one

@@ -3,18 +3,16 @@
  * per_slot rows, each slot into blocks; every slot has its own partial
  * sums, which the driver adds in slot order at the end.  One thread does a
  * whole slot of a round, block after block, so the sums do not depend on
- * the thread count.  Rounds of `round` rows of every slot keep the
- * interrupt polls short and on the calling thread.  Plain C, no R
- * headers. */
+ * the thread count (nor on which thread does it).  Rounds of `round` rows of
+ * every slot keep the interrupt polls short and on the calling thread.  Plain
+ * C, no R headers. */
 #ifndef GHMIX_SLOTS_H
 #define GHMIX_SLOTS_H
 
 #include <stddef.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "../core/status.h"
+#include "pool.h"
 #include "threads.h"
 
 typedef struct {
@@ -46,29 +44,42 @@ static inline int ghmix_slots_threads(const ghmix_slots *s, int threads) {
   return threads > s->nslots ? s->nslots : threads;
 }
 
+typedef struct {
+  const ghmix_slots *s;
+  size_t r0, r1;
+  ghmix_slot_block_fn fn;
+  const void *job;
+  ghmix_claims claims; /* the slots */
+} ghmix_slots_team;
+
+/* The slots that thread `thread` claims, each whole, block by block. */
+static inline void ghmix_slots_do(void *team, int thread) {
+  ghmix_slots_team *m = (ghmix_slots_team *)team;
+  const ghmix_slots *s = m->s;
+  size_t slot, last;
+  while (ghmix_claim(&m->claims, &slot, &last)) {
+    size_t lo = slot * s->per_slot, hi = lo + s->per_slot, b, k;
+    if (hi > s->n)
+      hi = s->n;
+    b = lo + m->r1 < hi ? lo + m->r1 : hi;
+    for (k = lo + m->r0; k < b; k += s->block)
+      m->fn(m->job, (int)slot, k, k + s->block < b ? k + s->block : b, thread);
+  }
+}
+
 /* One round: the rows [slot_lo + r0, min(slot_lo + r1, slot_hi)) of every
- * slot, block by block. */
+ * slot, block by block, the slots claimed one at a time (pool.h). */
 static inline void ghmix_slots_round(const ghmix_slots *s, size_t r0, size_t r1,
                                      ghmix_slot_block_fn fn, const void *job,
                                      int threads) {
-  int slot;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-#endif
-  for (slot = 0; slot < s->nslots; slot++) {
-#ifdef _OPENMP
-    int t = omp_get_thread_num();
-#else
-    int t = 0;
-#endif
-    size_t lo = (size_t)slot * s->per_slot, hi = lo + s->per_slot, b, k;
-    if (hi > s->n)
-      hi = s->n;
-    b = lo + r1 < hi ? lo + r1 : hi;
-    for (k = lo + r0; k < b; k += s->block)
-      fn(job, slot, k, k + s->block < b ? k + s->block : b, t);
-  }
-  (void)threads;
+  ghmix_slots_team m;
+  m.s = s;
+  m.r0 = r0;
+  m.r1 = r1;
+  m.fn = fn;
+  m.job = job;
+  ghmix_claims_init(&m.claims, 0, (size_t)s->nslots, 1);
+  ghmix_team_run(threads, ghmix_slots_do, &m);
 }
 
 /* All rounds of `round` rows per slot; 0, or 1 when the user interrupted

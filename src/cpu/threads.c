@@ -1,5 +1,7 @@
 #include "threads.h"
 
+#include "pool.h"
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -9,10 +11,11 @@
 #define GHMIX_HAVE_ATFORK 1
 #endif
 
-/* Set in a child forked from this process.  GNU OpenMP is not fork-safe:
- * a child forked after a parallel region of several threads hangs in its
- * first parallel region of more than one thread, so the child runs on one
- * (as data.table does).  The handler cannot be unregistered: it stays for
+/* Set in a child forked from this process, which then runs on one thread
+ * (as data.table does): fork() copies the calling thread only, so ghmix's
+ * workers (pool.c) are not in the child, and neither are those of GNU
+ * OpenMP, whose next parallel region in the child would hang (R itself
+ * links libgomp).  The handler cannot be unregistered: it stays for
  * the life of the process, as ghmix's library does (it is never unloaded:
  * no .onUnload calls library.dynam.unload()).  Windows has no fork()
  * (parallel's clusters there start fresh R processes): no handler, and
@@ -20,7 +23,10 @@
 static volatile int in_forked_child = 0;
 
 #ifdef GHMIX_HAVE_ATFORK
-static void mark_forked_child(void) { in_forked_child = 1; }
+static void mark_forked_child(void) {
+  in_forked_child = 1;
+  ghmix_pool_forget();
+}
 #endif
 
 void ghmix_threads_init(void) {

@@ -84,7 +84,7 @@ test_that("1 and 2 threads give identical results on a small batch", {
   )
 })
 
-test_that("a forked child computes on one thread (OpenMP is not fork-safe)", {
+test_that("a forked child computes on one thread (the workers are not in it)", {
   skip_on_cran()
   skip_if_not(.Platform$OS.type == "unix", "needs fork()")
   skip_if(max_threads() < 2L, "needs 2 threads")
