@@ -7,3 +7,10 @@
   the$family_code <- new.env(parent = emptyenv())
   invisible()
 }
+
+# ghmix's worker threads end before its library can be unloaded (none may
+# sleep inside code that is unmapped; src/cpu/pool.c), then the library.
+.onUnload <- function(libpath) {
+  .Call(ffi_pool_stop)
+  library.dynam.unload("ghmix", libpath)
+}

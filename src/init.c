@@ -67,6 +67,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(ffi_cuda_devices, 0),
     CALLDEF(ffi_cuda_require, 0),
     CALLDEF(ffi_max_threads, 0),
+    CALLDEF(ffi_pool_stop, 0),
     /* GIG expectation map */
     CALLDEF(ffi_gig_expectation, 5),
     CALLDEF(ffi_gig_moment, 6),

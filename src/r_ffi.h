@@ -114,6 +114,7 @@ SEXP ffi_blas_threads_restore(SEXP previous);
 SEXP ffi_cuda_devices(void);
 SEXP ffi_cuda_require(void);
 SEXP ffi_max_threads(void);
+SEXP ffi_pool_stop(void);
 
 /* r_errors.c */
 

@@ -3,6 +3,7 @@
 #include <limits.h>
 
 #include "cpu/blas_threads.h"
+#include "cpu/pool.h"
 #include "cpu/threads.h"
 #include "cuda/ghmix_cuda.h"
 #include "r_ffi.h"
@@ -93,5 +94,12 @@ SEXP ffi_blas_threads_single(void) {
 
 SEXP ffi_blas_threads_restore(SEXP previous) {
   ghmix_blas_threads_restore(ghmix_r_int(previous, "previous", 0, INT_MAX));
+  return R_NilValue;
+}
+
+/* Ends ghmix's worker threads before the library is unloaded (.onUnload):
+ * none may sleep inside its code once it is unmapped. */
+SEXP ffi_pool_stop(void) {
+  ghmix_pool_stop();
   return R_NilValue;
 }

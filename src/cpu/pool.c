@@ -102,6 +102,8 @@ int ghmix_pool_workers(void) { return 0; }
 
 void ghmix_pool_forget(void) {}
 
+void ghmix_pool_stop(void) {}
+
 #else
 
 /* More than any machine ghmix runs on has cores; requests above it get
@@ -140,6 +142,7 @@ static void pool_cond_init(pool_cond *c) { pthread_cond_init(c, NULL); }
 static pool_mutex lock = POOL_MUTEX_INIT;
 static pool_cond done = POOL_COND_INIT; /* active fell to 0 */
 static int workers = 0, busy = 0, joinable = 0, active = 0, job_threads = 0;
+static int stopping = 0; /* ghmix_pool_stop(): the workers return */
 static size_t generation = 0;
 static ghmix_team_fn job_fn = NULL;
 static void *job_arg = NULL;
@@ -150,12 +153,20 @@ static void *job_arg = NULL;
  * bits would depend on the thread. */
 static fenv_t job_env;
 
-/* A worker's number (1, 2, ...), the generation it was started in, and
- * what wakes it for a job (only the job's workers are woken). */
+#ifdef _WIN32
+typedef HANDLE pool_thread;
+#else
+typedef pthread_t pool_thread;
+#endif
+
+/* A worker's number (1, 2, ...), the generation it was started in, what
+ * wakes it for a job (only the job's workers are woken), and its thread,
+ * joined by ghmix_pool_stop(). */
 typedef struct {
   int id;
   size_t seen;
   pool_cond wake;
+  pool_thread thread;
 } worker_start;
 static worker_start starts[POOL_MAX_WORKERS + 1];
 
@@ -169,6 +180,10 @@ static void worker_loop(worker_start *start) {
     while (generation == seen)
       pool_wait(&start->wake, &lock);
     seen = generation;
+    if (stopping) {
+      pool_unlock(&lock);
+      return;
+    }
     if (!joinable || id >= job_threads)
       continue;
     active++;
@@ -194,8 +209,13 @@ static int worker_create(worker_start *start) {
                                start, STACK_SIZE_PARAM_IS_A_RESERVATION, NULL);
   if (h == 0)
     return 0;
-  CloseHandle((HANDLE)h);
+  start->thread = (HANDLE)h;
   return 1;
+}
+
+static void worker_join(worker_start *start) {
+  WaitForSingleObject(start->thread, INFINITE);
+  CloseHandle(start->thread);
 }
 #else
 static void *worker_main(void *start) {
@@ -203,23 +223,25 @@ static void *worker_main(void *start) {
   return NULL;
 }
 
-/* Detached, with every signal blocked: R's handlers (SIGINT sets R's
- * interrupt flag) run on R's own thread. */
+/* With every signal blocked: R's handlers (SIGINT sets R's interrupt
+ * flag) run on R's own thread. */
 static int worker_create(worker_start *start) {
   pthread_attr_t attr;
-  pthread_t thread;
   sigset_t all, old;
   int ok;
   if (pthread_attr_init(&attr) != 0)
     return 0;
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_attr_setstacksize(&attr, POOL_STACK_BYTES);
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  ok = pthread_create(&thread, &attr, worker_main, start) == 0;
+  ok = pthread_create(&start->thread, &attr, worker_main, start) == 0;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   pthread_attr_destroy(&attr);
   return ok;
+}
+
+static void worker_join(worker_start *start) {
+  pthread_join(start->thread, NULL);
 }
 #endif
 
@@ -293,6 +315,30 @@ void ghmix_pool_forget(void) {
   pthread_cond_init(&done, NULL);
 #endif
   workers = busy = joinable = active = 0;
+}
+
+/* Wakes every worker to return and waits until its thread has ended, so
+ * that no thread is left inside this library's code when it is unloaded
+ * (R_unload_ghmix). */
+void ghmix_pool_stop(void) {
+  int t, n;
+  pool_lock(&lock);
+  if (busy || workers == 0) {
+    pool_unlock(&lock);
+    return;
+  }
+  n = workers;
+  stopping = 1;
+  generation++;
+  for (t = 1; t <= n; t++)
+    pool_signal(&starts[t].wake);
+  pool_unlock(&lock);
+  for (t = 1; t <= n; t++)
+    worker_join(&starts[t]);
+  pool_lock(&lock);
+  workers = 0;
+  stopping = 0;
+  pool_unlock(&lock);
 }
 
 int ghmix_pool_workers(void) {

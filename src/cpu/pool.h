@@ -56,7 +56,11 @@ void ghmix_parallel_for(size_t lo, size_t hi, size_t unit, int threads,
  * workers are not copied by fork(), so the pool starts empty there. */
 void ghmix_pool_forget(void);
 
-/* Workers started so far (they live as long as the process). */
+/* Workers started so far (they live until ghmix_pool_stop()). */
 int ghmix_pool_workers(void);
+
+/* Ends the workers and waits for their threads (when the library is
+ * unloaded); a later job starts new ones. */
+void ghmix_pool_stop(void);
 
 #endif

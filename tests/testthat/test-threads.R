@@ -108,3 +108,39 @@ test_that("a forked child computes on one thread (the workers are not in it)", {
   expect_identical(.Call(ffi_max_threads), max_threads())
   expect_gte(.Call(ffi_max_threads), 2L)
 })
+
+test_that("unloading and reloading ghmix with its workers asleep works", {
+  skip_on_cran()
+  skip_if(max_threads() < 2L, "needs 2 threads")
+  # in a fresh R: the workers of the first load must end before its library
+  # is unmapped (a worker left asleep in it hung the reloaded pool)
+  code <- paste(
+    "lib <- dirname(system.file(package = 'ghmix'))",
+    "set.seed(1); x <- matrix(rnorm(20000), ncol = 4)",
+    "ll <- numeric(3); tasks <- integer(3)",
+    "tasks0 <- length(list.files('/proc/self/task'))",
+    "for (k in 1:3) {",
+    "  library(ghmix, lib.loc = lib)",
+    "  ll[k] <- suppressWarnings(fit_nig(x, threads = 2L))$loglik",
+    "  unloadNamespace('ghmix')",
+    "  tasks[k] <- length(list.files('/proc/self/task')) - tasks0",
+    "}",
+    "cat('done', identical(ll[1], ll[3]), is.null(getLoadedDLLs()$ghmix),",
+    "    tasks, '\\n')",
+    sep = "\n"
+  )
+  out <- suppressWarnings(system2(
+    file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)),
+    stdout = TRUE, stderr = TRUE, timeout = 120,
+    env = paste0("R_LIBS=", shQuote(paste(.libPaths(), collapse = ":")))
+  ))
+  line <- grep("^done", out, value = TRUE)
+  expect_length(line, 1L)
+  fields <- strsplit(line, " ")[[1L]]
+  expect_identical(fields[2:3], c("TRUE", "TRUE"))
+  if (file.exists("/proc/self/task")) {
+    # as many tasks after each unload as before the first load (OpenBLAS
+    # starts its own at start-up): no worker of ours remains
+    expect_identical(fields[4:6], rep("0", 3))
+  }
+})
