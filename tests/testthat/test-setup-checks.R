@@ -17,8 +17,9 @@ far_rows_reference <- function(x, limit) {
 # The repeated rows by pasting each row: list(n_repeated, counts) with the
 # counts of the repeated points in the order of their rows sorted.
 ties_reference <- function(x, w) {
-  key <- apply(x, 1L, function(r) paste(format(r + 0, digits = 17L),
-                                        collapse = " "))
+  key <- apply(x, 1L, function(r) {
+    paste(format(r + 0, digits = 17L), collapse = " ")
+  })
   wt <- if (is.null(w)) rep(1, nrow(x)) else w
   unit <- if (is.null(w)) 1 else min(w[w > 0])
   counts <- tapply(wt, factor(key, unique(key)), sum)
@@ -30,7 +31,7 @@ ties_reference <- function(x, w) {
        counts = unname(as.vector(counts[ord])))
 }
 
-test_that("far_rows() finds the rows of the plain computation, and only those", {
+test_that("far_rows() finds the plain computation's rows, and only those", {
   set.seed(29)
   found <- 0L
   for (k in 1:150) {
@@ -38,7 +39,8 @@ test_that("far_rows() finds the rows of the plain computation, and only those", 
     d <- sample(1:4, 1L)
     x <- matrix(stats::rt(n * d, 2) * 10^stats::runif(1L, -100, 100), n, d)
     if (k %% 2L == 0L) {
-      x[sample(n, sample(1:3, 1L)), sample(d, 1L)] <- 10^stats::runif(1L, 5, 300)
+      far <- sample(n, sample(1:3, 1L))
+      x[far, sample(d, 1L)] <- 10^stats::runif(1L, 5, 300)
     }
     if (k %% 7L == 0L) x[, 1L] <- rep_len(c(0, 0, 0, 1), n) # IQR 0
     for (limit in c(2^10, 2^26)) {
