@@ -41,7 +41,7 @@ chunk_moments <- function(x, w = NULL) {
     rows <- s:min(n, s + step - 1L)
     cp <- cp + crossprod(x[rows, , drop = FALSE] - rep(m, each = length(rows)))
   }
-  rng <- vapply(seq_len(d), function(j) range(x[, j]), numeric(2L))
+  rng <- column_ranges(x)
   list(n = as.double(n), mean = unname(m), cp = unname(cp), lo = rng[1L, ],
        hi = rng[2L, ], ties = chunk_ties(x, m, sqrt(diag(cp) / n)))
 }
@@ -57,7 +57,7 @@ chunk_moments_weighted <- function(x, w) {
     u <- x[rows, , drop = FALSE] - rep(m, each = length(rows))
     cp <- cp + crossprod(u * w[rows], u)
   }
-  rng <- vapply(seq_len(d), function(j) range(x[, j]), numeric(2L))
+  rng <- column_ranges(x)
   list(n = as.double(nrow(x)), w = tot, unit = chunk_unit(w),
        mean = unname(m), cp = unname(cp), lo = rng[1L, ], hi = rng[2L, ],
        ties = chunk_ties(x, m, sqrt(diag(cp) / tot), w))
@@ -73,13 +73,7 @@ chunk_unit <- function(w) if (any(w > 0)) weights_unit(w) else Inf
 # smallest weight is above that of other chunks counts its rows of that
 # weight once.)
 chunk_ties <- function(x, center, scale, wt = NULL) {
-  scale[!(scale > 0)] <- 1
-  w <- sqrt(c(2, 3, 5, 7, 11, 13, 17, 19, 23, 29))
-  h <- 0
-  for (j in seq_len(ncol(x))) {
-    h <- h + (x[, j] - center[j]) / scale[j] * w[(j - 1L) %% 10L + 1L] * j
-  }
-  cand <- duplicated(h) | duplicated(h, fromLast = TRUE)
+  cand <- row_hash_repeated(x, center, scale)
   unit <- if (is.null(wt)) 1 else chunk_unit(wt)
   if (!is.null(wt)) cand <- cand | wt > unit
   if (!any(cand)) {
@@ -87,6 +81,20 @@ chunk_ties <- function(x, center, scale, wt = NULL) {
                 counts = integer(), unit = unit))
   }
   mix_ties(x[cand, , drop = FALSE], wt[cand], unit)
+}
+
+# Whether each row's hash (a fixed linear combination of the columns
+# standardised by center and scale, the same arithmetic for every row, so
+# equal rows hash equal) occurs more than once: the rows that can repeat
+# another (a superset of them; one pass with a hash table).
+row_hash_repeated <- function(x, center, scale) {
+  scale[!(scale > 0)] <- 1
+  w <- sqrt(c(2, 3, 5, 7, 11, 13, 17, 19, 23, 29))
+  h <- 0
+  for (j in seq_len(ncol(x))) {
+    h <- h + (x[, j] - center[j]) / scale[j] * w[(j - 1L) %% 10L + 1L] * j
+  }
+  duplicated(h) | duplicated(h, fromLast = TRUE)
 }
 
 # Merging the summaries in chunk order ---------------------------------------

@@ -19,8 +19,16 @@ mix_data <- function(x, na.rm, call, collinear = TRUE) { # nolint
   list(x = x, dropped = bad)
 }
 
-# The rows of x with an NA, NaN or infinite value.
-na_rows <- function(x) which(rowSums(!is.finite(x)) > 0L)
+# The rows of x with an NA, NaN or infinite value (none where the sum of
+# all values is finite: a non-finite value makes it NA, NaN or infinite).
+na_rows <- function(x) {
+  if (is.finite(sum(x))) {
+    none <- integer()
+    if (!is.null(rownames(x))) names(none) <- character()
+    return(none)
+  }
+  which(rowSums(!is.finite(x)) > 0L)
+}
 
 # where: which rows, e.g. "rows 3, 8".
 abort_na_rows <- function(n_bad, where, call) {
@@ -90,11 +98,16 @@ check_no_columns <- function(x, arg, call) {
 # mixture, its largest number of components G (the check within clusters).
 mix_check_shape <- function(x, call, collinear = TRUE) {
   check_rows(nrow(x), ncol(x), call)
-  rng <- apply(x, 2L, range)
+  rng <- column_ranges(x)
   groups <- if (isTRUE(collinear)) 1L else as.integer(collinear)
   check_columns(rng[1L, ], rng[2L, ], colnames(x),
                 if (groups > 0L) function() mix_cor_bulk(x, groups), call)
   invisible(x)
+}
+
+# apply(x, 2L, range) without its transposed copy of x.
+column_ranges <- function(x) {
+  vapply(seq_len(ncol(x)), function(j) range(x[, j]), numeric(2L))
 }
 
 # mix_cor(x), or where that is singular, the correlation of the bulk of the
@@ -229,10 +242,22 @@ row_list <- function(rows, max = 5L) {
 # smallest positive weight, weights_unit(), so that a row of weight 2 is a
 # tie with itself among rows of weight 1, and the rule does not depend on
 # the weights' scale): sort the rows and compare neighbours (duplicated()
-# on a matrix pastes rows into strings, which is slow for large n).
+# on a matrix pastes rows into strings, which is slow for large n).  With
+# std (list(center, scale) of rows z that are equal where the rows of x
+# are: x itself or x standardised row by row), only the rows whose hash
+# repeats (row_hash_repeated()) and those of weight above the unit are
+# sorted: the same runs, in the same order, as among all rows.
 mix_ties <- function(x, w = NULL,
-                     unit = if (is.null(w)) 1 else weights_unit(w)) {
-  ties <- tie_points(x, if (is.null(w)) rep(1L, nrow(x)) else w, unit)
+                     unit = if (is.null(w)) 1 else weights_unit(w),
+                     z = x, std = NULL) {
+  count <- if (is.null(w)) rep(1L, nrow(x)) else w
+  if (!is.null(std)) {
+    cand <- row_hash_repeated(z, std$center, std$scale)
+    if (!is.null(w)) cand <- cand | w > unit
+    x <- x[cand, , drop = FALSE]
+    count <- count[cand]
+  }
+  ties <- tie_points(x, count, unit)
   ties$weighted <- !is.null(w)
   ties
 }

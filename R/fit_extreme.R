@@ -109,7 +109,7 @@ extreme_far <- function(em, ctx, src) {
     return(NULL)
   }
   limit <- if (em$status$converged) far_rows_limit else extreme_rows_limit
-  far <- far_rows(src$stored, limit)
+  far <- far_rows(src$stored, limit, src$columns)
   if (length(far$rows) == 0L ||
         (ctx$engine$d > 1L && max(far$distance) > extreme_mv_max_dist &&
            (ctx$symmetric || sum(far$distance > extreme_mv_max_dist) > 1L))) {

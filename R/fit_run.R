@@ -87,7 +87,7 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
 # center, scale, cov; of the rows as fitted), for a factor fit in memory
 # the rows as fitted (rows; NULL otherwise), the engine, and the hooks
 # progress(ctx, state, stage, trace) (NULL or mix_em()'s ctx$progress) and
-# finish(fit, engine).
+# finish(fit, engine), and columns (far_rows()' cache for the rows kept).
 fit_source <- function(x, args, call) {
   if (!is.null(args$cluster) || inherits(x, "ghmix_data")) {
     return(chunk_source(x, args, call))
@@ -103,7 +103,8 @@ fit_source <- function(x, args, call) {
     factor_fitted_rows(x, w, args$factors, call)
   }
   list(
-    stored = x, dropped = data$dropped, ties = mix_ties(x, w),
+    stored = x, dropped = data$dropped,
+    ties = mix_ties(x, w, z = fitted$x, std = fitted$std),
     weights = weights, nobs = if (is.null(w)) nrow(x) else sum(w),
     scaling = fitted$scaling, std = fitted$std,
     rows = if (!full) fitted$x,
@@ -112,7 +113,8 @@ fit_source <- function(x, args, call) {
     } else {
       factor_engine(fitted$x, args$backend, args$threads, args$device, w)
     },
-    progress = mix_trace_progress, finish = function(fit, engine) fit
+    progress = mix_trace_progress, finish = function(fit, engine) fit,
+    columns = new.env(parent = emptyenv())
   )
 }
 
@@ -134,8 +136,10 @@ mix_fitted_rows <- function(x, w = NULL, moments = mix_moments) {
 # medians, robust spreads and their diagonal matrix.
 mix_moments <- function(x, w = NULL) {
   std <- if (is.null(w)) {
-    list(center = colMeans(x), scale = apply(x, 2L, stats::sd),
-         cov = stats::cov(x))
+    # (sqrt(diag(cov)) is stats::sd() of each column, bit for bit: the
+    # same sums)
+    cov <- stats::cov(x)
+    list(center = colMeans(x), scale = sqrt(diag(cov)), cov = cov)
   } else {
     weighted_moments(x, w)
   }
@@ -161,7 +165,7 @@ fit_stage <- function(src, family, start, args, call, state, stage) {
   em <- withCallingHandlers(
     extreme_em(par0, ctx, src),
     ghmix_error_start = function(e) {
-      mix_abort_start_range(e, src$stored, src$dropped, call)
+      mix_abort_start_range(e, src$stored, src$dropped, call, src$columns)
     }
   )
   list(em = em, ctx = ctx)
@@ -532,7 +536,7 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   fit["weights"] <- list(src$weights)
   fit$weighted <- isTRUE(src$weighted) || !is.null(src$weights)
   if (!fit$converged) {
-    fit$message <- mix_warn_convergence(fit, src$dropped, call)
+    fit$message <- mix_warn_convergence(fit, src$dropped, call, src$columns)
   }
   if (!is.null(ctx$factors)) fit <- factor_result(fit)
   class(fit) <- c(paste0("ghmix_fit_", fam), "ghmix_fit")
@@ -579,9 +583,9 @@ result_gauge <- function(par, gauge, call) {
 # univariate fits go on there by a direct maximisation (R/fit_extreme.R),
 # and this warning is left for the fits that cannot (multivariate and VG
 # fits; see that file).
-mix_warn_convergence <- function(fit, dropped, call) {
+mix_warn_convergence <- function(fit, dropped, call, cache = NULL) {
   label <- mix_family(fit$family)$label
-  far <- far_rows_info(fit$data, dropped)
+  far <- far_rows_info(fit$data, dropped, cache)
   if (is.null(far)) {
     ghmix_warn(sprintf("%s fit did not converge: %s.", label, fit$message),
                class = "ghmix_warning_convergence", call = call)
@@ -607,8 +611,8 @@ mix_warn_convergence <- function(fit, dropped, call) {
 # matrix, or chunks): with rows far from the rest, an error that says so
 # (class ghmix_error_range too; fields rows, distance), else nothing (the
 # error goes on).
-mix_abort_start_range <- function(e, x, dropped, call) {
-  far <- far_rows_info(x, dropped)
+mix_abort_start_range <- function(e, x, dropped, call, cache = NULL) {
+  far <- far_rows_info(x, dropped, cache)
   if (is.null(far)) {
     return(invisible())
   }
@@ -628,8 +632,8 @@ mix_abort_start_range <- function(e, x, dropped, call) {
 # NULL, or the far rows of x (far_rows(); x a matrix, else NULL) as
 # list(rows, in the numbering of the user's x, distance, text: what they
 # are, them: "that row" or "those rows").
-far_rows_info <- function(x, dropped) {
-  far <- if (is.matrix(x)) far_rows(x) else list(rows = NULL)
+far_rows_info <- function(x, dropped, cache = NULL) {
+  far <- if (is.matrix(x)) far_rows(x, cache = cache) else list(rows = NULL)
   if (length(far$rows) == 0L) {
     return(NULL)
   }

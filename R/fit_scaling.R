@@ -212,12 +212,22 @@ far_rows_limit <- 2^26
 
 # list(rows, distance): the rows of x (a matrix) beyond `limit`
 # robust spreads from the median in some column, and that distance (the
-# largest over the columns).
-far_rows <- function(x, limit = far_rows_limit) {
+# largest over the columns).  cache: NULL, or an environment (a fit's
+# src$columns) that keeps the columns' statistics for the next call on
+# the same x.
+far_rows <- function(x, limit = far_rows_limit, cache = NULL) {
+  stats <- cache$spreads
+  if (is.null(stats)) {
+    stats <- lapply(seq_len(ncol(x)), function(j) column_spread(x[, j]))
+    if (!is.null(cache)) cache$spreads <- stats
+  }
+  if (all(vapply(stats, function(s) isTRUE(s$top <= limit), NA))) {
+    return(list(rows = integer(), distance = numeric()))
+  }
   dist <- rep(0, nrow(x))
   for (j in seq_len(ncol(x))) {
-    center <- stats::median(x[, j])
-    spread <- robust_spread(x[, j], center)
+    center <- stats[[j]]$center
+    spread <- stats[[j]]$spread
     if (is.finite(spread) && spread > 0) {
       # (each term divided first: no difference overflows)
       dist <- pmax(dist, abs(x[, j] / spread - center / spread))
@@ -225,4 +235,33 @@ far_rows <- function(x, limit = far_rows_limit) {
   }
   rows <- which(dist > limit)
   list(rows = rows, distance = dist[rows])
+}
+
+# list(center, spread, top) of a column v: stats::median(v),
+# robust_spread(v, center) and the largest distance of a value from the
+# centre in spreads (0 where the spread is not positive), as far_rows()
+# takes them, from one partial sort: the order statistics that median()
+# and quantile(type = 7) interpolate, and the extremes (the distance,
+# rounded as far_rows() rounds it, is monotone in the value).
+column_spread <- function(v) {
+  n <- length(v)
+  half <- (n + 1L) %/% 2L
+  index <- 1 + (n - 1) * c(0.25, 0.75)
+  lo <- floor(index)
+  hi <- ceiling(index)
+  mid <- if (n %% 2L == 1L) half else half + 0:1
+  s <- sort.int(v, partial = unique(c(1L, lo, hi, mid, n)))
+  center <- if (n %% 2L == 1L) s[[half]] else mean(s[mid])
+  q <- s[lo]
+  i <- which(index > lo & s[hi] != q)
+  h <- (index - lo)[i]
+  q[i] <- (1 - h) * q[i] + h * s[hi[i]]
+  iqr <- (q[2L] / 2 - q[1L] / 2) * 2 / 1.349
+  spread <- if (is.finite(iqr) && iqr > 0) iqr else robust_spread(v, center)
+  top <- if (is.finite(spread) && spread > 0) {
+    max(abs(c(s[[1L]], s[[n]]) / spread - center / spread))
+  } else {
+    0
+  }
+  list(center = center, spread = spread, top = top)
 }
