@@ -182,7 +182,7 @@ mix_estep <- function(engine, par, what, rows = FALSE,
   }
   k <- .Call(ffi_mix_consts, chol_l, par$gamma, c(par$p, par$a, par$b))
   raw <- engine$estep(par$mu, chol_l, k$g, k$consts, what, rows)
-  unpack_stats(raw, estep_layout_full(length(par$mu)))
+  estep_decode_one(raw, estep_layout_full(length(par$mu)))
 }
 
 # The E-step's row-independent inputs, computed in C (src/core/mixture.h):
@@ -195,22 +195,6 @@ mix_consts <- function(chol_l, gamma, p, a, b) {
 gig_valid <- function(p, a, b) {
   all(is.finite(c(p, a, b))) && a >= 0 && b >= 0 &&
     (a > 0 || p < 0) && (b > 0 || p > 0)
-}
-
-# The statistics of one component (and of the whole model), by the names of
-# the layout's blocks.
-unpack_stats <- function(raw, layout) {
-  ix <- layout$index
-  uu <- layout$blocks$inv_y_uu
-  sxx <- raw[ix$inv_y_uu]
-  dim(sxx) <- c(uu[["nrow"]], uu[["ncol"]])
-  list(
-    n = raw[[ix$rows]], tau = raw[[ix$tau]], loglik = raw[[ix$loglik]],
-    s_inv = raw[[ix$inv_y]], s_y = raw[[ix$y]], s_log = raw[[ix$log_y]],
-    s_inv_dev = raw[[ix$inv_y_dev]], s_y_dev = raw[[ix$y_dev]],
-    n_bad = raw[[ix$bad]], sx = raw[ix$u], sxw = raw[ix$inv_y_u], sxx = sxx,
-    rows = attr(raw, "rows"), launches = attr(raw, "launches")
-  )
 }
 
 # The M-step from the statistics of an E-step at par (about par$mu).

@@ -443,7 +443,7 @@ online_mstep <- function(s, par, state, ctx, pen = NULL) {
   new
 }
 
-# The statistics of an E-step (unpack_stats()) per unit weight.
+# The statistics of an E-step (estep_decode_one()) per unit weight.
 online_stat_names <- c("s_inv", "s_y", "s_log", "s_inv_dev", "s_y_dev", "sx",
                        "sxw", "sxx")
 
