@@ -366,7 +366,7 @@ factor_fa_step <- function(sc, beta, f) {
 # fit).
 factor_tie_argument <- function(par, ctx) {
   wb <- factor_woodbury(par)
-  big_a <- if (ctx$family == "skewt") {
+  big_a <- if (family_get(ctx$family)$a_zero) {
     exp((wb$logdet - 2 * sum(log(ctx$std$scale))) / length(par$mu))
   } else {
     par$a + wb$gsg

@@ -293,7 +293,7 @@ online_warmup <- function(first, family, start, args, fixed, call) {
   args$control$max_iter <- max(1L, args$control$online$warmup)
   args$control$trace <- FALSE
   state <- new.env(parent = emptyenv())
-  if (is.null(start) && family == "gh") {
+  if (is.null(start) && family_get(family)$start_family != family) {
     nig <- online_warmup_stage(src, "nig", NULL, fixed_none(args), call,
                                state)
     start <- mix_start_internal(nig$em$point$par, src$scaling)

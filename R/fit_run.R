@@ -57,7 +57,7 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
                              args$factors)
   state$scaling <- src$scaling
   mix_warn_ties(src$ties, family, call, src$nobs)
-  if (is.null(start) && family == "gh") {
+  if (is.null(start) && family_get(family)$start_family != family) {
     # the fitted NIG as start: GH nests it, so the GH fit ends at least as
     # high
     nig <- fit_stage(src, "nig", NULL, fixed_none(args), call, state,
@@ -251,14 +251,7 @@ mix_start <- function(x, start, family, symmetric, call, std,
 }
 
 # The default mixing law of each family (mean 1).
-mix_start_mixing <- function(family) {
-  switch(family,
-    gh = list(p = -0.5, a = 1, b = 1),
-    nig = list(p = -0.5, a = 1, b = 1),
-    vg = list(p = 2, a = 4, b = 0),
-    skewt = list(p = -3, a = 0, b = 4)
-  )
-}
+mix_start_mixing <- function(family) family_get(family)$start_law
 
 # A start the fit made itself (the fitted NIG of a GH fit), in the units of
 # `scaling`.
@@ -360,12 +353,7 @@ check_start_names <- function(start, call) {
 # family fixes are replaced, but must be numbers too); checked here so that
 # a start outside the family is an error rather than silently replaced.
 check_start_mixing <- function(start, family, call) {
-  rule <- switch(family,
-    gh = NULL,
-    nig = list(a = "positive", b = "positive"),
-    vg = list(p = "positive", a = "positive"),
-    skewt = list(p = "negative", b = "positive")
-  )
+  rule <- family_get(family)$start_sign
   for (nm in intersect(names(rule), names(start))) {
     v <- start[[nm]]
     if (!(if (rule[[nm]] == "positive") v > 0 else v < 0)) {
@@ -393,13 +381,7 @@ mix_start_sub <- function(start, par, family) {
   p <- get_sub("p")
   a <- get_sub("a")
   b <- get_sub("b")
-  sub <- switch(family,
-    gh = list(p, a, b),
-    nig = list(-0.5, if (a > 0) a else 1, if (b > 0) b else 1),
-    vg = list(if (p > 0) p else 2, if (a > 0) a else 4, 0),
-    skewt = list(if (p < 0) p else -3, 0, if (b > 0) b else 4)
-  )
-  mix_start_rescale(c(p, a, b), sub)
+  mix_start_rescale(c(p, a, b), family_get(family)$law_from(p, a, b))
 }
 
 # The family's law sub (p, a, b) with Y -> sY, (a, b) -> (a / s, b s), so
@@ -462,7 +444,7 @@ mix_tie_argument <- function(par, chol_l, ctx) {
   if (!is.null(ctx$factors)) {
     return(factor_tie_argument(par, ctx))
   }
-  big_a <- if (ctx$family == "skewt") {
+  big_a <- if (family_get(ctx$family)$a_zero) {
     d <- length(par$mu)
     exp(2 * (sum(log(diag(chol_l))) - sum(log(ctx$std$scale))) / d)
   } else {

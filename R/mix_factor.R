@@ -385,7 +385,7 @@ mixture_member_df <- function(family, symmetric, d, factors = NULL) {
 # cluster's covariance (factor_pca(), factor_principal(), as factor_start()
 # for one fit); NULL when a cluster's member is not usable.
 mixture_factor_start <- function(z, labels, counts, family, label, r) {
-  mixing <- mix_start_mixing(if (family == "gh") "nig" else family)
+  mixing <- mix_start_mixing(family_get(family)$start_family)
   pars <- lapply(seq_along(counts), function(k) {
     rows <- z[labels == k, , drop = FALSE]
     center <- colMeans(rows)

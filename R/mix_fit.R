@@ -660,7 +660,7 @@ mixture_result <- function(em, x, std, family, args, data, call) {
   pars <- lapply(em$pars, function(par) {
     mixture_par_names(from_std(par, std), colnames(x))
   })
-  if (family == "gh") pars <- lapply(pars, gig_snap_limit)
+  if (family_get(family)$limits) pars <- lapply(pars, gig_snap_limit)
   gauge <- mixture_gauge(pars, args$gauge, call)
   pars <- lapply(pars, set_gauge, gauge = gauge)
   ord <- mixture_order(pars, em$props)
