@@ -1,5 +1,5 @@
 # From the user's call to a fit object, by one path for every kind of data
-# and engine: the arguments (fit_args()), the data source (fit_source():
+# and engine: the arguments (model_single()), the data source (fit_source():
 # a matrix, or chunks) with its summary and engine, the start (the fitted
 # NIG for GH), the EM, the result.  What is particular to chunks comes in
 # through the source's hooks (R/chunked.R).
@@ -8,20 +8,20 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
                     backend, threads, device, call, cluster = NULL,
                     weights = NULL, fixed = NULL, shrink = NULL,
                     factors = NULL) {
-  fixed <- fixed_for_family(fixed, family, call)
-  if (inherits(control, "ghmix_control") && !is.null(control$online)) {
-    return(online_fit(x, family, symmetric, start, control, gauge, na.rm,
-                      backend, threads, device, call, cluster, weights, fixed,
-                      list(shrink = shrink, factors = factors)))
-  }
   t_start <- proc.time()[[3]]
-  factors <- check_factors(factors, call)
-  args <- fit_args(symmetric, control, gauge, na.rm, backend, threads,
-                   device, cluster, call)
-  args$weights <- weights # checked with the rows (fit_source())
-  args$fixed <- fixed
-  args$shrink <- shrink_arg(shrink, call) # set up with the rows (fit_run())
-  args$factors <- factors
+  args <- model_single(family, symmetric, control, gauge, na.rm, backend,
+                       threads, device, cluster, weights, fixed, shrink,
+                       factors, call)
+  if (isTRUE(args$online)) {
+    return(online_fit(x, family, symmetric, start, control, gauge, na.rm,
+                      backend, threads, device, call, cluster, weights,
+                      args$fixed, list(shrink = shrink, factors = factors)))
+  }
+  mix_fit_args(x, family, start, args, call, t_start)
+}
+
+# mix_fit() of the checked arguments args (model_single()).
+mix_fit_args <- function(x, family, start, args, call, t_start) {
   # where the fit is, for the errors of chunked engines (chunk_abort())
   state <- new.env(parent = emptyenv())
   state$stage <- "setup"
@@ -31,19 +31,6 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
     ghmix_error_chunk = function(e) chunk_abort(e, state, call),
     ghmix_error_cluster = function(e) chunk_abort(e, state, call)
   )
-}
-
-# The arguments of a fit, checked once whatever the data and the engine.
-fit_args <- function(symmetric, control, gauge, na_rm, backend, threads,
-                     device, cluster, call) {
-  opts <- chunk_options(backend, threads, device, cluster, call)
-  check_flag(symmetric, "symmetric", call)
-  check_flag(na_rm, "na.rm", call)
-  if (!inherits(control, "ghmix_control")) {
-    abort_argument("`control` must be made by ghmix_control().", call)
-  }
-  c(opts, list(symmetric = symmetric, na_rm = na_rm, control = control,
-               gauge = check_gauge(gauge, call)))
 }
 
 fit_run <- function(x, family, start, args, call, state, t_start) {
@@ -218,17 +205,6 @@ mix_context <- function(src, family, args, call) {
     ctx$threads <- args$threads
   }
   ctx
-}
-
-check_gauge <- function(gauge, call) {
-  if (identical(gauge, c("mean", "det"))) {
-    return("mean")
-  }
-  if (!is.character(gauge) || length(gauge) != 1L ||
-        !gauge %in% c("mean", "det")) {
-    abort_argument('`gauge` must be "mean" or "det".', call)
-  }
-  gauge
 }
 
 # Starting values in the units the rows are fitted in (those of `scaling`),

@@ -28,24 +28,6 @@
 # one pass over them there: every row's components, memberships and
 # weighted sums (mixture_factor_estep_cuda()).
 
-# The checked r of a factor mixture (NULL without factors); the
-# combinations not supported yet are classed errors.
-mixture_factor_mode <- function(factors, x, args, call) {
-  factors <- check_factors(factors, call)
-  if (is.null(factors)) {
-    return(NULL)
-  }
-  chunked <- !is.null(args$cluster) || inherits(x, "ghmix_data")
-  if (chunked && identical(args$backend, "cuda")) {
-    factor_abort_mode(
-      paste("`factors` with `components` and chunked data or a cluster with",
-            "backend = \"cuda\" is not supported yet."),
-      call
-    )
-  }
-  factors
-}
-
 # The fit of one G >= 2 (as mixture_fit_g(), in the factor form): the rows
 # standardised by their column means and standard deviations (no
 # covariance formed), and where their scale needs it (R/fit_scaling.R)
