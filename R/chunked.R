@@ -92,16 +92,7 @@ chunk_source <- function(x, args, call) {
 
 # Weights of chunked data come with the chunks, not as an argument.
 chunk_check_no_weights <- function(weights, call) {
-  if (is.null(weights)) {
-    return(invisible())
-  }
-  abort_argument(
-    paste(
-      "`weights` of chunked data come with the chunks: use",
-      "ghmix_data(weights = <column>) or chunks list(x = , weights = )."
-    ),
-    call
-  )
+  if (!is.null(weights)) model_refuse("weights_chunks", call)
 }
 
 # Chunked data are fitted in their own units: data whose scale would need
@@ -112,16 +103,7 @@ chunk_check_scale <- function(engine, std, call) {
     return(invisible())
   }
   engine$free()
-  abort_argument(
-    paste(
-      "The chunks of `x` have a column whose standard deviation is outside",
-      "[2^-128, 2^128] or whose mean exceeds 2^26 standard deviations;",
-      "chunked data are fitted in their own units, so rescale or centre the",
-      "chunks (e.g. chunk functions that return (x - center) / scale), or",
-      "fit a matrix (which ghmix standardises itself)."
-    ),
-    call
-  )
+  model_refuse("chunks_scale", call)
 }
 
 # The progress hook of mix_em() (ctx$progress): records where the fit is

@@ -137,13 +137,7 @@ dgh_factor <- function(x, mu, gamma, sigma, p, a, b, log, backend, device,
   d <- ncol(x)
   par <- factor_gh_params(mu, gamma, sigma, p, a, b, d, call)
   backend <- check_backend(backend, call = call, device = device)
-  if (backend == "cuda") {
-    abort_argument(
-      paste("`sigma` as factor_cov() is computed on the CPU only:",
-            "use backend = \"cpu\"."),
-      call
-    )
-  }
+  if (backend == "cuda") model_refuse("factor_cov_cuda", call)
   if (gig_invalid(p, a, b)) {
     warning(simpleWarning("NaNs produced", call))
     return(stats::setNames(rep(NaN, nrow(x)), rownames(x)))

@@ -20,7 +20,7 @@
 #' @return NULL when the parameters are not usable (some D_j not finite or
 #'   not positive, F, mu or gamma not finite, an invalid GIG, or M, the
 #'   r x r matrix I + F' D^-1 F, not numerically positive definite); else
-#'   the fields of unpack_stats() except sxx (n, tau, loglik, s_inv, s_y,
+#'   the fields of estep_decode_one() except sxx (n, tau, loglik, s_inv, s_y,
 #'   s_log, s_inv_dev, s_y_dev, n_bad, sx, sxw, rows, launches: the kernel
 #'   launches on a GPU, else NULL), and
 #'   sxx_diag (diag S, S = sum_i v_i E[1/Y|x_i] u_i u_i', u = x - mu),
@@ -122,20 +122,12 @@ factor_engine_no_full <- function(center, chol_l, g, consts, what, rows) {
        call. = FALSE)
 }
 
-# The statistics of the factor E-step by the names of the layout's blocks
-# (as unpack_stats() decodes those of a full sigma), and its constants.
+# The statistics of the factor E-step by name (estep_decode_one()), and
+# its constants proj, logdet and gsg.
 factor_unpack <- function(raw, d, r) {
-  ix <- estep_layout(d, cov = "factor", factors = r)$index
-  proj <- raw[ix$inv_y_uu_proj]
-  dim(proj) <- c(d, r)
-  list(
-    n = raw[[ix$rows]], tau = raw[[ix$tau]], loglik = raw[[ix$loglik]],
-    s_inv = raw[[ix$inv_y]], s_y = raw[[ix$y]], s_log = raw[[ix$log_y]],
-    s_inv_dev = raw[[ix$inv_y_dev]], s_y_dev = raw[[ix$y_dev]],
-    n_bad = raw[[ix$bad]], sx = raw[ix$u], sxw = raw[ix$inv_y_u],
-    rows = attr(raw, "rows"), launches = attr(raw, "launches"),
-    sxx_diag = raw[ix$inv_y_uu_diag], sxx_proj = proj,
-    proj = attr(raw, "proj"), logdet = attr(raw, "logdet"),
-    gsg = attr(raw, "gsg")
-  )
+  st <- estep_decode_one(raw, estep_layout(d, cov = "factor", factors = r))
+  st$proj <- attr(raw, "proj")
+  st$logdet <- attr(raw, "logdet")
+  st$gsg <- attr(raw, "gsg")
+  st
 }

@@ -5,7 +5,7 @@
 # F (d x r, 0 <= r < d), uniquenesses = D, p, a, b); what the E-step flags;
 # weights NULL or n row weights; rows TRUE for the per-row results.  NULL
 # when the parameters are not usable; otherwise the fields of
-# unpack_stats() but sxx, and sxx_diag = diag(S), sxx_proj = S beta',
+# estep_decode_one() but sxx, and sxx_diag = diag(S), sxx_proj = S beta',
 # proj = beta = M^-1 F' D^-1 (r x d), logdet = log det Sigma, gsg =
 # gamma' Sigma^-1 gamma, with S = sum_i v_i E[1/Y|x_i] u_i u_i', u = x - mu.
 #

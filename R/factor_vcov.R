@@ -214,7 +214,7 @@ factor_vcov_steps <- function(par, family, symmetric, h = 1e-4) {
     mu = sqrt(m) * sd_x, gamma = sd_x / sqrt(m),
     loadings = outer(sd_x, rep(1, ncol(par$loadings))),
     uniquenesses = par$uniquenesses,
-    p = if (family == "gh") 1 else abs(par$p), a = par$a, b = par$b
+    p = family_get(family)$step_p(par), a = par$a, b = par$b
   )
   h * factor_vcov_pack(scale, family, symmetric)
 }

@@ -298,7 +298,7 @@ mix_ties_unbounded <- function(ties, family, n) {
   if (ties$n_repeated == 0L) {
     return(FALSE)
   }
-  family != "nig" ||
+  family_get(family)$ties_any ||
     any(ncol(ties$points) * ties$counts > n - ties$counts)
 }
 
@@ -306,11 +306,7 @@ mix_warn_ties <- function(ties, family, call, n) {
   if (!mix_ties_unbounded(ties, family, n)) {
     return(invisible(FALSE))
   }
-  rule <- switch(family,
-    nig = "mu at the point, b -> 0, with more than n/(d + 1) rows there",
-    skewt = "mu at the point, b -> 0 and the degrees of freedom with it",
-    "mu at the point, b -> 0, p <= d/2"
-  )
+  rule <- family_get(family)$tie_rule
   msg <- sprintf(
     paste(
       "`x` has %s row%s%s that repeat%s another row (%d distinct point%s,",
@@ -325,7 +321,7 @@ mix_warn_ties <- function(ties, family, call, n) {
     if (ties$n_repeated == 1) "s" else "",
     nrow(ties$points), plural(seq_len(nrow(ties$points))),
     mix_family(family)$label, rule,
-    if (family %in% c("gh", "vg")) "fit_nig(), or " else ""
+    if (family_get(family)$tie_nig) "fit_nig(), or " else ""
   )
   ghmix_warn(msg, class = "ghmix_warning_ties",
              n_repeated = ties$n_repeated, call = call)

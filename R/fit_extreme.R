@@ -120,7 +120,7 @@ extreme_far <- function(em, ctx, src) {
 
 extreme_applies <- function(ctx, src) {
   extreme_plain_model(ctx) && !ctx$ties$unbounded &&
-    is.matrix(src$stored) && ctx$family != "vg" &&
+    is.matrix(src$stored) && family_get(ctx$family)$rescue &&
     ctx$engine$d <= extreme_max_d
 }
 
@@ -314,13 +314,8 @@ extreme_theta <- function(par, ctx) {
                              ctx, d, inverse = TRUE)
   la <- log(par$a) - log_s
   lb <- log(par$b) + log_s
-  m <- length(theta)
-  switch(ctx$family,
-    gh = theta[m - 1:0] <- pmax(c(la, lb), log(1e-300) - abs(log_s)),
-    nig = theta[m - 1:0] <- c(la, lb),
-    vg = theta[m] <- la,
-    skewt = theta[m] <- lb
-  )
+  ab <- family_get(ctx$family)$far_ab(la, lb, log_s)
+  theta[length(theta) - rev(seq_along(ab)) + 1L] <- ab
   theta
 }
 
@@ -410,8 +405,9 @@ extreme_point <- function(v, ctx) {
                                              d * (d + 1L) / 2L +
                                              seq_len(d * (d + 1L) / 2L)]
   diag(chol_z) <- exp(diag(chol_z))
-  if (ctx$family %in% c("nig", "gh")) {
-    lab <- if (ctx$family == "gh") sub[2:3] else sub[1:2]
+  ab_at <- family_get(ctx$family)$ab_at
+  if (!is.null(ab_at)) {
+    lab <- sub[ab_at]
     sg <- exp((lab[[1L]] - lab[[2L]]) / 2)
     z <- apply_scale(z, sg)
     z$a <- z$b <- exp(sum(lab) / 2)

@@ -19,21 +19,6 @@
 # EM auxiliary function over the D above the floor, so still monotone.
 factor_uniq_floor <- 1e-6
 
-# `factors`: NULL (a full Sigma), or a whole number 0 <= r < d.
-check_factors <- function(factors, call) {
-  if (is.null(factors)) {
-    return(NULL)
-  }
-  if (is.logical(factors) ||
-        !(identical(factors, 0) || identical(factors, 0L) ||
-            is_count(factors))) {
-    abort_argument(
-      "`factors` must be NULL or a whole number r with 0 <= r < d.", call
-    )
-  }
-  as.integer(factors)
-}
-
 factor_abort_mode <- function(message, call) {
   ghmix_abort(message, class = c("ghmix_error_factor_mode",
                                  "ghmix_error_argument"), call = call)
@@ -381,7 +366,7 @@ factor_fa_step <- function(sc, beta, f) {
 # fit).
 factor_tie_argument <- function(par, ctx) {
   wb <- factor_woodbury(par)
-  big_a <- if (ctx$family == "skewt") {
+  big_a <- if (family_get(ctx$family)$a_zero) {
     exp((wb$logdet - 2 * sum(log(ctx$std$scale))) / length(par$mu))
   } else {
     par$a + wb$gsg

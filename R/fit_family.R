@@ -59,11 +59,10 @@ fit_hyperbolic <- function(x, symmetric = FALSE, start = NULL,
                            cluster = NULL, weights = NULL, shrink = NULL,
                            fixed = NULL) {
   call <- sys.call()
-  mix_fit(
-    x, "gh", symmetric, start, control, gauge, na.rm, backend, threads,
-    device, call, cluster, weights,
-    fixed = fixed_for_family(fixed, "gh", call, (fit_dim(x) + 1) / 2),
-    shrink = shrink
+  fit_dispatch(
+    "gh", x, symmetric, start, control, gauge, na.rm, backend, threads,
+    device, cluster, weights, 1L, 5L, "bic", shrink, NULL, call,
+    fixed = fixed_for_family(fixed, "gh", call, (fit_dim(x) + 1) / 2)
   )
 }
 
@@ -75,10 +74,10 @@ fit_student <- function(x, start = NULL, control = ghmix_control(),
                         threads = ghmix_threads(), device = 0L,
                         cluster = NULL, weights = NULL, shrink = NULL,
                         factors = NULL, fixed = NULL) {
-  mix_fit(
-    x, "skewt", TRUE, start, control, gauge, na.rm, backend, threads,
-    device, sys.call(), cluster, weights, fixed = fixed, shrink = shrink,
-    factors = factors
+  fit_dispatch(
+    "skewt", x, TRUE, start, control, gauge, na.rm, backend, threads,
+    device, cluster, weights, 1L, 5L, "bic", shrink, factors, sys.call(),
+    fixed = fixed
   )
 }
 
@@ -89,9 +88,7 @@ fit_gaussian <- function(x, na.rm = FALSE, shrink = NULL, # nolint
   call <- sys.call()
   shrink <- shrink_arg(shrink, call)
   fixed <- fixed_for_family(fixed, "gaussian", call)
-  if (inherits(x, "ghmix_data")) {
-    abort_argument("`x` must be in memory for fit_gaussian().", call)
-  }
+  if (inherits(x, "ghmix_data")) model_refuse("gaussian_chunks", call)
   data <- mix_data(x, na.rm, call)
   x <- data$x
   n <- nrow(x)

@@ -31,30 +31,16 @@ check_fixed <- function(fixed, d, call) {
 # (gauge_p_range()).
 check_fixed_mixing <- function(fixed, call) {
   if (all(c("p", "a", "b") %in% names(fixed))) {
-    abort_argument(
-      paste(
-        "`fixed` cannot hold all of `p`, `a` and `b`: with E[Y] = 1 two of",
-        "them determine the third."
-      ),
-      call
-    )
+    model_refuse("fixed_all_mixing", call)
   }
   if (is.null(fixed$p)) {
     return(invisible())
   }
   range <- gauge_p_range(fixed)
   if (fixed$p <= range[[1L]] || fixed$p >= range[[2L]]) {
-    abort_argument(
-      sprintf(
-        paste(
-          "`fixed$p` must lie in (%.6g, %.6g) with `fixed$%s` = %.6g: no",
-          "GIG law of mean 1 has those values."
-        ),
-        range[[1L]], range[[2L]], if (is.null(fixed$a)) "b" else "a",
-        if (is.null(fixed$a)) fixed$b else fixed$a
-      ),
-      call
-    )
+    model_refuse("fixed_p_range", call, range,
+                 if (is.null(fixed$a)) "b" else "a",
+                 if (is.null(fixed$a)) fixed$b else fixed$a)
   }
 }
 
@@ -71,12 +57,7 @@ check_fixed_mode <- function(fixed, args, call) {
   } else if (!is.null(args$control$online)) {
     "the full EM (not `control$online`)"
   }
-  if (!is.null(why)) {
-    abort_argument(
-      sprintf("`fixed` with `a`, `b` or a nonzero `gamma` needs %s.", why),
-      call
-    )
-  }
+  if (!is.null(why)) model_refuse("fixed_gauge", call, why)
 }
 
 fixed_list_ok <- function(fixed, known) {

@@ -6,13 +6,8 @@
 # a / s, b s) (Y -> s Y); a gauge fixes s.
 
 mix_family <- function(family) {
-  info <- switch(family,
-    gh = list(label = "GH", free = c("p", "a", "b")),
-    nig = list(label = "NIG", free = c("a", "b")),
-    vg = list(label = "VG", free = c("p", "a")),
-    skewt = list(label = "skew-t", free = c("p", "b"))
-  )
-  c(list(code = ghmix_code("family", family)), info)
+  c(list(code = ghmix_code("family", family)),
+    family_get(family)[c("label", "free")])
 }
 
 # mix_family(family)$code (cached: every M-step passes it).
@@ -30,8 +25,8 @@ mix_family_code <- function(family) {
 mix_what <- function(family) {
   hit <- the$what[[family]]
   if (is.null(hit)) {
-    hit <- ghmix_flags("estep",
-                       if (family == "nig") "moments" else c("moments", "logy"))
+    logy <- family_get(family)$logy
+    hit <- ghmix_flags("estep", if (logy) c("moments", "logy") else "moments")
     the$what[[family]] <- hit
   }
   hit
@@ -135,14 +130,7 @@ from_std <- function(par, std) {
 # extrapolation), and the free subordinator parameters (log a, log b, p, or
 # log |p| where its sign is fixed).
 theta_pack <- function(par, family, symmetric, chol_v) {
-  # a GH fit can reach a = 0 or b = 0 (its skew-t and VG limits): keep
-  # theta finite there
-  sub <- switch(family,
-    gh = c(par$p, log(max(par$a, 1e-300)), log(max(par$b, 1e-300))),
-    nig = c(log(par$a), log(par$b)),
-    vg = c(log(par$p), log(par$a)),
-    skewt = c(log(-par$p), log(par$b))
-  )
+  sub <- family_get(family)$pack(par)
   # unnamed: names of mu would reach p, a, b through from_theta()
   unname(c(par$mu, if (!symmetric) par$gamma, chol_v, sub))
 }
@@ -163,12 +151,7 @@ from_theta <- function(theta, family, symmetric, d) {
 
 # par with the mixing parameters of the family from sub, the end of theta.
 from_theta_sub <- function(par, sub, family) {
-  switch(family,
-    gh = c(par, list(p = sub[1], a = exp(sub[2]), b = exp(sub[3]))),
-    nig = c(par, list(p = -0.5, a = exp(sub[1]), b = exp(sub[2]))),
-    vg = c(par, list(p = exp(sub[1]), a = exp(sub[2]), b = 0)),
-    skewt = c(par, list(p = -exp(sub[1]), a = 0, b = exp(sub[2])))
-  )
+  c(par, family_get(family)$unpack(sub))
 }
 
 # The E-step: sums of the posterior moments over the rows (the statistics
@@ -182,7 +165,7 @@ mix_estep <- function(engine, par, what, rows = FALSE,
   }
   k <- .Call(ffi_mix_consts, chol_l, par$gamma, c(par$p, par$a, par$b))
   raw <- engine$estep(par$mu, chol_l, k$g, k$consts, what, rows)
-  unpack_stats(raw, estep_layout_full(length(par$mu)))
+  estep_decode_one(raw, estep_layout_full(length(par$mu)))
 }
 
 # The E-step's row-independent inputs, computed in C (src/core/mixture.h):
@@ -195,22 +178,6 @@ mix_consts <- function(chol_l, gamma, p, a, b) {
 gig_valid <- function(p, a, b) {
   all(is.finite(c(p, a, b))) && a >= 0 && b >= 0 &&
     (a > 0 || p < 0) && (b > 0 || p > 0)
-}
-
-# The statistics of one component (and of the whole model), by the names of
-# the layout's blocks.
-unpack_stats <- function(raw, layout) {
-  ix <- layout$index
-  uu <- layout$blocks$inv_y_uu
-  sxx <- raw[ix$inv_y_uu]
-  dim(sxx) <- c(uu[["nrow"]], uu[["ncol"]])
-  list(
-    n = raw[[ix$rows]], tau = raw[[ix$tau]], loglik = raw[[ix$loglik]],
-    s_inv = raw[[ix$inv_y]], s_y = raw[[ix$y]], s_log = raw[[ix$log_y]],
-    s_inv_dev = raw[[ix$inv_y_dev]], s_y_dev = raw[[ix$y_dev]],
-    n_bad = raw[[ix$bad]], sx = raw[ix$u], sxw = raw[ix$inv_y_u], sxx = sxx,
-    rows = attr(raw, "rows"), launches = attr(raw, "launches")
-  )
 }
 
 # The M-step from the statistics of an E-step at par (about par$mu).

@@ -31,7 +31,7 @@ mix_normal_limit_slope <- function(x, par, w = NULL) {
 # x (as fitted, with weights w or NULL) ends at sqrt(ab) >= normal_limit_w
 # with a positive slope.
 mix_warn_normal_limit <- function(x, par, family, call, w = NULL) {
-  if (!family %in% c("nig", "gh") || !is.matrix(x) ||
+  if (!family_get(family)$normal_limit || !is.matrix(x) ||
         !isTRUE(sqrt(par$a) * sqrt(par$b) >= normal_limit_w)) {
     return(invisible())
   }

@@ -234,12 +234,8 @@ online_fit <- function(x, family, symmetric, start, control, gauge, na_rm,
                        backend, threads, device, call, cluster, weights,
                        fixed, model = list()) {
   t_start <- proc.time()[[3]]
-  if (!is.null(cluster)) {
-    abort_argument(
-      "`cluster` cannot be used with online EM (`control$online`).", call
-    )
-  }
-  args <- fit_args(symmetric, control, gauge, na_rm, backend, threads,
+  if (!is.null(cluster)) model_refuse("online_cluster", call)
+  args <- model_options(symmetric, control, gauge, na_rm, backend, threads,
                    device, NULL, call)
   stream <- online_stream(x, weights, control$online$batch_size, call)
   first <- online_next(stream, args$na_rm, call)
@@ -293,7 +289,7 @@ online_warmup <- function(first, family, start, args, fixed, call) {
   args$control$max_iter <- max(1L, args$control$online$warmup)
   args$control$trace <- FALSE
   state <- new.env(parent = emptyenv())
-  if (is.null(start) && family == "gh") {
+  if (is.null(start) && family_get(family)$start_family != family) {
     nig <- online_warmup_stage(src, "nig", NULL, fixed_none(args), call,
                                state)
     start <- mix_start_internal(nig$em$point$par, src$scaling)
@@ -443,7 +439,7 @@ online_mstep <- function(s, par, state, ctx, pen = NULL) {
   new
 }
 
-# The statistics of an E-step (unpack_stats()) per unit weight.
+# The statistics of an E-step (estep_decode_one()) per unit weight.
 online_stat_names <- c("s_inv", "s_y", "s_log", "s_inv_dev", "s_y_dev", "sx",
                        "sxw", "sxx")
 
@@ -606,15 +602,7 @@ online_stream <- function(x, weights, batch_size, call, arg = "x") {
   stream$index <- 0
   stream$dropped <- 0
   if (is.function(x) || inherits(x, "ghmix_data")) {
-    if (!is.null(weights)) {
-      abort_argument(
-        paste(
-          "`weights` of a stream come with its batches: chunks or answers",
-          "list(x = , weights = ) (or ghmix_data(weights = <column>))."
-        ),
-        call
-      )
-    }
+    if (!is.null(weights)) model_refuse("weights_stream", call)
     stream$next_raw <- if (is.function(x)) {
       online_function_batches(x, stream, arg)
     } else {
@@ -822,7 +810,7 @@ update.ghmix_fit <- function(object, newdata, ..., weights = NULL,
   control <- object$control
   control$trace <- trace
   control$online <- state$schedule
-  args <- fit_args(object$symmetric, control, object$gauge, na.rm, backend,
+  args <- model_options(object$symmetric, control, object$gauge, na.rm, backend,
                    threads, device, NULL, call)
   ctx <- list(family = state$family, symmetric = state$symmetric,
               fixed = state$fixed, fixed_user = object$fixed)

@@ -73,13 +73,7 @@ online_model_args <- function(args, model, call) {
   args$factors <- check_factors(model$factors, call)
   args$shrink <- shrink_arg(model$shrink, call)
   if (identical(args$shrink$weight, "cv")) {
-    abort_shrink(
-      paste(
-        'Online EM takes no `shrink` weight "cv" (it would refit the',
-        "stream); give a weight, or NULL for the rule on the first batch."
-      ),
-      call
-    )
+    model_refuse("shrink_cv_online", call)
   }
   args
 }

@@ -1,5 +1,5 @@
 # From the user's call to a fit object, by one path for every kind of data
-# and engine: the arguments (fit_args()), the data source (fit_source():
+# and engine: the arguments (model_single()), the data source (fit_source():
 # a matrix, or chunks) with its summary and engine, the start (the fitted
 # NIG for GH), the EM, the result.  What is particular to chunks comes in
 # through the source's hooks (R/chunked.R).
@@ -8,20 +8,20 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
                     backend, threads, device, call, cluster = NULL,
                     weights = NULL, fixed = NULL, shrink = NULL,
                     factors = NULL) {
-  fixed <- fixed_for_family(fixed, family, call)
-  if (inherits(control, "ghmix_control") && !is.null(control$online)) {
-    return(online_fit(x, family, symmetric, start, control, gauge, na.rm,
-                      backend, threads, device, call, cluster, weights, fixed,
-                      list(shrink = shrink, factors = factors)))
-  }
   t_start <- proc.time()[[3]]
-  factors <- check_factors(factors, call)
-  args <- fit_args(symmetric, control, gauge, na.rm, backend, threads,
-                   device, cluster, call)
-  args$weights <- weights # checked with the rows (fit_source())
-  args$fixed <- fixed
-  args$shrink <- shrink_arg(shrink, call) # set up with the rows (fit_run())
-  args$factors <- factors
+  args <- model_single(family, symmetric, control, gauge, na.rm, backend,
+                       threads, device, cluster, weights, fixed, shrink,
+                       factors, call)
+  if (isTRUE(args$online)) {
+    return(online_fit(x, family, symmetric, start, control, gauge, na.rm,
+                      backend, threads, device, call, cluster, weights,
+                      args$fixed, list(shrink = shrink, factors = factors)))
+  }
+  mix_fit_args(x, family, start, args, call, t_start)
+}
+
+# mix_fit() of the checked arguments args (model_single()).
+mix_fit_args <- function(x, family, start, args, call, t_start) {
   # where the fit is, for the errors of chunked engines (chunk_abort())
   state <- new.env(parent = emptyenv())
   state$stage <- "setup"
@@ -31,19 +31,6 @@ mix_fit <- function(x, family, symmetric, start, control, gauge, na.rm, # nolint
     ghmix_error_chunk = function(e) chunk_abort(e, state, call),
     ghmix_error_cluster = function(e) chunk_abort(e, state, call)
   )
-}
-
-# The arguments of a fit, checked once whatever the data and the engine.
-fit_args <- function(symmetric, control, gauge, na_rm, backend, threads,
-                     device, cluster, call) {
-  opts <- chunk_options(backend, threads, device, cluster, call)
-  check_flag(symmetric, "symmetric", call)
-  check_flag(na_rm, "na.rm", call)
-  if (!inherits(control, "ghmix_control")) {
-    abort_argument("`control` must be made by ghmix_control().", call)
-  }
-  c(opts, list(symmetric = symmetric, na_rm = na_rm, control = control,
-               gauge = check_gauge(gauge, call)))
 }
 
 fit_run <- function(x, family, start, args, call, state, t_start) {
@@ -57,7 +44,7 @@ fit_run <- function(x, family, start, args, call, state, t_start) {
                              args$factors)
   state$scaling <- src$scaling
   mix_warn_ties(src$ties, family, call, src$nobs)
-  if (is.null(start) && family == "gh") {
+  if (is.null(start) && family_get(family)$start_family != family) {
     # the fitted NIG as start: GH nests it, so the GH fit ends at least as
     # high
     nig <- fit_stage(src, "nig", NULL, fixed_none(args), call, state,
@@ -224,17 +211,6 @@ mix_context <- function(src, family, args, call) {
   ctx
 }
 
-check_gauge <- function(gauge, call) {
-  if (identical(gauge, c("mean", "det"))) {
-    return("mean")
-  }
-  if (!is.character(gauge) || length(gauge) != 1L ||
-        !gauge %in% c("mean", "det")) {
-    abort_argument('`gauge` must be "mean" or "det".', call)
-  }
-  gauge
-}
-
 # Starting values in the units the rows are fitted in (those of `scaling`),
 # any gauge.  start: NULL, a fit, a list of parameters in the data's units,
 # or mix_start_internal().
@@ -255,14 +231,7 @@ mix_start <- function(x, start, family, symmetric, call, std,
 }
 
 # The default mixing law of each family (mean 1).
-mix_start_mixing <- function(family) {
-  switch(family,
-    gh = list(p = -0.5, a = 1, b = 1),
-    nig = list(p = -0.5, a = 1, b = 1),
-    vg = list(p = 2, a = 4, b = 0),
-    skewt = list(p = -3, a = 0, b = 4)
-  )
-}
+mix_start_mixing <- function(family) family_get(family)$start_law
 
 # A start the fit made itself (the fitted NIG of a GH fit), in the units of
 # `scaling`.
@@ -364,12 +333,7 @@ check_start_names <- function(start, call) {
 # family fixes are replaced, but must be numbers too); checked here so that
 # a start outside the family is an error rather than silently replaced.
 check_start_mixing <- function(start, family, call) {
-  rule <- switch(family,
-    gh = NULL,
-    nig = list(a = "positive", b = "positive"),
-    vg = list(p = "positive", a = "positive"),
-    skewt = list(p = "negative", b = "positive")
-  )
+  rule <- family_get(family)$start_sign
   for (nm in intersect(names(rule), names(start))) {
     v <- start[[nm]]
     if (!(if (rule[[nm]] == "positive") v > 0 else v < 0)) {
@@ -397,13 +361,7 @@ mix_start_sub <- function(start, par, family) {
   p <- get_sub("p")
   a <- get_sub("a")
   b <- get_sub("b")
-  sub <- switch(family,
-    gh = list(p, a, b),
-    nig = list(-0.5, if (a > 0) a else 1, if (b > 0) b else 1),
-    vg = list(if (p > 0) p else 2, if (a > 0) a else 4, 0),
-    skewt = list(if (p < 0) p else -3, 0, if (b > 0) b else 4)
-  )
-  mix_start_rescale(c(p, a, b), sub)
+  mix_start_rescale(c(p, a, b), family_get(family)$law_from(p, a, b))
 }
 
 # The family's law sub (p, a, b) with Y -> sY, (a, b) -> (a / s, b s), so
@@ -466,7 +424,7 @@ mix_tie_argument <- function(par, chol_l, ctx) {
   if (!is.null(ctx$factors)) {
     return(factor_tie_argument(par, ctx))
   }
-  big_a <- if (ctx$family == "skewt") {
+  big_a <- if (family_get(ctx$family)$a_zero) {
     d <- length(par$mu)
     exp(2 * (sum(log(diag(chol_l))) - sum(log(ctx$std$scale))) / d)
   } else {

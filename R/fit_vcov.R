@@ -259,7 +259,7 @@ fit_steps <- function(par, family, symmetric, h = 1e-4) {
   sd_x <- sqrt(diag(par$sigma))
   scale <- list(
     mu = sqrt(m) * sd_x, gamma = sd_x / sqrt(m),
-    sigma = tcrossprod(sd_x), p = if (family == "gh") 1 else abs(par$p),
+    sigma = tcrossprod(sd_x), p = family_get(family)$step_p(par),
     a = par$a, b = par$b
   )
   h * fit_pack(scale, family, symmetric)

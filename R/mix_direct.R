@@ -138,12 +138,7 @@ mixture_direct_score_mixing <- function(sc, par, family) {
   d_log_a <- if (par$a <= 1e-300) 0 else par$a * sc$a
   d_log_b <- if (par$b <= 1e-300) 0 else par$b * sc$b
   # (GH: a, b at or below 1e-300 are held at log 1e-300 in theta)
-  switch(family,
-    gh = c(sc$p, d_log_a, d_log_b),
-    nig = c(d_log_a, d_log_b),
-    vg = c(par$p * sc$p, d_log_a),
-    skewt = c(par$p * sc$p, d_log_b)
-  )
+  family_get(family)$score(sc, par, d_log_a, d_log_b)
 }
 
 # The iteration of the step "direct" in a trace (NULL: none).
@@ -176,7 +171,7 @@ gig_snap_limit <- function(par) {
 # of the family, where a maximum may lie: NULL, or a data frame
 # (component, limit).
 mixture_limits <- function(pars, family) {
-  if (family != "gh") {
+  if (!family_get(family)$limits) {
     return(NULL)
   }
   limit <- vapply(pars, function(par) {

@@ -28,7 +28,7 @@
 # mix_estep() does; otherwise
 #   list(n, weight, loglik, n_bad,
 #        components = list of G lists, each with the fields of
-#          unpack_stats(): tau (= sum_i v_ik, v_ik = w_i tau_ik), s_inv,
+#          estep_decode(): tau (= sum_i v_ik, v_ik = w_i tau_ik), s_inv,
 #          s_y, s_log, s_inv_dev, s_y_dev, sx, sxw, sxx (all sums weighted
 #          by v_ik, about pars[[k]]$mu),
 #        rows = NULL, or (rows = TRUE) list(loglik = n vector of the
@@ -80,56 +80,11 @@ mixture_estep_args <- function(pars, props, what) {
                what = bitwAnd(as.integer(what), no_weights)))
 }
 
-# The statistics of the whole model and of each component (each decoded
-# as unpack_stats() decodes those of one component), and the rows.
+# The statistics of the whole model and of each component (by name:
+# estep_decode()), and the rows.
 mixture_unpack <- function(raw, d, g) {
-  at <- mixture_unpack_index(d, g)
-  comps <- if (is.double(raw) && is.null(names(raw))) {
-    .Call(ffi_mixture_unpack_components, raw, at$components, at$sxx_dim)
-  } else {
-    lapply(at$components, function(ix) {
-      sxx <- raw[ix$sxx]
-      dim(sxx) <- at$sxx_dim
-      list(tau = raw[[ix$tau]], s_inv = raw[[ix$s_inv]],
-           s_y = raw[[ix$s_y]], s_log = raw[[ix$s_log]],
-           s_inv_dev = raw[[ix$s_inv_dev]], s_y_dev = raw[[ix$s_y_dev]],
-           sx = raw[ix$sx], sxw = raw[ix$sxw], sxx = sxx)
-    })
-  }
-  ix <- at$global
-  list(n = raw[[ix$rows]], weight = raw[[ix$weight]],
-       loglik = raw[[ix$loglik]], n_bad = raw[[ix$bad]],
-       components = comps, rows = mixture_rows(attr(raw, "rows"), g))
-}
-
-# Where mixture_unpack() finds each statistic in the E-step's output of G
-# components in d (cached per (d, G): every E-step of a fit decodes by it).
-mixture_unpack_index <- function(d, g) {
-  by_g <- if (d <= length(the$unpack)) the$unpack[[d]]
-  hit <- if (g <= length(by_g)) by_g[[g]]
-  if (!is.null(hit)) {
-    return(hit)
-  }
-  layout <- estep_layout(d, components = g)
-  first <- layout$blocks[[which(vapply(
-    layout$blocks, function(b) b[["component"]] == 1L, TRUE
-  ))[1L]]][["start"]]
-  global <- seq_len(first - 1L)
-  per <- (layout$nstats - length(global)) %/% g
-  one <- estep_layout_full(d)
-  fields <- c(tau = "tau", s_inv = "inv_y", s_y = "y", s_log = "log_y",
-              s_inv_dev = "inv_y_dev", s_y_dev = "y_dev", sx = "u",
-              sxw = "inv_y_u", sxx = "inv_y_uu")
-  components <- lapply(seq_len(g), function(k) {
-    pos <- c(global, first - 1L + (k - 1L) * per + seq_len(per))
-    lapply(fields, function(f) as.integer(pos[one$index[[f]]]))
-  })
-  uu <- one$blocks$inv_y_uu
-  hit <- list(components = components, global = layout$index,
-              sxx_dim = c(uu[["nrow"]], uu[["ncol"]]))
-  by_g[[g]] <- hit
-  the$unpack[[d]] <- by_g
-  hit
+  c(estep_decode(raw, estep_layout(d, components = g)),
+    list(rows = mixture_rows(attr(raw, "rows"), g)))
 }
 
 # The per-row output by its column names (src/r_mix_estep.c).

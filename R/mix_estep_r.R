@@ -9,7 +9,7 @@
 # n_bad, components, rows): the rows in the sums and their weight, the
 # weighted mixture log-likelihood, the rows whose mixture density is not
 # finite and positive (left out of every sum), the G components'
-# statistics (the names of unpack_stats(), about each component's mu) and,
+# statistics (the names of estep_decode(), about each component's mu) and,
 # with rows = TRUE, list(loglik, tau, inv_y, y, log_y) per row (tau: the
 # n x G membership probabilities, 0 at bad rows).
 mixture_estep_r <- function(x, pars, props, weights = NULL,

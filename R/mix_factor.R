@@ -28,24 +28,6 @@
 # one pass over them there: every row's components, memberships and
 # weighted sums (mixture_factor_estep_cuda()).
 
-# The checked r of a factor mixture (NULL without factors); the
-# combinations not supported yet are classed errors.
-mixture_factor_mode <- function(factors, x, args, call) {
-  factors <- check_factors(factors, call)
-  if (is.null(factors)) {
-    return(NULL)
-  }
-  chunked <- !is.null(args$cluster) || inherits(x, "ghmix_data")
-  if (chunked && identical(args$backend, "cuda")) {
-    factor_abort_mode(
-      paste("`factors` with `components` and chunked data or a cluster with",
-            "backend = \"cuda\" is not supported yet."),
-      call
-    )
-  }
-  factors
-}
-
 # The fit of one G >= 2 (as mixture_fit_g(), in the factor form): the rows
 # standardised by their column means and standard deviations (no
 # covariance formed), and where their scale needs it (R/fit_scaling.R)
@@ -289,9 +271,10 @@ mixture_factor_chunked_fit_g <- function(src, g, family, nstart, start, args,
 # (an engine's estep_mixture() given args$factor_mixture: the components
 # in the units z = (x - center) / scale of its std, their proportions and
 # the E-step flags): mixture_factor_estep() of its rows standardised here,
-# memberships and sums in one pass, as one vector that adds over chunks
-# (the rows in the sums, their weight, the log-likelihood, the bad rows,
-# then each component's raw statistics of ffi_mix_estep_factor()).
+# memberships and sums in one pass, as one vector that adds over chunks:
+# the statistics of G factor components (src/core/estep.h), the model's
+# sums, then each component's blocks of ffi_mix_estep_factor() (its
+# statistics after the blocks of a whole model).
 mixture_factor_chunk_stats <- function(x, weights, args, threads) {
   fm <- args$factor_mixture
   z <- mixture_standardise(x, fm$std)
@@ -300,11 +283,12 @@ mixture_factor_chunk_stats <- function(x, weights, args, threads) {
   if (is.null(mm)) {
     stop("internal error: unusable factor mixture parameters", call. = FALSE)
   }
+  own <- -seq_along(mm$sums)
   raws <- lapply(seq_along(fm$pars), function(k) {
     a <- factor_estep_args(fm$pars[[k]], fm$what)
     as.vector(.Call(ffi_mix_estep_factor, z, mm$v[, k], a$center, a$loadings,
                     a$uniquenesses, a$gamma, a$pab, a$what, FALSE,
-                    as.integer(threads)))
+                    as.integer(threads)))[own]
   })
   c(unlist(mm$sums, use.names = FALSE), unlist(raws))
 }
@@ -336,19 +320,14 @@ mixture_factor_estep_engine <- function(src) {
   }
 }
 
-# The summed vector of mixture_factor_chunk_stats() as
-# mixture_factor_estep() returns its statistics.
+# The statistics of G factor components (mixture_factor_chunk_stats()) by
+# name, each component with its constants proj, logdet and gsg (heads).
 mixture_factor_unpack <- function(raw, heads, d, r) {
-  g <- length(heads)
-  size <- (length(raw) - 4L) / g
-  comps <- lapply(seq_len(g), function(k) {
-    part <- raw[4L + (k - 1L) * size + seq_len(size)]
-    st <- factor_unpack(part, d, r)
-    st[c("proj", "logdet", "gsg")] <- heads[[k]][c("proj", "logdet", "gsg")]
-    st
-  })
-  list(n = raw[[1L]], weight = raw[[2L]], loglik = raw[[3L]],
-       n_bad = raw[[4L]], components = comps)
+  es <- estep_decode(raw, estep_layout(d, length(heads), "factor", r))
+  es$components <- Map(function(st, head) {
+    c(st, head[c("proj", "logdet", "gsg")])
+  }, es$components, heads)
+  es
 }
 
 # theta of a factor mixture (mixture_theta()): each component's mu, gamma,
@@ -388,7 +367,7 @@ mixture_member_df <- function(family, symmetric, d, factors = NULL) {
 # cluster's covariance (factor_pca(), factor_principal(), as factor_start()
 # for one fit); NULL when a cluster's member is not usable.
 mixture_factor_start <- function(z, labels, counts, family, label, r) {
-  mixing <- mix_start_mixing(if (family == "gh") "nig" else family)
+  mixing <- mix_start_mixing(family_get(family)$start_family)
   pars <- lapply(seq_along(counts), function(k) {
     rows <- z[labels == k, , drop = FALSE]
     center <- colMeans(rows)

@@ -128,9 +128,12 @@ mixture_factor_score_at <- function(src, theta, pars, object) {
   if (is.null(es) || es$n_bad > 0) {
     return(NULL)
   }
+  # (a component's rows are the mixture's: none is bad)
   scores <- lapply(seq_along(at$pars), function(k) {
-    factor_score_at(function(par) es$components[[k]], at$pars[[k]],
-                    object$family, object$symmetric)
+    st <- es$components[[k]]
+    st$n_bad <- 0
+    factor_score_at(function(par) st, at$pars[[k]], object$family,
+                    object$symmetric)
   })
   if (any(vapply(scores, is.null, NA))) {
     return(NULL)

@@ -10,36 +10,20 @@
 # then the single-component M-step (mix_mstep()) of each component with its
 # membership weights, and proportions pi_k = tau_k / sum(tau).
 
-# TRUE when `components` asks for today's single-distribution fit.
-mix_is_single <- function(components) {
-  is.numeric(components) && length(components) == 1L &&
-    isTRUE(components == 1)
-}
-
-mixture_check_online <- function(control, call) {
-  if (!is.null(control$online)) {
-    abort_argument("Online EM (`control$online`) fits one distribution.", call)
-  }
-}
-
-mix_fit_components <- function(x, family, components, nstart, criterion,
-                               symmetric, start, control, gauge, na_rm,
-                               backend, threads, device, cluster, call,
-                               weights = NULL, shrink = NULL,
-                               factors = NULL) {
-  g_all <- mixture_check_components(components, call)
-  criterion <- check_choice(criterion, c("bic", "icl"), "criterion", call)
-  mixture_check_nstart(nstart, call)
-  args <- fit_args(symmetric, control, gauge, na_rm, backend, threads,
-                   device, cluster, call)
-  mixture_check_online(control, call)
-  args$shrink <- shrink_arg(shrink, call)
-  args$factors <- mixture_factor_mode(factors, x, args, call)
+# The mixtures of the G of spec$G (model_spec()), the best by its criterion.
+mix_fit_components <- function(x, start, spec) {
+  family <- spec$family
+  g_all <- spec$G
+  nstart <- spec$nstart
+  criterion <- spec$criterion
+  args <- spec$args
+  weights <- spec$weights
+  call <- spec$call
   if (!is.null(args$cluster) || inherits(x, "ghmix_data")) {
     return(mixture_chunked_components(x, g_all, family, nstart, criterion,
                                       start, args, weights, call))
   }
-  data <- mixture_memory_data(x, na_rm, weights, args, g_all, call)
+  data <- mixture_memory_data(x, args$na_rm, weights, args, g_all, call)
   g_all <- mixture_components_regular(g_all, data, is.null(args$factors),
                                       call)
   if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
@@ -125,14 +109,6 @@ mixture_chosen <- function(fits, criterion) {
   mixture_select(fits, criterion)
 }
 
-mixture_check_nstart <- function(nstart, call) {
-  ok <- is.numeric(nstart) && length(nstart) == 1L && is.finite(nstart) &&
-    nstart >= 0 && nstart == round(nstart)
-  if (!ok) {
-    abort_argument("`nstart` must be a whole number, 0 or more.", call)
-  }
-}
-
 # The E-step of a fit on the GPU: mixture_estep() on the rows of handle
 # (its x, the same rows in this process, is not read).
 mixture_estep_cuda <- function(handle, device) {
@@ -140,20 +116,6 @@ mixture_estep_cuda <- function(handle, device) {
     mixture_estep(handle, pars, props, weights, what, rows, threads,
                   backend = "cuda", device = device)
   }
-}
-
-mixture_check_components <- function(components, call) {
-  ok <- is.numeric(components) && length(components) > 0L &&
-    isTRUE(all(is.finite(components) & components >= 1 &
-                 components == round(components))) &&
-    !anyDuplicated(components)
-  if (!ok) {
-    abort_argument(
-      "`components` must be distinct whole numbers, 1 or more (e.g. 1:6).",
-      call
-    )
-  }
-  sort(as.integer(components))
 }
 
 # The fit of one G (G = 1: today's fit, as a one-component mixture).
@@ -660,7 +622,7 @@ mixture_result <- function(em, x, std, family, args, data, call) {
   pars <- lapply(em$pars, function(par) {
     mixture_par_names(from_std(par, std), colnames(x))
   })
-  if (family == "gh") pars <- lapply(pars, gig_snap_limit)
+  if (family_get(family)$limits) pars <- lapply(pars, gig_snap_limit)
   gauge <- mixture_gauge(pars, args$gauge, call)
   pars <- lapply(pars, set_gauge, gauge = gauge)
   ord <- mixture_order(pars, em$props)

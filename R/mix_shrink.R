@@ -38,26 +38,11 @@ mixture_shrink_check_scaling <- function(spec, scaling, call) {
   if (is.null(spec) || is.null(scaling) || identical(spec$target, "diagonal")) {
     return(invisible())
   }
-  abort_shrink(
-    paste(
-      "The target of `shrink` must be \"diagonal\" here: the data's scale",
-      "is beyond the doubles for a target in the data's units (the rows are",
-      "fitted standardised)."
-    ),
-    call
-  )
+  model_refuse("shrink_target_scaled", call)
 }
 
 mixture_shrink_check_cv <- function(spec, call) {
-  if (identical(spec$weight, "cv")) {
-    abort_shrink(
-      paste(
-        '`shrink` weight "cv" is for one distribution (`components = 1`);',
-        "give mixtures a weight or the Ledoit-Wolf rule (weight = NULL)."
-      ),
-      call
-    )
-  }
+  if (identical(spec$weight, "cv")) model_refuse("shrink_cv_components", call)
 }
 
 # The prior of a factor mixture (R/factor_shrink.R's, with r factors):
@@ -120,13 +105,7 @@ mixture_factor_target_units <- function(spec, x, std, scaling, call) {
   ref <- round(mean(log_t))
   u <- 2^(log_t - ref)
   if (!all(is.finite(u^2) & u^2 > 0 & is.finite(1 / u^2))) {
-    abort_shrink(
-      paste(
-        "The target of `shrink` must be \"diagonal\" here: the columns'",
-        "scales are too far apart for a target in the data's units."
-      ),
-      call
-    )
+    model_refuse("shrink_target_scales", call)
   }
   out$std$scale <- std$scale * u
   if (!is.null(x)) out$x <- x * rep(u, each = nrow(x))

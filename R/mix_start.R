@@ -90,7 +90,7 @@ mixture_start_labels <- function(z, labels, g, family, label,
   if (!is.null(factors)) {
     return(mixture_factor_start(z, labels, counts, family, label, factors))
   }
-  base <- mix_start(z, NULL, if (family == "gh") "nig" else family, FALSE,
+  base <- mix_start(z, NULL, family_get(family)$start_family, FALSE,
                     NULL, list(center = rep(0, d), cov = diag(d)))
   pars <- lapply(seq_len(g), function(k) {
     rows <- z[labels == k, , drop = FALSE]

@@ -391,13 +391,7 @@ shrink_target <- function(target, cov, sc, call) {
 
 shrink_need_rows <- function(src, call) {
   if (!is.matrix(src$stored)) {
-    abort_shrink(
-      paste(
-        "The weight rules of `shrink` need the rows in memory; give chunked",
-        "data a weight: ghmix_shrink(weight = ) or shrink = <number>."
-      ),
-      call
-    )
+    model_refuse("shrink_rule_chunks", call)
   }
 }
 
@@ -596,16 +590,7 @@ shrink_line <- function(x) {
 # vcov() of a penalised fit: the observed information of the likelihood is
 # not that of the posterior mode, so there are no standard errors.
 vcov_check_shrink <- function(object, call) {
-  if (!is.null(object$shrink)) {
-    abort_shrink(
-      paste(
-        "vcov() is not available for penalised fits (`shrink`): the",
-        "observed information of the likelihood does not apply at a",
-        "posterior mode."
-      ),
-      call
-    )
-  }
+  if (!is.null(object$shrink)) model_refuse("shrink_vcov", call)
 }
 
 # The all-NA covariance that summary() shows for a penalised fit.
@@ -629,7 +614,7 @@ shrink_gaussian <- function(fit, x, spec, call) {
   src <- list(engine = list(d = d), std = list(cov = s), stored = x,
               nobs = n)
   if (identical(spec$weight, "cv")) {
-    abort_shrink('fit_gaussian() takes no `shrink` weight "cv".', call)
+    model_refuse("shrink_cv_gaussian", call)
   }
   prior <- shrink_setup(spec, src, call)
   k <- prior$weight

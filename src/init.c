@@ -31,7 +31,7 @@ SEXP ffi_chol_lower(SEXP a);
 SEXP ffi_chol_upper(SEXP a);
 SEXP ffi_eigen_values_sym(SEXP a);
 SEXP ffi_mixture_estep_args(SEXP pars);
-SEXP ffi_mixture_unpack_components(SEXP raw, SEXP comps, SEXP sxx_dim);
+SEXP ffi_estep_decode(SEXP raw, SEXP comps, SEXP dims);
 SEXP ffi_mix_consts(SEXP chol, SEXP gamma, SEXP pab);
 
 /* Codes and layouts shared with R (src/r_codes.c) */
@@ -100,7 +100,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(ffi_chol_upper, 1),
     CALLDEF(ffi_eigen_values_sym, 1),
     CALLDEF(ffi_mixture_estep_args, 1),
-    CALLDEF(ffi_mixture_unpack_components, 3),
+    CALLDEF(ffi_estep_decode, 3),
     CALLDEF(ffi_mix_consts, 3),
     /* codes and layouts */
     CALLDEF(ffi_codes, 0),

@@ -191,17 +191,31 @@ SEXP ffi_cuda_mix_estep_factor(SEXP handle, SEXP center, SEXP loadings,
   return stats;
 }
 
+/* The sums of ghmix_cuda_factor_estep_mixture (the mixture's, then each
+ * component's as a whole one-component E-step gives them) in the layout of
+ * the shape s of G factor components: each component's blocks without the
+ * model sums of its own (one: the doubles of a one-component E-step). */
+static void factor_mixture_layout(const ghmix_estep_shape *s, size_t one,
+                                  const double *sums, double *out) {
+  size_t per = ghmix_estep_component_nstats(s);
+  int k;
+  memcpy(out, sums, sizeof(double) * (size_t)GHMIX_STAT_TAU);
+  for (k = 0; k < s->components; k++)
+    memcpy(out + ghmix_estep_stat(s, k, GHMIX_STAT_TAU).offset,
+           sums + (size_t)GHMIX_STAT_TAU + (size_t)k * one + (one - per),
+           sizeof(double) * per);
+}
+
 /* The E-step of a mixture of G factor-analytic components on the data of
  * the handle, whose weights are the rows' (none: 1), in one pass on the
  * GPU (ghmix_cuda_factor_estep_mixture): comps, the G components'
  * arguments of ffi_mix_estep_factor (a list each: center, loadings,
  * uniquenesses, gamma, pab, what; R's factor_estep_args()), log_props
  * (G), what (the flags of the rows' E[log Y]), rows (flag).  R NULL when
- * a component's parameters are not usable; else c(rows, weight, loglik,
- * bad) of the mixture, then each component's statistics as
- * ffi_mix_estep_factor gives them with row weights w tau_k, with
- * attributes "launches" and, with rows, "rows" (as those of
- * ffi_mix_estep_mixture). */
+ * a component's parameters are not usable; else the statistics of G factor
+ * components (src/core/estep.h: the mixture's sums, then each component's
+ * blocks, with row weights w tau_k), with attributes "launches" and, with
+ * rows, "rows" (as those of ffi_mix_estep_mixture). */
 SEXP ffi_cuda_factor_estep_mixture(SEXP handle, SEXP comps, SEXP log_props,
                                    SEXP what, SEXP rows) {
   int n, d, weighted, G, k, launches = 0;
@@ -212,7 +226,8 @@ SEXP ffi_cuda_factor_estep_mixture(SEXP handle, SEXP comps, SEXP log_props,
   ghmix_factor_model *fms;
   ghmix_estep_shape shape;
   ghmix_error err;
-  double *row_out;
+  double *row_out, *sums;
+  size_t one;
   SEXP out;
   if (TYPEOF(comps) != VECSXP || XLENGTH(comps) < 1 ||
       XLENGTH(comps) > GHMIX_MAX_COMPONENTS ||
@@ -233,13 +248,16 @@ SEXP ffi_cuda_factor_estep_mixture(SEXP handle, SEXP comps, SEXP log_props,
       Rf_error("internal error: factor mixture components of different r");
   }
   shape = ghmix_factor_shape(&fms[0], 1);
-  out = PROTECT(Rf_allocVector(
-      REALSXP, (R_xlen_t)GHMIX_STAT_TAU +
-                   (R_xlen_t)G * (R_xlen_t)ghmix_estep_nstats(&shape)));
+  one = ghmix_estep_nstats(&shape);
+  sums = (double *)R_alloc((size_t)GHMIX_STAT_TAU + (size_t)G * one,
+                           sizeof(double));
+  shape.components = G;
+  out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)ghmix_estep_nstats(&shape)));
   row_out = ghmix_r_mixg_rows(out, rows, G, n);
-  if (ghmix_cuda_factor_estep_mixture(h, G, fms, lp, flags, REAL(out), row_out,
+  if (ghmix_cuda_factor_estep_mixture(h, G, fms, lp, flags, sums, row_out,
                                       &launches, &err) != GHMIX_OK)
     ghmix_r_stop(&err);
+  factor_mixture_layout(&shape, one, sums, REAL(out));
   (void)weighted;
   factor_launches(out, launches);
   UNPROTECT(1);

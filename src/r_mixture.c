@@ -291,34 +291,50 @@ SEXP ffi_mixture_estep_args(SEXP pars) {
   return out;
 }
 
-/* The per-component statistics of a mixture E-step (R/mix_estep.R,
- * mixture_unpack()): for each of the lists of positions in comps, the list
- * of raw[positions] by the same names, "sxx" with dimension sxx_dim. */
-SEXP ffi_mixture_unpack_components(SEXP raw, SEXP comps, SEXP sxx_dim) {
+/* The E-step statistics raw by name (R/codes.R, estep_blocks()): for each
+ * of the lists of positions in comps, the list of raw[positions] by the
+ * same names; a block named in the list dims gets that dim attribute. */
+static SEXP decode_dim(SEXP dims, const char *name, R_xlen_t len) {
+  SEXP nm = Rf_getAttrib(dims, R_NamesSymbol), dim;
+  R_xlen_t j;
+  for (j = 0; j < XLENGTH(dims); j++) {
+    if (strcmp(CHAR(STRING_ELT(nm, j)), name) != 0)
+      continue;
+    dim = VECTOR_ELT(dims, j);
+    if (TYPEOF(dim) != INTSXP || XLENGTH(dim) != 2 ||
+        (double)INTEGER(dim)[0] * INTEGER(dim)[1] != (double)len)
+      Rf_error("internal error: %s of the wrong dimension", name);
+    return dim;
+  }
+  return R_NilValue;
+}
+
+SEXP ffi_estep_decode(SEXP raw, SEXP comps, SEXP dims) {
   R_xlen_t g, k, f, nf, i, len, n = XLENGTH(raw);
-  SEXP out, dim;
+  SEXP out;
   if (TYPEOF(raw) != REALSXP || TYPEOF(comps) != VECSXP ||
-      TYPEOF(sxx_dim) != INTSXP || XLENGTH(sxx_dim) != 2)
-    Rf_error("internal error: mixture statistics of the wrong type");
+      TYPEOF(dims) != VECSXP ||
+      (XLENGTH(dims) > 0 &&
+       TYPEOF(Rf_getAttrib(dims, R_NamesSymbol)) != STRSXP))
+    Rf_error("internal error: E-step statistics of the wrong type");
   g = XLENGTH(comps);
   out = PROTECT(Rf_allocVector(VECSXP, g));
-  dim = PROTECT(Rf_duplicate(sxx_dim));
   for (k = 0; k < g; k++) {
     SEXP ix = VECTOR_ELT(comps, k), nm, one;
     if (TYPEOF(ix) != VECSXP)
-      Rf_error("internal error: mixture statistics of the wrong type");
+      Rf_error("internal error: E-step statistics of the wrong type");
     nm = Rf_getAttrib(ix, R_NamesSymbol);
     nf = XLENGTH(ix);
     if (TYPEOF(nm) != STRSXP)
-      Rf_error("internal error: mixture statistics without names");
+      Rf_error("internal error: E-step statistics without names");
     one = Rf_allocVector(VECSXP, nf);
     SET_VECTOR_ELT(out, k, one);
     Rf_setAttrib(one, R_NamesSymbol, nm);
     for (f = 0; f < nf; f++) {
-      SEXP pos = VECTOR_ELT(ix, f), v;
+      SEXP pos = VECTOR_ELT(ix, f), v, dim;
       const int *pp;
       if (TYPEOF(pos) != INTSXP)
-        Rf_error("internal error: mixture statistics of the wrong type");
+        Rf_error("internal error: E-step statistics of the wrong type");
       len = XLENGTH(pos);
       pp = INTEGER(pos);
       v = Rf_allocVector(REALSXP, len);
@@ -328,14 +344,12 @@ SEXP ffi_mixture_unpack_components(SEXP raw, SEXP comps, SEXP sxx_dim) {
           Rf_error("internal error: a statistic's position is out of range");
         REAL(v)[i] = REAL(raw)[pp[i] - 1];
       }
-      if (strcmp(CHAR(STRING_ELT(nm, f)), "sxx") == 0) {
-        if ((double)INTEGER(dim)[0] * INTEGER(dim)[1] != (double)len)
-          Rf_error("internal error: sxx of the wrong dimension");
-        Rf_setAttrib(v, R_DimSymbol, dim);
-      }
+      dim = decode_dim(dims, CHAR(STRING_ELT(nm, f)), len);
+      if (dim != R_NilValue)
+        Rf_setAttrib(v, R_DimSymbol, Rf_duplicate(dim));
     }
   }
-  UNPROTECT(2);
+  UNPROTECT(1);
   return out;
 }
 

@@ -12,7 +12,6 @@
 #include "../core/factor.h"
 #include "../core/mixture.h"
 #include "../core/status.h"
-#include "../cpu/gh_dist_cpu.h"
 
 #ifdef __cplusplus
 extern "C" {

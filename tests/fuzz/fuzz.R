@@ -368,7 +368,7 @@ templates <- list(
       a = pos(1), b = pos(1)
     ), simplify = FALSE))
   },
-  ffi_mixture_unpack_components = function() {
+  ffi_estep_decode = function() {
     d <- pick(1:3)
     g <- pick(1:3)
     per <- 6L + 2L * d + d * d
@@ -379,7 +379,7 @@ templates <- list(
            sxw = at + 6L + d + seq_len(d),
            sxx = at + 6L + 2L * d + seq_len(d * d))
     })
-    list(num(4L + g * per), comps, c(d, d))
+    list(num(4L + g * per), comps, list(sxx = c(d, d)))
   },
   ffi_mix_consts = function() {
     d <- pick(1:4)

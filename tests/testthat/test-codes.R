@@ -78,7 +78,7 @@ test_that("the E-step statistics decode by the layout's names", {
   expect_length(raw, lay$nstats)
   expect_named(lay$blocks$inv_y_uu,
                c("start", "length", "nrow", "ncol", "component"))
-  st <- ghmix:::unpack_stats(raw, lay)
+  st <- ghmix:::estep_decode_one(raw, lay)
   col <- ghmix:::estep_row_columns()
   expect_named(col, c("loglik", "inv_y", "y", "log_y"))
   rows <- st$rows
