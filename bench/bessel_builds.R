@@ -16,17 +16,10 @@ label <- if (length(args) >= 1) args[[1]] else "build"
 n <- if (length(args) >= 2) as.numeric(args[[2]]) else 1e6
 reps <- if (length(args) >= 3) as.integer(args[[3]]) else 5L
 
-# the same points and regions as bench/bessel.R's E-step section
-set.seed(20240602)
-d_e <- sample(c(1, 2, 5, 10, 20, 50), n, replace = TRUE)
-nu_e <- stats::runif(n, -3, 3) - d_e / 2
-x_e <- 10^stats::runif(n, -1, 2)
-region <- ifelse(
-  abs(nu_e) >= 16, "Debye",
-  ifelse(abs(nu_e) - 0.5 == floor(abs(nu_e) - 0.5), "half-integer",
-         ifelse(x_e <= 2, "series",
-                ifelse(x_e < 100, "CF2", "Hankel")))
-)
+pts <- bench_estep_points(n) # those of bench/bessel.R's E-step section
+x_e <- pts$x
+nu_e <- pts$nu
+region <- pts$region
 rows <- lapply(c("all", sort(unique(region))), function(g) {
   keep <- if (g == "all") rep(TRUE, n) else region == g
   xk <- x_e[keep]
