@@ -33,7 +33,7 @@ GHMIX_HD double ghmix_bessel_logk(double x, double nu);
 
 /* ghmix_bessel_logk at the n points (x[i], nu[i]) into logk[i], the same
  * values to the bit; the points of the continued fraction's region are
- * evaluated several at a time (their dependency chains interleaved). */
+ * evaluated two at a time (their loops in lockstep). */
 #define GHMIX_BESSEL_LOGK_BLOCK 64
 GHMIX_HD void ghmix_bessel_logk_n(int n, const double *x, const double *nu,
                                   double *logk);

@@ -64,7 +64,7 @@ GHMIX_HD void ghmix_bessel_cf2(double x, double nu, int what,
  * GHMIX_CF2_LOGK_N_MAX points (x[i], nu[i]), 2 < x[i] < 100 and
  * 0 <= nu[i] < 16, two at a time (the same values to the bit, in less
  * time). */
-#define GHMIX_CF2_LOGK_N_MAX 64
+#define GHMIX_CF2_LOGK_N_MAX GHMIX_BESSEL_LOGK_BLOCK
 GHMIX_HD void ghmix_bessel_cf2_logk_n(int n, const double *x, const double *nu,
                                       double *logk);
 
