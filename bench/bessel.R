@@ -100,24 +100,13 @@ dot_chart(res$million_per_s,
 invisible(grDevices::dev.off())
 
 # The E-step's range --------------------------------------------------------
-# The orders and arguments of a GH E-step's posterior GIG(p - d/2, a + G,
-# b + Q): nu = p - d/2 with p uniform in [-3, 3] and d drawn from
-# {1, 2, 5, 10, 20, 50}, x = sqrt((a + G) (b + Q)) log-uniform in
-# [0.1, 100] (set.seed(20240602)); the same n points, timed as above (1
-# thread against base R, and 2 threads against 1), overall and by the
-# kernel's regions (src/core/bessel.c): |nu| >= 16 (Debye), half-integer
-# nu (closed form), else x <= 2 (Temme's series), 2 < x < 100 (CF2),
-# x >= 100 (Hankel).
-set.seed(20240602)
-d_e <- sample(c(1, 2, 5, 10, 20, 50), n, replace = TRUE)
-nu_e <- stats::runif(n, -3, 3) - d_e / 2
-x_e <- 10^stats::runif(n, -1, 2)
-region <- ifelse(
-  abs(nu_e) >= 16, "|nu| >= 16 (Debye)",
-  ifelse(abs(nu_e) - 0.5 == floor(abs(nu_e) - 0.5), "half-integer nu",
-         ifelse(x_e <= 2, "x <= 2 (series)",
-                ifelse(x_e < 100, "2 < x < 100 (CF2)", "x >= 100 (Hankel)")))
-)
+# bench_estep_points() (common.R): the orders and arguments of a GH
+# E-step, timed as above (1 thread against base R, and 2 threads against
+# 1), overall and by the kernel's regions.
+pts <- bench_estep_points(n)
+x_e <- pts$x
+nu_e <- pts$nu
+region <- pts$region
 estep_row <- function(label, keep) {
   xk <- x_e[keep]
   nk <- nu_e[keep]

@@ -485,3 +485,24 @@ simulate_panel_mixture <- function(n, d, g, family, delta, tail = "heavy",
   }
   list(x = x, labels = labels, truth = list(pi = props, comps = comps))
 }
+
+# The orders and arguments of a GH E-step's posterior GIG(p - d/2, a + G,
+# b + Q): nu = p - d/2 with p uniform in [-3, 3] and d drawn from
+# {1, 2, 5, 10, 20, 50}, x = sqrt((a + G) (b + Q)) log-uniform in
+# [0.1, 100] (set.seed(20240602)), n points, each with the log K kernel's
+# region (src/core/bessel.c): |nu| >= 16 (Debye), half-integer nu (closed
+# form), else x <= 2 (Temme's series), 2 < x < 100 (CF2), x >= 100
+# (Hankel).
+bench_estep_points <- function(n) {
+  set.seed(20240602)
+  d_e <- sample(c(1, 2, 5, 10, 20, 50), n, replace = TRUE)
+  nu <- stats::runif(n, -3, 3) - d_e / 2
+  x <- 10^stats::runif(n, -1, 2)
+  region <- ifelse(
+    abs(nu) >= 16, "|nu| >= 16 (Debye)",
+    ifelse(abs(nu) - 0.5 == floor(abs(nu) - 0.5), "half-integer nu",
+           ifelse(x <= 2, "x <= 2 (series)",
+                  ifelse(x < 100, "2 < x < 100 (CF2)", "x >= 100 (Hankel)")))
+  )
+  list(x = x, nu = nu, region = region)
+}

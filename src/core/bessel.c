@@ -132,3 +132,35 @@ GHMIX_HD double ghmix_bessel_logk(double x, double nu) {
   ghmix_bessel_eval(x, nu, 0, &res);
   return res.logk;
 }
+
+/* 1 when ghmix_bessel_logk(x, nu) is ghmix_bessel_cf2(x, |nu|, 0, .)'s
+ * log K (eval_nonneg without derivatives); 0 for NaN and infinities. */
+GHMIX_INLINE int logk_takes_cf2(double x, double nu) {
+  double a = fabs(nu);
+  return a < GHMIX_DEBYE_NU_MIN && x > GHMIX_SERIES_X_MAX &&
+         cf2_applies(x, 0) && halfint_order(a) < 0;
+}
+
+GHMIX_HD void ghmix_bessel_logk_n(int n, const double *x, const double *nu,
+                                  double *logk) {
+  double cx[GHMIX_BESSEL_LOGK_BLOCK], cnu[GHMIX_BESSEL_LOGK_BLOCK];
+  double cv[GHMIX_BESSEL_LOGK_BLOCK];
+  int at[GHMIX_BESSEL_LOGK_BLOCK];
+  for (int lo = 0; lo < n; lo += GHMIX_BESSEL_LOGK_BLOCK) {
+    int hi =
+        n - lo < GHMIX_BESSEL_LOGK_BLOCK ? n : lo + GHMIX_BESSEL_LOGK_BLOCK;
+    int m = 0;
+    for (int i = lo; i < hi; i++) {
+      if (logk_takes_cf2(x[i], nu[i])) {
+        cx[m] = x[i];
+        cnu[m] = fabs(nu[i]);
+        at[m++] = i;
+      } else {
+        logk[i] = ghmix_bessel_logk(x[i], nu[i]);
+      }
+    }
+    ghmix_bessel_cf2_logk_n(m, cx, cnu, cv);
+    for (int j = 0; j < m; j++)
+      logk[at[j]] = cv[j];
+  }
+}

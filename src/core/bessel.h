@@ -31,6 +31,13 @@ typedef struct {
 /* log K_nu(x) alone.  x > 0 and finite nu; NaN in gives NaN out. */
 GHMIX_HD double ghmix_bessel_logk(double x, double nu);
 
+/* ghmix_bessel_logk at the n points (x[i], nu[i]) into logk[i], the same
+ * values to the bit; the points of the continued fraction's region are
+ * evaluated two at a time (their loops in lockstep). */
+#define GHMIX_BESSEL_LOGK_BLOCK 64
+GHMIX_HD void ghmix_bessel_logk_n(int n, const double *x, const double *nu,
+                                  double *logk);
+
 /* log K_nu(x) and whatever `what` asks for; fields not asked for are left
  * untouched. */
 GHMIX_HD void ghmix_bessel_eval(double x, double nu, int what,

@@ -201,6 +201,170 @@ GHMIX_HD void ghmix_bessel_raise(double x, double mu, int n, double r,
   out->dlog = lam + lam_lo;
 }
 
+/* log K alone, two points at a time -----------------------------------------
+ * cf2_eval without derivatives and the recurrence of ghmix_bessel_raise
+ * without them, for two points in lockstep while both run, then for the
+ * one left: each loop is a chain of dependent multiplications and
+ * divisions, and the two points' chains overlap in the processor (or
+ * share its vector instructions: the state is kept as pairs, lane by
+ * lane).  Each point goes through the same operations in the same order as
+ * in ghmix_bessel_cf2(x, nu, 0, .), so the values are the same to the bit. */
+typedef struct {
+  double x[2], mu[2], m2[2], g0[2], x2[2];    /* the points' constants */
+  double ep[2], e[2], g[2], q[2], f[2], t[2]; /* as in cf2_eval */
+  double k0[2], k1[2], tx[2], tx_lo[2];       /* as in ghmix_bessel_raise */
+  int shift[2];
+} cf2_pair;
+
+GHMIX_INLINE void lane_start(cf2_pair *p, int l, double x, double nu) {
+  int shift = cf2_order_shift(nu);
+  double mu = shift ? nu - shift : -nu;
+  p->shift[l] = shift;
+  p->mu[l] = mu;
+  p->x[l] = x;
+  p->m2[l] = mu * mu;
+  p->g0[l] = (0.5 - mu) * (0.5 + mu);
+  p->ep[l] = 1.0;
+  p->e[l] = 2.0 * (1.0 + x);
+  p->g[l] = 1.0;
+  p->q[l] = 1.0;
+  p->f[l] = p->t[l] = 1.0 / p->e[l];
+  p->x2[l] = 2.0 * x;
+}
+
+/* CF2 term n of lane l (in = 1/n, inn = 1/(n (n-1)), sq = (n - 1/2)^2);
+ * returns the last increment of S - 1, for the convergence test (a double
+ * rather than the test's outcome: then the compilers vectorize the loop
+ * over the two lanes). */
+GHMIX_INLINE double lane_term(cf2_pair *p, int l, double in, double inn,
+                              double sq) {
+  double cn = (sq - p->m2[l]) * inn, a = 2.0 + p->x2[l] * in;
+  double en = a * p->e[l] - cn * p->ep[l], id = 1.0 / (en * p->e[l]);
+  p->q[l] += p->e[l] * in;
+  p->g[l] *= cn;
+  double df = p->g[l] * id;
+  p->ep[l] = p->e[l];
+  p->e[l] = en;
+  p->f[l] += df;
+  double term = p->q[l] * df;
+  p->t[l] += term;
+  return p->g0[l] * term + 0.0;
+}
+
+/* Lane l's terms from n on; sq and iprev as at term n - 1. */
+GHMIX_INLINE void lane_rest(cf2_pair *p, int l, int n, double sq,
+                            double iprev) {
+  for (; n < CF2_MAX_TERMS; n++) {
+    double in = cf2_inv(n), inn = in * iprev;
+    sq += 2 * (n - 1);
+    iprev = in;
+    if (lane_term(p, l, in, inn, sq) <= CF2_EPS)
+      break;
+  }
+}
+
+/* The start of the recurrence: k_0 = 1, k_1 = K_{mu+1} / K_mu (k_0 is the
+ * answer without a shift). */
+GHMIX_INLINE void lane_raise_start(cf2_pair *p, int l) {
+  double x = p->x[l];
+  p->k0[l] = 1.0;
+  p->k1[l] =
+      p->shift[l] ? ((x + 0.5 + p->mu[l]) - p->g0[l] * p->f[l]) / x : 1.0;
+  p->tx[l] = 2.0 / x;
+  p->tx_lo[l] = fma(-p->tx[l], x, 2.0) / x;
+}
+
+GHMIX_INLINE void lane_raise_step(cf2_pair *p, int l, int m) {
+  double am = p->mu[l] + m;
+  double u = p->k1[l] * p->tx[l] + p->k1[l] * p->tx_lo[l];
+  double k2 = p->k0[l] + am * u;
+  p->k0[l] = p->k1[l];
+  p->k1[l] = k2;
+}
+
+GHMIX_INLINE double lane_logk(const cf2_pair *p, int l) {
+  double x = p->x[l], s = 1.0 + p->g0[l] * p->t[l];
+  return log(exp(-x) * p->k1[l] * SQRT_HALF_PI / (sqrt(x) * s));
+}
+
+GHMIX_INLINE double cf2_logk_one(double x, double nu) {
+  cf2_pair p;
+  lane_start(&p, 0, x, nu);
+  lane_rest(&p, 0, 2, 0.25, 1.0);
+  lane_raise_start(&p, 0);
+  for (int m = 1; m < p.shift[0]; m++)
+    lane_raise_step(&p, 0, m);
+  return lane_logk(&p, 0);
+}
+
+GHMIX_INLINE void cf2_logk_two(const double *x, const double *nu,
+                               double *logk) {
+  cf2_pair p;
+  lane_start(&p, 0, x[0], nu[0]);
+  lane_start(&p, 1, x[1], nu[1]);
+  double sq = 0.25, iprev = 1.0;
+  int n = 2, done0 = 0, done1 = 0;
+  for (; n < CF2_MAX_TERMS && !done0 && !done1; n++) {
+    double in = cf2_inv(n), inn = in * iprev;
+    double last[2];
+    sq += 2 * (n - 1);
+    iprev = in;
+    for (int l = 0; l < 2; l++) /* a loop, for the vectorizers */
+      last[l] = lane_term(&p, l, in, inn, sq);
+    done0 = last[0] <= CF2_EPS;
+    done1 = last[1] <= CF2_EPS;
+  }
+  if (!done0)
+    lane_rest(&p, 0, n, sq, iprev);
+  if (!done1)
+    lane_rest(&p, 1, n, sq, iprev);
+  lane_raise_start(&p, 0);
+  lane_raise_start(&p, 1);
+  int m = 1;
+  for (; m < p.shift[0] && m < p.shift[1]; m++) {
+    for (int l = 0; l < 2; l++)
+      lane_raise_step(&p, l, m);
+  }
+  for (int l = 0; l < 2; l++)
+    for (int ml = m; ml < p.shift[l]; ml++)
+      lane_raise_step(&p, l, ml);
+  logk[0] = lane_logk(&p, 0);
+  logk[1] = lane_logk(&p, 1);
+}
+
+/* About log2(x) / 2 for 2 < x < 100: points of one class take similar
+ * numbers of terms (about 170/x), so that a pair of them runs in lockstep
+ * for most of its terms. */
+#define CF2_CLASSES 11
+GHMIX_INLINE int cf2_class(double x) {
+  return (x >= 2.83) + (x >= 4.0) + (x >= 5.66) + (x >= 8.0) + (x >= 11.3) +
+         (x >= 16.0) + (x >= 22.6) + (x >= 32.0) + (x >= 45.3) + (x >= 64.0);
+}
+
+GHMIX_HD void ghmix_bessel_cf2_logk_n(int n, const double *x, const double *nu,
+                                      double *logk) {
+  int count[CF2_CLASSES + 1] = {0}, order[GHMIX_CF2_LOGK_N_MAX];
+  unsigned char cls[GHMIX_CF2_LOGK_N_MAX];
+  for (int i = 0; i < n; i++) {
+    cls[i] = (unsigned char)cf2_class(x[i]);
+    count[cls[i] + 1]++;
+  }
+  for (int c = 1; c <= CF2_CLASSES; c++)
+    count[c] += count[c - 1];
+  for (int i = 0; i < n; i++)
+    order[count[cls[i]]++] = i;
+  int k = 0;
+  for (; k + 1 < n; k += 2) {
+    int i = order[k], j = order[k + 1];
+    double px[2] = {x[i], x[j]}, pnu[2] = {nu[i], nu[j]}, v[2];
+    cf2_logk_two(px, pnu, v);
+    logk[i] = v[0];
+    logk[j] = v[1];
+  }
+  if (k < n)
+    logk[order[k]] = cf2_logk_one(x[order[k]], nu[order[k]]);
+}
+
 GHMIX_HD void ghmix_bessel_cf2(double x, double nu, int what,
                                ghmix_bessel_result *res) {
   int n = cf2_order_shift(nu), deriv = what & GHMIX_BESSEL_GRAD;

@@ -60,6 +60,14 @@ GHMIX_HD int ghmix_bessel_hankel_scaled(double x, double nu, int what,
 GHMIX_HD void ghmix_bessel_cf2(double x, double nu, int what,
                                ghmix_bessel_result *res);
 
+/* log K_nu(x) alone, as ghmix_bessel_cf2 gives it, at the n <=
+ * GHMIX_CF2_LOGK_N_MAX points (x[i], nu[i]), 2 < x[i] < 100 and
+ * 0 <= nu[i] < 16, two at a time (the same values to the bit, in less
+ * time). */
+#define GHMIX_CF2_LOGK_N_MAX GHMIX_BESSEL_LOGK_BLOCK
+GHMIX_HD void ghmix_bessel_cf2_logk_n(int n, const double *x, const double *nu,
+                                      double *logk);
+
 /* The order raised from mu to mu + n (n >= 1) by K_{m+1} = K_{m-1} +
  * (2 (mu + m) / x) K_m (DLMF 10.29.1), given r = K_{mu+1} / K_mu and, with
  * deriv, r1 = dr/dmu (see bessel_cf2.c): kn = K_{mu+n} / K_mu,

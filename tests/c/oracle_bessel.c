@@ -168,3 +168,9 @@ GHMIX_HD double ghmix_bessel_logk(double x, double nu) {
   ghmix_bessel_eval(x, nu, 0, &r);
   return r.logk;
 }
+
+GHMIX_HD void ghmix_bessel_logk_n(int n, const double *x, const double *nu,
+                                  double *logk) {
+  for (int i = 0; i < n; i++)
+    logk[i] = ghmix_bessel_logk(x[i], nu[i]);
+}

@@ -521,6 +521,45 @@ static void contract(void) {
   record("untouched_fields", "contract", 0, bad ? INFINITY : 0, NAN, NAN, bad, 0);
 }
 
+/* ghmix_bessel_logk_n gives ghmix_bessel_logk's values to the bit
+ * (it evaluates the continued fraction's points two at a time): blocks of
+ * every size up to two of its blocks, most points in that region, the rest
+ * in the others, on their boundaries and special. */
+static double batch_point(double *nu) {
+  double u = unif();
+  *nu = (unif() < 0.5 ? -1 : 1) * 16 * unif();
+  if (u < 0.1)
+    *nu = floor(*nu) + 0.5;
+  else if (u < 0.15)
+    *nu = 16 + 30 * unif();
+  else if (u < 0.2)
+    return 2 * unif();
+  else if (u < 0.23)
+    return unif() < 0.5 ? 2 : nextafter(100, 0);
+  else if (u < 0.25)
+    return u < 0.24 ? 0 : NAN;
+  else if (u < 0.3)
+    return 100 + 1e3 * unif();
+  return 2 + 98 * unif() * unif();
+}
+
+static void batch(void) {
+  enum { MAXN = 2 * GHMIX_BESSEL_LOGK_BLOCK };
+  double x[MAXN], nu[MAXN], got[MAXN];
+  for (int rep = 0; rep < 40; rep++)
+    for (int n = 0; n <= MAXN; n++) {
+      for (int i = 0; i < n; i++)
+        x[i] = batch_point(&nu[i]);
+      ghmix_bessel_logk_n(n, x, nu, got);
+      for (int i = 0; i < n; i++) {
+        double ref = ghmix_bessel_logk(x[i], nu[i]);
+        int same = memcmp(&got[i], &ref, sizeof ref) == 0;
+        record("batch_same_bits", "contract", 0, same ? 0 : INFINITY, x[i],
+               nu[i], got[i], ref);
+      }
+    }
+}
+
 /* ----------------------------------------------------------- report */
 
 static void print_bands(void) {
@@ -569,6 +608,7 @@ int main(int argc, char **argv) {
   fuzz(nfuzz);
   paths(nfuzz);
   contract();
+  batch();
 
   printf("\ntest_bessel: %ld fixture rows from %s, %ld fuzz points\n", nrows, path, nfuzz);
   printf("error = |got - ref| / max(1, |ref|) unless the check name says otherwise\n\n");
@@ -580,7 +620,8 @@ int main(int argc, char **argv) {
                                 "dx_ratios", "symmetry", "finite", "fd_dx/tol",
                                 "fd_dnu/tol", "finite_logk", "path_logk",
                                 "path_ratios", "path_dnu", "path_dx",
-                                "nan_in_nan_out", "untouched_fields"};
+                                "nan_in_nan_out", "untouched_fields",
+                                "batch_same_bits"};
   int norder = (int)(sizeof order / sizeof order[0]);
   int *idx = malloc(ngroups * sizeof *idx), m = 0;
   for (int k = 0; k <= norder; k++)
