@@ -28,6 +28,8 @@ static void logk_block(const ghmix_logk_args *a, ptrdiff_t lo, ptrdiff_t hi) {
     nu[m] = nui;
     at[m++] = i;
   }
+  if (m == 0)
+    return;
   ghmix_bessel_logk_n(m, x, nu, v);
   for (j = 0; j < m; j++)
     a->logk[at[j]] = v[j];
