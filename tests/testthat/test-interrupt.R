@@ -1,15 +1,15 @@
 # Interrupting long computations: control comes back promptly and no memory
 # stays behind.  Each case runs in a child R process (Rscript) that this
-# process interrupts with SIGINT, 20 times in one session; the child catches
+# process interrupts with SIGINT, 10 times in one session; the child catches
 # each interrupt with tryCatch(interrupt = ), notes when control came back
 # and its resident memory (VmRSS, after gc()), and starts the next call.
 #
 # The numbers are printed (run this file with testthat's default reporter
 # to see them); the assertions allow slack for a loaded machine.
 
-interrupt_reps <- 20L
+interrupt_reps <- 10L # (20 before: twice the time in both testthat legs of CI)
 interrupt_latency_limit <- 1.5 # seconds on an idle machine; the aim is 1
-interrupt_rss_limit <- 50 # MB over the 20 interrupts
+interrupt_rss_limit <- 50 # MB over the 10 interrupts
 
 # The limit on seconds to return, stretched by the machine's load: the
 # cluster fit's child waits on two worker processes, and with the other CI
