@@ -476,7 +476,14 @@ run_r_entry <- function(routine, args) {
     args$family <- NULL
     return(do.call(fun, args))
   }
-  make <- function(v) do.call(ghmix::gh_law, as.list(v))
+  # (a mutation can turn a law into a vector of 1e7 numbers: as 1e7
+  # arguments of do.call() it timed R's argument matching, not ghmix)
+  make <- function(v) {
+    if (is.list(v) || length(v) <= 6L) {
+      return(do.call(ghmix::gh_law, as.list(v)))
+    }
+    ghmix::gh_law(mu = v)
+  }
   law <- make(args$law)
   other <- make(args$other)
   switch(args$what,
