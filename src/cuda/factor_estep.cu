@@ -313,6 +313,21 @@ static ghmix_status factor_ready(const factor_data *h,
   return GHMIX_OK;
 }
 
+/* The start of every factor E-step call: no error and no launch yet, the
+ * G models checked against the handle, and the handle's device entered. */
+static ghmix_status factor_call_enter(factor_data *h, int G,
+                                      const ghmix_factor_model *fms,
+                                      int *launches, device_guard *guard,
+                                      ghmix_error *err) {
+  ghmix_status st;
+  ghmix_error_clear(err);
+  if (launches != NULL)
+    *launches = 0;
+  if ((st = factor_models_check(h, G, fms, err)) != GHMIX_OK)
+    return st;
+  return guard->enter(h->device, err);
+}
+
 extern "C" ghmix_status ghmix_cuda_factor_estep(void *handle,
                                                 const ghmix_factor_model *fm,
                                                 double *stats, double *rows,
@@ -323,11 +338,7 @@ extern "C" ghmix_status ghmix_cuda_factor_estep(void *handle,
   ghmix_factor_layout l;
   ghmix_status st;
   int empty = 0;
-  ghmix_error_clear(err);
-  if (launches != NULL)
-    *launches = 0;
-  if ((st = factor_models_check(h, 1, fm, err)) != GHMIX_OK ||
-      (st = guard.enter(h->device, err)) != GHMIX_OK)
+  if ((st = factor_call_enter(h, 1, fm, launches, &guard, err)) != GHMIX_OK)
     return st;
   l = ghmix_factor_plan(h->n, h->d, fm->r);
   if ((st = factor_ready(h, &l, stats, &empty, err)) != GHMIX_OK || empty)
@@ -442,11 +453,7 @@ extern "C" ghmix_status ghmix_cuda_factor_estep_mixture(
   ghmix_factor_layout l;
   ghmix_status st;
   int empty = 0;
-  ghmix_error_clear(err);
-  if (launches != NULL)
-    *launches = 0;
-  if ((st = factor_models_check(h, G, fms, err)) != GHMIX_OK ||
-      (st = guard.enter(h->device, err)) != GHMIX_OK)
+  if ((st = factor_call_enter(h, G, fms, launches, &guard, err)) != GHMIX_OK)
     return st;
   l = ghmix_factorg_plan(h->n, h->d, fms[0].r, G);
   if ((st = factor_ready(h, &l, out, &empty, err)) != GHMIX_OK || empty)
