@@ -172,26 +172,11 @@ rgh_factor <- function(n, mu, gamma, sigma, p, a, b, call) {
     par$p <- -0.5
     par$a <- par$b <- 1
   }
-  x <- factor_draw(n, par)
+  x <- cov_draw(n, par)
   if (invalid && n > 0) {
     x[] <- NaN
     warning(simpleWarning("NaNs produced", call))
   }
   colnames(x) <- names(mu)
   x
-}
-
-# n draws (an n x d matrix) of the factor-form mixture at par: mu + Y gamma
-# + sqrt(Y) (F z1 + sqrt(D) z2).
-factor_draw <- function(n, par) {
-  d <- length(par$uniquenesses)
-  r <- ncol(par$loadings)
-  y <- rgig(n, par$p, par$a, par$b)
-  z <- matrix(stats::rnorm(n * d), n, d) * rep(sqrt(par$uniquenesses),
-                                                each = n)
-  if (r > 0L) {
-    z <- z + matrix(stats::rnorm(n * r), n, r) %*% t(par$loadings)
-  }
-  x <- outer(y, par$gamma) + sqrt(y) * z
-  x + rep(par$mu, each = n)
 }

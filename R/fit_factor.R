@@ -379,16 +379,6 @@ factor_tie_argument <- function(par, ctx) {
   sqrt(big_a * (par$b + q))
 }
 
-# Free parameters of a factor fit: mu, gamma, F less its rotations
-# (r (r - 1) / 2), D, and the mixing parameters less the gauge; F and D
-# count at most as the full Sigma's d (d + 1) / 2, which they fill where
-# r factors are not identified (factor_identified()).
-factor_df <- function(family, symmetric, d, r) {
-  sigma <- min(d * r - r * (r - 1L) / 2L + d, d * (d + 1L) / 2L)
-  d + (if (symmetric) 0L else d) + sigma + length(mix_family(family)$free) -
-    1L
-}
-
 # Whether r factors in d dimensions are identified (up to rotation): F F'
 # + diag(D) has no more parameters than Sigma, (d - r)^2 >= d + r
 # (Ledermann 1937; Anderson and Rubin 1956).  Beyond it (r >= 3 in d = 5)
@@ -502,12 +492,4 @@ factor_summary_header <- function(x) {
       if (all(is.na(x$coefficients[, 2L]))) "no standard errors" else
       "standard errors from the observed information"
   ))
-}
-
-# The rows' log density and posterior moments (fit_rows_compute()), on
-# the CPU or the GPU (the rows copied there for this call).
-factor_rows_compute <- function(par, x, backend, device, threads) {
-  storage.mode(x) <- "double"
-  factor_estep(x, par, mix_what_rows(), rows = TRUE, threads = threads,
-               backend = backend, device = device)$rows
 }

@@ -191,7 +191,7 @@ fixed_result <- function(fit, fixed) {
   # (the EM's standardisation and gauge may round them by an ulp)
   held <- intersect(names(fixed), c("mu", "gamma", "p", "a", "b"))
   if (fixed_gamma_zero(fixed)) {
-    held <- setdiff(held, "gamma") # symmetric: mix_df() counts it
+    held <- setdiff(held, "gamma") # symmetric: model_df() counts it
   }
   for (nm in held) fit$parameters[[nm]][] <- as.double(fixed[[nm]])
   fit$df <- fit$df - sum(lengths(fixed[held]))

@@ -389,18 +389,7 @@ fit_rows <- function(object, x, type, backend, device, threads, call) {
 # E[1/Y|x], E[Y|x], E[log Y|x]) at the finite rows of x: the E-step's rows
 # on the CPU, the row kernel (one launch) on a GPU.
 fit_rows_compute <- function(par, x, backend, device, threads) {
-  if (!is.null(par$loadings)) {
-    return(factor_rows_compute(par, x, backend, device, threads))
-  }
-  if (backend == "cuda") {
-    chol_l <- .Call(ffi_chol_lower, par$sigma)
-    k <- mix_consts(chol_l, par$gamma, par$p, par$a, par$b)
-    storage.mode(x) <- "double"
-    return(.Call(ffi_cuda_mix_rows, x, as.double(par$mu), chol_l, k$g,
-                 k$consts, mix_what_rows(), TRUE, TRUE, device))
-  }
-  engine <- mix_engine_cpu(x, threads)
-  mix_estep(engine, par, mix_what_rows(), rows = TRUE)$rows
+  cov_of(par)$rows(par, x, backend, device, threads)
 }
 
 #' Simulate data sets from a fitted GH-family distribution
@@ -478,16 +467,7 @@ fit_simulate <- function(object, nsim) {
 
 # n draws of the mixture at par, an n x d matrix.
 fit_draw <- function(n, par, vars) {
-  if (!is.null(par$loadings)) {
-    x <- factor_draw(n, par)
-    dimnames(x) <- list(NULL, vars)
-    return(x)
-  }
-  d <- length(par$mu)
-  y <- rgig(n, par$p, par$a, par$b)
-  z <- matrix(stats::rnorm(n * d), n, d) %*% chol(par$sigma)
-  x <- outer(y, par$gamma) + sqrt(y) * z
-  x <- x + rep(par$mu, each = n)
+  x <- cov_draw(n, par)
   dimnames(x) <- list(NULL, vars)
   x
 }

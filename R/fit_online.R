@@ -556,11 +556,7 @@ online_result <- function(state, ctx, args, call, t_start, timings = NULL) {
     parameters = par, family = state$family, symmetric = state$symmetric,
     gauge = gauge, loglik = state$loglik, nobs = state$nobs,
     nrow = state$nrow, d = state$d,
-    df = if (is.null(state$factors)) {
-      mix_df(state$family, state$symmetric, state$d)
-    } else {
-      factor_df(state$family, state$symmetric, state$d, state$factors)
-    },
+    df = model_df(state$family, state$symmetric, state$d, state$factors),
     iterations = as.integer(state$batches), converged = NA,
     message = "online EM: one pass over the batches",
     trace = online_trace_frame(state$trace),

@@ -472,8 +472,7 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   fit <- list(
     parameters = par, family = fam, symmetric = ctx$symmetric,
     gauge = gauge, loglik = loglik, nobs = n, nrow = nrow(x), d = d,
-    df = if (is.null(ctx$factors)) mix_df(fam, ctx$symmetric, d) else
-      factor_df(fam, ctx$symmetric, d, ctx$factors),
+    df = model_df(fam, ctx$symmetric, d, ctx$factors),
     iterations = em$iterations, converged = em$status$converged,
     message = em$status$message, trace = trace,
     timings = c(
@@ -612,11 +611,4 @@ far_rows_info <- function(x, dropped, cache = NULL) {
   )
   list(rows = rows, distance = far$distance, text = text,
        them = if (one) "that row" else "those rows")
-}
-
-# Free parameters: mu, gamma, sigma, and the mixing parameters less the
-# gauge.
-mix_df <- function(family, symmetric, d) {
-  d + (if (symmetric) 0L else d) + d * (d + 1L) / 2L +
-    length(mix_family(family)$free) - 1L
 }

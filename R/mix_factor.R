@@ -353,14 +353,6 @@ mixture_factor_par_ok <- function(par, kappa_max = 1e12) {
   (max(dd) + sum(par$loadings^2)) / min(dd) <= kappa_max
 }
 
-# Free parameters of one member: mix_df(), or factor_df() with r factors.
-mixture_member_df <- function(family, symmetric, d, factors = NULL) {
-  if (is.null(factors)) {
-    return(mix_df(family, symmetric, d))
-  }
-  factor_df(family, symmetric, d, factors)
-}
-
 # The start of factor members from a partition (mixture_start_labels()):
 # per cluster its mean, gamma 0, the family's mixing law with mean 1 (a
 # NIG law for GH) and F, D from the r leading principal components of the

@@ -559,17 +559,10 @@ mixture_unit <- function(ctx) {
 # keeps: d + 1 or its number of free parameters, whichever is larger.
 mixture_min_size <- function(ctx) {
   d <- ncol(ctx$z)
-  max(d + 1, mixture_member_df(ctx$family, ctx$symmetric, d, ctx$factors))
+  max(d + 1, model_df(ctx$family, ctx$symmetric, d, ctx$factors))
 }
 
-mixture_par_ok <- function(par) {
-  if (!is.null(par$loadings)) {
-    return(mixture_factor_par_ok(par))
-  }
-  all(is.finite(unlist(par, use.names = FALSE))) &&
-    gig_valid(par$p, par$a, par$b) &&
-    mixture_sigma_ok(par$sigma)
-}
+mixture_par_ok <- function(par) cov_of(par)$regular(par)
 
 # The components to drop: effective size sum(tau_k) (on all rows, where
 # the E-step ran on a screening sample) below the larger of
@@ -668,7 +661,7 @@ mixture_finish <- function(fit) {
   g <- length(fit$components)
   fit$G <- g
   fit$df <- (g - 1L) +
-    g * mixture_member_df(fit$family, fit$symmetric, fit$d, fit$factors)
+    g * model_df(fit$family, fit$symmetric, fit$d, fit$factors)
   z <- fit$z
   colnames(z) <- paste0("component_", seq_len(g))
   fit$z <- z

@@ -54,8 +54,8 @@ test_that("the identification rule", {
   # df never above the full Sigma's
   for (d in 2:8) {
     for (r in seq_len(d - 1L)) {
-      expect_lte(ghmix:::factor_df("nig", FALSE, d, r),
-                 ghmix:::mix_df("nig", FALSE, d))
+      expect_lte(ghmix:::model_df("nig", FALSE, d, r),
+                 ghmix:::model_df("nig", FALSE, d))
     }
   }
 })

@@ -96,7 +96,7 @@ test_that("a small cluster is not lost to the size of the screening sample", {
                 rep(0.3, 5) * (k - 2), diag(5) / 2, -0.5, 1, 1)
   }))
   x <- x[sample.int(nrow(x)), ]
-  expect_lt(20, ghmix:::mix_df("nig", FALSE, 5L))
+  expect_lt(20, ghmix:::model_df("nig", FALSE, 5L))
   ref <- screen_fit(x, FALSE, nstart = 2)
   fit <- screen_fit(x, TRUE, nstart = 2)
   expect_identical(ref$G, 3L)
