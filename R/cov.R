@@ -10,6 +10,15 @@
 #   draw_z     draw_z(n, par): n draws of sqrt(Y)'s factor Sigma^(1/2) Z
 #   rows       rows(par, x, backend, device, threads): the E-step's
 #              per-row output at the rows x (fit_rows_compute())
+# and the geometry of Sigma (its part of each map of the parameters):
+#   logdet     logdet(par): log det Sigma (gauge_scale())
+#   scale      scale(par, s): Sigma / s (Y -> s Y, apply_scale())
+#   to_std     to_std(par, std), from_std(par, std): Sigma / (s s') and
+#              Sigma * (s s') for the column scales s = std$scale
+#   to_user    to_user(par, par_z, ls, log_k): Sigma of par from par_z's
+#              in z units, s = exp(ls), by k = exp(log_k)
+#              for scaling_to_user()
+#   sigma_diag sigma_diag(par): diag(Sigma)
 cov_table <- list(
   full = list(
     kind = "full",
@@ -33,7 +42,25 @@ cov_table <- list(
       }
       engine <- mix_engine_cpu(x, threads)
       mix_estep(engine, par, mix_what_rows(), rows = TRUE)$rows
-    }
+    },
+    logdet = function(par) logdet(par$sigma),
+    scale = function(par, s) {
+      par$sigma <- par$sigma / s
+      par
+    },
+    to_std = function(par, std) {
+      par$sigma <- par$sigma / tcrossprod(std$scale)
+      par
+    },
+    from_std = function(par, std) {
+      par$sigma <- par$sigma * tcrossprod(std$scale)
+      par
+    },
+    to_user = function(par, par_z, ls, log_k) {
+      par$sigma <- par_z$sigma * exp(outer(ls, ls, "+") - log_k)
+      par
+    },
+    sigma_diag = function(par) diag(par$sigma)
   ),
   factor = list(
     kind = "factor",
@@ -56,7 +83,29 @@ cov_table <- list(
       storage.mode(x) <- "double"
       factor_estep(x, par, mix_what_rows(), rows = TRUE, threads = threads,
                    backend = backend, device = device)$rows
-    }
+    },
+    logdet = function(par) factor_logdet(par),
+    scale = function(par, s) {
+      par$loadings <- par$loadings / sqrt(s)
+      par$uniquenesses <- par$uniquenesses / s
+      par
+    },
+    to_std = function(par, std) {
+      par$loadings <- par$loadings / std$scale
+      par$uniquenesses <- par$uniquenesses / std$scale^2
+      par
+    },
+    from_std = function(par, std) {
+      par$loadings <- par$loadings * std$scale
+      par$uniquenesses <- par$uniquenesses * std$scale^2
+      par
+    },
+    to_user = function(par, par_z, ls, log_k) {
+      par$loadings <- par_z$loadings * exp(ls - log_k / 2)
+      par$uniquenesses <- par_z$uniquenesses * exp(2 * ls - log_k)
+      par
+    },
+    sigma_diag = function(par) rowSums(par$loadings^2) + par$uniquenesses
   )
 )
 

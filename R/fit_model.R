@@ -38,20 +38,14 @@ mix_what_rows <- function() ghmix_flags("estep", c("moments", "logy"))
 # Scale s such that (Y -> s Y) puts par in the gauge; s = 1 leaves it.
 gauge_scale <- function(par, gauge) {
   if (gauge == "det") {
-    ld <- if (is.null(par$loadings)) logdet(par$sigma) else factor_logdet(par)
-    return(exp(ld / length(par$mu)))
+    return(exp(cov_of(par)$logdet(par) / length(par$mu)))
   }
   1 / gig_mean_value(par$p, par$a, par$b)
 }
 
 apply_scale <- function(par, s) {
   par$gamma <- par$gamma / s
-  if (is.null(par$loadings)) {
-    par$sigma <- par$sigma / s
-  } else {
-    par$loadings <- par$loadings / sqrt(s)
-    par$uniquenesses <- par$uniquenesses / s
-  }
+  par <- cov_of(par)$scale(par, s)
   par$a <- par$a / s
   par$b <- par$b * s
   par
@@ -102,25 +96,13 @@ chol_index <- function(d) {
 to_std <- function(par, std) {
   par$mu <- (par$mu - std$center) / std$scale
   par$gamma <- par$gamma / std$scale
-  if (is.null(par$loadings)) {
-    par$sigma <- par$sigma / tcrossprod(std$scale)
-  } else {
-    par$loadings <- par$loadings / std$scale
-    par$uniquenesses <- par$uniquenesses / std$scale^2
-  }
-  par
+  cov_of(par)$to_std(par, std)
 }
 
 from_std <- function(par, std) {
   par$mu <- std$center + std$scale * par$mu
   par$gamma <- std$scale * par$gamma
-  if (is.null(par$loadings)) {
-    par$sigma <- par$sigma * tcrossprod(std$scale)
-  } else {
-    par$loadings <- par$loadings * std$scale
-    par$uniquenesses <- par$uniquenesses * std$scale^2
-  }
-  par
+  cov_of(par)$from_std(par, std)
 }
 
 # theta, an unconstrained vector for the standardised parameters in the det

@@ -113,12 +113,7 @@ scaling_to_user <- function(par_z, sc, log_k) {
   par <- par_z
   par$mu <- sc$center + sc$scale * par_z$mu
   par$gamma <- par_z$gamma * exp(ls - log_k)
-  if (is.null(par_z$loadings)) {
-    par$sigma <- par_z$sigma * exp(outer(ls, ls, "+") - log_k)
-  } else {
-    par$loadings <- par_z$loadings * exp(ls - log_k / 2)
-    par$uniquenesses <- par_z$uniquenesses * exp(2 * ls - log_k)
-  }
+  par <- cov_of(par_z)$to_user(par, par_z, ls, log_k)
   par$a <- par_z$a * exp(-log_k)
   par$b <- par_z$b * exp(log_k)
   par
@@ -193,8 +188,7 @@ scaling_log_factors <- function(sc, family, symmetric) {
 fit_column_sd <- function(object) {
   sc <- object$scaling
   if (!is.null(object$factors)) {
-    par <- object$parameters
-    return(sqrt(rowSums(par$loadings^2) + par$uniquenesses))
+    return(sqrt(cov_of(object$parameters)$sigma_diag(object$parameters)))
   }
   if (is.null(sc)) {
     return(sqrt(diag(object$parameters$sigma)))

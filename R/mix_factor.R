@@ -398,14 +398,6 @@ mixture_factor_label <- function(factors) {
 
 # Methods ----------------------------------------------------------------------
 
-# The diagonal of a component's Sigma (F F' + D for a factor member).
-mixture_sigma_diag <- function(par) {
-  if (is.null(par$loadings)) {
-    return(diag(par$sigma))
-  }
-  rowSums(par$loadings^2) + par$uniquenesses
-}
-
 # The summary's tables of a factor mixture: each component's estimates as
 # factor_vcov_pack() has them (the names of factor_vcov_names()) with
 # standard errors from vcov(), none where vcov() would refuse the size of

@@ -106,7 +106,7 @@ mixture_table <- function(x) {
       stats::setNames(par$mu[show], paste0("mu[", names(par$mu)[show], "]")),
       stats::setNames(par$gamma[show],
                       paste0("gamma[", names(par$mu)[show], "]")),
-      stats::setNames(mixture_sigma_diag(par)[show],
+      stats::setNames(cov_of(par)$sigma_diag(par)[show],
                       paste0("Sigma[", names(par$mu)[show], ",",
                              names(par$mu)[show], "]")),
       p = par$p, a = par$a, b = par$b)
