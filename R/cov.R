@@ -19,6 +19,16 @@
 #              in z units, s = exp(ls), by k = exp(log_k)
 #              for scaling_to_user()
 #   sigma_diag sigma_diag(par): diag(Sigma)
+#   tie_form   tie_form(par, chol_l): for the singular-tie test
+#              (mix_tie_argument()), functions of gamma' Sigma^-1 gamma
+#              (gsg()), of 2 log det(Sigma / diag(s)^2) given ls =
+#              sum(log s) (logdet_std(ls)) and of the quadratic forms at
+#              the rows pts (q(pts)); chol_l: the lower Cholesky factor
+#              of a full Sigma
+# and the report:
+#   rotate     rotate(par, log_scale = NULL): the documented rotation
+#   name       name(par, vars): the names of the variables on Sigma's part
+#   result     result(fit): the fit object's parts of the structure
 cov_table <- list(
   full = list(
     kind = "full",
@@ -60,7 +70,24 @@ cov_table <- list(
       par$sigma <- par_z$sigma * exp(outer(ls, ls, "+") - log_k)
       par
     },
-    sigma_diag = function(par) diag(par$sigma)
+    sigma_diag = function(par) diag(par$sigma),
+    tie_form = function(par, chol_l) {
+      list(
+        gsg = function() sum(forwardsolve(chol_l, par$gamma)^2),
+        logdet_std = function(ls) 2 * (sum(log(diag(chol_l))) - ls),
+        q = function(pts) {
+          z <- forwardsolve(chol_l, t(pts) - par$mu)
+          colSums(z^2)
+        }
+      )
+    },
+    rotate = function(par, log_scale = NULL) par,
+    name = function(par, vars) {
+      names(par$mu) <- names(par$gamma) <- vars
+      dimnames(par$sigma) <- list(vars, vars)
+      par
+    },
+    result = function(fit) fit
   ),
   factor = list(
     kind = "factor",
@@ -105,7 +132,20 @@ cov_table <- list(
       par$uniquenesses <- par_z$uniquenesses * exp(2 * ls - log_k)
       par
     },
-    sigma_diag = function(par) rowSums(par$loadings^2) + par$uniquenesses
+    sigma_diag = function(par) rowSums(par$loadings^2) + par$uniquenesses,
+    tie_form = function(par, chol_l) {
+      wb <- factor_woodbury(par)
+      list(
+        gsg = function() wb$gsg,
+        logdet_std = function(ls) wb$logdet - 2 * ls,
+        q = function(pts) {
+          factor_quad(pts - rep(par$mu, each = nrow(pts)), par, wb)$q
+        }
+      )
+    },
+    rotate = function(par, log_scale = NULL) factor_rotate(par, log_scale),
+    name = function(par, vars) factor_names(par, vars),
+    result = function(fit) factor_result(fit)
   )
 )
 

@@ -362,23 +362,6 @@ factor_fa_step <- function(sc, beta, f) {
        uniquenesses = pmax(dd, factor_uniq_floor * sc$diag))
 }
 
-# sqrt((a + G) (b + Q)) at the tied points (mix_tie_argument() for a factor
-# fit).
-factor_tie_argument <- function(par, ctx) {
-  wb <- factor_woodbury(par)
-  big_a <- if (family_get(ctx$family)$a_zero) {
-    exp((wb$logdet - 2 * sum(log(ctx$std$scale))) / length(par$mu))
-  } else {
-    par$a + wb$gsg
-  }
-  if (sqrt(big_a * par$b) >= ctx$control$singular_tol) {
-    return(sqrt(big_a * par$b))
-  }
-  pts <- ctx$ties$points
-  q <- factor_quad(pts - rep(par$mu, each = nrow(pts)), par, wb)$q
-  sqrt(big_a * (par$b + q))
-}
-
 # Whether r factors in d dimensions are identified (up to rotation): F F'
 # + diag(D) has no more parameters than Sigma, (d - r)^2 >= d + r
 # (Ledermann 1937; Anderson and Rubin 1956).  Beyond it (r >= 3 in d = 5)

@@ -578,7 +578,7 @@ online_result <- function(state, ctx, args, call, t_start, timings = NULL) {
   fit$online <- state
   fit <- fixed_result(fit, ctx$fixed_user)
   if (!is.null(state$prior)) fit <- online_shrink_result(fit, state)
-  if (!is.null(state$factors)) fit <- factor_result(fit)
+  fit <- cov_get(state$factors)$result(fit)
   class(fit) <- c(paste0("ghmix_fit_", state$family), "ghmix_fit_online",
                   "ghmix_fit")
   fit

@@ -414,27 +414,23 @@ mix_singular <- function(pt, ctx) {
 }
 
 # sqrt((a + G) (b + Q)) at the tied points (free of units and of the
-# gauge; chol_l: the lower Cholesky factor of par$sigma).  The skew-t has
-# a = 0, and G = 0 when symmetric: for it, sqrt(b + Q) in the det gauge of
-# the data standardised by ctx$std, i.e. b + Q (free of units) times
-# det(Sigma / D^2)^(1/d) (Y -> sY takes b + Q to s (b + Q) and Sigma to
-# Sigma / s).  Without the quadratic forms where the bound from b (Q >= 0)
-# already clears singular_tol.
+# gauge; chol_l: the lower Cholesky factor of a full par$sigma).  The
+# skew-t has a = 0, and G = 0 when symmetric: for it, sqrt(b + Q) in the
+# det gauge of the data standardised by ctx$std, i.e. b + Q (free of
+# units) times det(Sigma / D^2)^(1/d) (Y -> sY takes b + Q to s (b + Q)
+# and Sigma to Sigma / s).  Without the quadratic forms where the bound
+# from b (Q >= 0) already clears singular_tol.
 mix_tie_argument <- function(par, chol_l, ctx) {
-  if (!is.null(ctx$factors)) {
-    return(factor_tie_argument(par, ctx))
-  }
+  tie <- cov_get(ctx$factors)$tie_form(par, chol_l)
   big_a <- if (family_get(ctx$family)$a_zero) {
-    d <- length(par$mu)
-    exp(2 * (sum(log(diag(chol_l))) - sum(log(ctx$std$scale))) / d)
+    exp(tie$logdet_std(sum(log(ctx$std$scale))) / length(par$mu))
   } else {
-    par$a + sum(forwardsolve(chol_l, par$gamma)^2)
+    par$a + tie$gsg()
   }
   if (sqrt(big_a * par$b) >= ctx$control$singular_tol) {
     return(sqrt(big_a * par$b))
   }
-  z <- forwardsolve(chol_l, t(ctx$ties$points) - par$mu)
-  sqrt(big_a * (par$b + colSums(z^2)))
+  sqrt(big_a * (par$b + tie$q(ctx$ties$points)))
 }
 
 mix_result <- function(em, ctx, src, args, call, t_start) {
@@ -495,7 +491,7 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
   if (!fit$converged) {
     fit$message <- mix_warn_convergence(fit, src$dropped, call, src$columns)
   }
-  if (!is.null(ctx$factors)) fit <- factor_result(fit)
+  fit <- cov_get(ctx$factors)$result(fit)
   class(fit) <- c(paste0("ghmix_fit_", fam), "ghmix_fit")
   fit
 }

@@ -613,7 +613,8 @@ mixture_result <- function(em, x, std, family, args, data, call) {
   n <- if (is.null(w)) nrow(x) else sum(w)
   d <- ncol(x)
   pars <- lapply(em$pars, function(par) {
-    mixture_par_names(from_std(par, std), colnames(x))
+    cov <- cov_of(par)
+    cov$name(cov$rotate(from_std(par, std)), colnames(x))
   })
   if (family_get(family)$limits) pars <- lapply(pars, gig_snap_limit)
   gauge <- mixture_gauge(pars, args$gauge, call)
@@ -695,18 +696,6 @@ mixture_gauge <- function(pars, gauge, call) {
     class = "ghmix_warning_gauge", call = call
   )
   "det"
-}
-
-# The names of a component's parameters (in the data's units): those of
-# the columns, and for a factor member the documented rotation of its
-# loadings (factor_rotate()).
-mixture_par_names <- function(par, vars) {
-  if (!is.null(par$loadings)) {
-    return(factor_names(factor_rotate(par), vars))
-  }
-  names(par$mu) <- names(par$gamma) <- vars
-  dimnames(par$sigma) <- list(vars, vars)
-  par
 }
 
 # Components by the first coordinate of mu, then the following ones, then
