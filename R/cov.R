@@ -10,6 +10,9 @@
 #   draw_z     draw_z(n, par): n draws of sqrt(Y)'s factor Sigma^(1/2) Z
 #   rows       rows(par, x, backend, device, threads): the E-step's
 #              per-row output at the rows x (fit_rows_compute())
+#   start_cluster  start_cluster(rows, mixing, r): a mixture member's start
+#              from the rows of one cluster: their mean, gamma 0, Sigma from
+#              their covariance and the law `mixing`
 # and the geometry of Sigma (its part of each map of the parameters):
 #   logdet     logdet(par): log det Sigma (gauge_scale())
 #   scale      scale(par, s): Sigma / s (Y -> s Y, apply_scale())
@@ -41,6 +44,13 @@ cov_table <- list(
     draw_z = function(n, par) {
       d <- length(par$mu)
       matrix(stats::rnorm(n * d), n, d) %*% chol(par$sigma)
+    },
+    start_cluster = function(rows, mixing, r) {
+      vars <- colnames(rows)
+      par <- c(list(mu = colMeans(rows), gamma = rep(0, ncol(rows)),
+                    sigma = stats::cov(rows)), mixing)
+      names(par$mu) <- names(par$gamma) <- vars
+      par
     },
     rows = function(par, x, backend, device, threads) {
       if (backend == "cuda") {
@@ -105,6 +115,14 @@ cov_table <- list(
         z <- z + matrix(stats::rnorm(n * r), n, r) %*% t(par$loadings)
       }
       z
+    },
+    start_cluster = function(rows, mixing, r) {
+      center <- colMeans(rows)
+      u <- rows - rep(center, each = nrow(rows))
+      std <- list(center = center,
+                  scale = sqrt(colSums(u^2) / (nrow(rows) - 1)))
+      fd <- factor_principal(factor_pca(rows, NULL, std, r), r)
+      c(list(mu = center, gamma = rep(0, ncol(rows))), fd, mixing)
     },
     rows = function(par, x, backend, device, threads) {
       storage.mode(x) <- "double"

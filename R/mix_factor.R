@@ -353,27 +353,6 @@ mixture_factor_par_ok <- function(par, kappa_max = 1e12) {
   (max(dd) + sum(par$loadings^2)) / min(dd) <= kappa_max
 }
 
-# The start of factor members from a partition (mixture_start_labels()):
-# per cluster its mean, gamma 0, the family's mixing law with mean 1 (a
-# NIG law for GH) and F, D from the r leading principal components of the
-# cluster's covariance (factor_pca(), factor_principal(), as factor_start()
-# for one fit); NULL when a cluster's member is not usable.
-mixture_factor_start <- function(z, labels, counts, family, label, r) {
-  mixing <- mix_start_mixing(family_get(family)$start_family)
-  pars <- lapply(seq_along(counts), function(k) {
-    rows <- z[labels == k, , drop = FALSE]
-    center <- colMeans(rows)
-    u <- rows - rep(center, each = nrow(rows))
-    std <- list(center = center, scale = sqrt(colSums(u^2) / (nrow(rows) - 1)))
-    fd <- factor_principal(factor_pca(rows, NULL, std, r), r)
-    c(list(mu = center, gamma = rep(0, ncol(z))), fd, mixing)
-  })
-  if (!all(vapply(pars, mixture_factor_par_ok, NA))) {
-    return(NULL)
-  }
-  list(pars = pars, props = counts / sum(counts), label = label)
-}
-
 # A previous mixture fit as the start of a factor mixture: one with as
 # many factors.
 mixture_factor_check_start <- function(start, factors, call) {

@@ -77,30 +77,22 @@ mixture_nearest <- function(z, centres) {
   max.col(-dist2, "first")
 }
 
-# Per cluster: its mean and covariance, gamma 0 and the family's mixing law
-# with mean 1 (a NIG law for GH); NULL when a cluster has fewer than d + 1
-# rows or a singular covariance (factor members: mixture_factor_start()).
+# Per cluster: its mean, gamma 0, Sigma from its covariance (the r
+# leading principal components for factor members) and the family's
+# mixing law with mean 1 (a NIG law for GH); NULL when a cluster has fewer
+# than d + 1 rows or a member is not regular.
 mixture_start_labels <- function(z, labels, g, family, label,
                                  factors = NULL) {
-  d <- ncol(z)
   counts <- tabulate(labels, g)
-  if (any(counts < d + 1L)) {
+  if (any(counts < ncol(z) + 1L)) {
     return(NULL)
   }
-  if (!is.null(factors)) {
-    return(mixture_factor_start(z, labels, counts, family, label, factors))
-  }
-  base <- mix_start(z, NULL, family_get(family)$start_family, FALSE,
-                    NULL, list(center = rep(0, d), cov = diag(d)))
+  cov <- cov_get(factors)
+  mixing <- mix_start_mixing(family_get(family)$start_family)
   pars <- lapply(seq_len(g), function(k) {
-    rows <- z[labels == k, , drop = FALSE]
-    par <- base
-    par$mu[] <- colMeans(rows)
-    par$sigma[] <- stats::cov(rows)
-    par
+    cov$start_cluster(z[labels == k, , drop = FALSE], mixing, factors)
   })
-  ok <- vapply(pars, function(par) mixture_sigma_ok(par$sigma), NA)
-  if (!all(ok)) {
+  if (!all(vapply(pars, cov$regular, NA))) {
     return(NULL)
   }
   list(pars = pars, props = counts / sum(counts), label = label)
