@@ -10,6 +10,8 @@
 #   draw_z     draw_z(n, par): n draws of sqrt(Y)'s factor Sigma^(1/2) Z
 #   rows       rows(par, x, backend, device, threads): the E-step's
 #              per-row output at the rows x (fit_rows_compute())
+#   start      start(src, start, family, args, call): a single fit's start
+#              in the units its rows are fitted in (stage_start())
 #   start_cluster  start_cluster(rows, mixing, r): a mixture member's start
 #              from the rows of one cluster: their mean, gamma 0, Sigma from
 #              their covariance and the law `mixing`
@@ -32,6 +34,8 @@
 #   rotate     rotate(par, log_scale = NULL): the documented rotation
 #   name       name(par, vars): the names of the variables on Sigma's part
 #   result     result(fit): the fit object's parts of the structure
+#   print_sigma  print_sigma(x, digits): Sigma's lines of print(x) for a
+#              single fit x
 cov_table <- list(
   full = list(
     kind = "full",
@@ -44,6 +48,10 @@ cov_table <- list(
     draw_z = function(n, par) {
       d <- length(par$mu)
       matrix(stats::rnorm(n * d), n, d) %*% chol(par$sigma)
+    },
+    start = function(src, start, family, args, call) {
+      mix_start(src$stored, start, family, args$symmetric, call, src$std,
+                src$scaling)
     },
     start_cluster = function(rows, mixing, r) {
       vars <- colnames(rows)
@@ -97,7 +105,23 @@ cov_table <- list(
       dimnames(par$sigma) <- list(vars, vars)
       par
     },
-    result = function(fit) fit
+    result = function(fit) fit,
+    print_sigma = function(x, digits) {
+      par <- x$parameters
+      d <- x$d
+      if (d == 1L) {
+        cat(sprintf(
+          "sigma: %s (scale; Sigma = sigma^2 = %s)\n",
+          format(fit_column_sd(x)[[1L]], digits = digits),
+          format(par$sigma[[1L]], digits = digits)
+        ))
+      } else if (d <= 8L) {
+        cat("Sigma:\n")
+        print(signif(par$sigma, digits))
+      } else {
+        cat(sprintf("Sigma: %d x %d matrix (see coef())\n", d, d))
+      }
+    }
   ),
   factor = list(
     kind = "factor",
@@ -115,6 +139,9 @@ cov_table <- list(
         z <- z + matrix(stats::rnorm(n * r), n, r) %*% t(par$loadings)
       }
       z
+    },
+    start = function(src, start, family, args, call) {
+      factor_start(src, start, family, args, call)
     },
     start_cluster = function(rows, mixing, r) {
       center <- colMeans(rows)
@@ -163,7 +190,8 @@ cov_table <- list(
     },
     rotate = function(par, log_scale = NULL) factor_rotate(par, log_scale),
     name = function(par, vars) factor_names(par, vars),
-    result = function(fit) factor_result(fit)
+    result = function(fit) factor_result(fit),
+    print_sigma = function(x, digits) factor_print_sigma(x, digits)
   )
 )
 

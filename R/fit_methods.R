@@ -82,20 +82,7 @@ print.ghmix_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
   if (d > length(show)) {
     cat(sprintf("  ... and %d more columns\n", d - length(show)))
   }
-  if (!is.null(x$factors)) {
-    factor_print_sigma(x, digits)
-  } else if (d == 1L) {
-    cat(sprintf(
-      "sigma: %s (scale; Sigma = sigma^2 = %s)\n",
-      format(fit_column_sd(x)[[1L]], digits = digits),
-      format(par$sigma[[1L]], digits = digits)
-    ))
-  } else if (d <= 8L) {
-    cat("Sigma:\n")
-    print(signif(par$sigma, digits))
-  } else {
-    cat(sprintf("Sigma: %d x %d matrix (see coef())\n", d, d))
-  }
+  cov_get(x$factors)$print_sigma(x, digits)
   cat(sprintf(
     "mixing GIG: p = %s, a = %s, b = %s\n",
     format(par$p, digits = digits), format(par$a, digits = digits),

@@ -160,11 +160,7 @@ fit_stage <- function(src, family, start, args, call, state, stage) {
 
 # The starting parameters of a stage, in the units the rows are fitted in.
 stage_start <- function(src, start, family, args, call) {
-  if (is.null(args$factors)) {
-    return(mix_start(src$stored, start, family, args$symmetric, call,
-                     src$std, src$scaling))
-  }
-  factor_start(src, start, family, args, call)
+  cov_get(args$factors)$start(src, start, family, args, call)
 }
 
 # The trace line of an in-memory fit (the progress hook of its source).
