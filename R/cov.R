@@ -7,6 +7,11 @@
 #   df         df(d, r): the free parameters of one component's Sigma
 #   regular    regular(par): the component can stay in a mixture
 #              (mixture_par_ok(): usable and well conditioned)
+#   penalty_parts
+#              penalty_parts(par, st, prior, chol_l): c(log det Sigma,
+#              tr(Sigma^-1 T)) for the prior (R/penalty.R) from the
+#              E-step st or the lower Cholesky factor chol_l of Sigma
+#              that the path holds (NULL: t(chol(Sigma)))
 #   draw_z     draw_z(n, par): n draws of sqrt(Y)'s factor Sigma^(1/2) Z
 #   rows       rows(par, x, backend, device, threads): the E-step's
 #              per-row output at the rows x (fit_rows_compute())
@@ -44,6 +49,10 @@ cov_table <- list(
       all(is.finite(unlist(par, use.names = FALSE))) &&
         gig_valid(par$p, par$a, par$b) &&
         mixture_sigma_ok(par$sigma)
+    },
+    penalty_parts = function(par, st, prior, chol_l) {
+      if (is.null(chol_l)) chol_l <- t(chol(par$sigma))
+      penalty_parts_chol(chol_l, prior)
     },
     draw_z = function(n, par) {
       d <- length(par$mu)
@@ -130,6 +139,9 @@ cov_table <- list(
     # identified: see factor_identified()
     df = function(d, r) min(d * r - r * (r - 1L) / 2L + d, d * (d + 1L) / 2L),
     regular = function(par) mixture_factor_par_ok(par),
+    penalty_parts = function(par, st, prior, chol_l) {
+      penalty_parts_factor(par, st, prior)
+    },
     draw_z = function(n, par) {
       d <- length(par$uniquenesses)
       r <- ncol(par$loadings)

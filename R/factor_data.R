@@ -82,9 +82,7 @@ factor_mstep_fixed <- function(st, par, ctx, shrink_tr = NULL) {
     factor_location_mu_held(st, par, ctx$symmetric)
   }
   sc <- factor_scatter(st, factor_scatter_terms(loc))
-  if (!is.null(ctx$shrink)) {
-    sc <- factor_shrink_scatter(sc, st, ctx$shrink, shrink_tr)
-  }
+  sc <- penalty_scatter(sc, st, ctx$shrink, shrink_tr)
   fd <- factor_fa_step(sc, st$proj, par$loadings)
   sub <- if (fixed_in_gauge(fixed)) {
     gauge_mixing(gauge_search(st, par, fixed))
@@ -133,9 +131,7 @@ factor_mstep_gamma_held <- function(st, par, ctx, shrink_tr) {
   at$proj <- st$proj / sqrt(s)
   at$sxx_proj <- st$sxx_proj / sqrt(s)
   sc <- factor_scatter(at, factor_scatter_terms(loc))
-  if (!is.null(ctx$shrink)) {
-    sc <- factor_shrink_scatter(sc, at, ctx$shrink, shrink_tr / s)
-  }
+  sc <- penalty_scatter(sc, at, ctx$shrink, shrink_tr / s)
   fd <- factor_fa_step(sc, at$proj, par$loadings * sqrt(s))
   names(loc$gamma) <- names(par$gamma)
   c(loc[c("mu", "gamma")], fd, gauge_mixing(best))

@@ -41,7 +41,7 @@ mix_point <- function(par, ctx) {
     theta = theta_pack(z, ctx$family, ctx$symmetric, chol_v),
     st = st, ok = ok, loglik = loglik, objective = loglik
   )
-  if (is.null(ctx$shrink)) pt else shrink_point(pt, ctx$shrink)
+  penalty_point(pt, loglik, list(par), list(st), ctx$shrink, list(chol_l))
 }
 
 # Positions of the lower triangle and the diagonal in a d x d matrix (and of
@@ -67,8 +67,8 @@ mix_update <- function(pt, ctx) {
   } else {
     mix_mstep_fixed(pt$st, pt$par, ctx)
   }
-  if (!is.null(ctx$shrink) && is.null(ctx$factors)) {
-    par$sigma <- shrink_mstep(par$sigma, pt, ctx$shrink)
+  if (is.null(ctx$factors)) {
+    par$sigma <- penalty_sigma(par$sigma, ctx$shrink, pt$st$tau, pt$shrink_tr)
   }
   ctx$clock$mstep <- ctx$clock$mstep + proc.time()[[3]] - t0
   mix_point(par, ctx)

@@ -257,7 +257,7 @@ factor_point <- function(par, ctx) {
                        c(z$loadings, log(z$uniquenesses))),
     st = st, ok = ok, loglik = loglik, objective = loglik
   )
-  if (is.null(ctx$shrink)) pt else factor_shrink_point(pt, ctx$shrink)
+  penalty_point(pt, loglik, list(par), list(st), ctx$shrink)
 }
 
 # A factor fit's second SQUAREM candidate (mix_squarem()), tried where the
@@ -299,7 +299,7 @@ factor_from_theta <- function(theta, ctx) {
 }
 
 # The M-step of a factor fit (see the top of this file); with a prior
-# (R/factor_shrink.R), on the penalised scatter, shrink_tr: tr(Sigma^-1 T)
+# (R/penalty.R), on the penalised scatter, shrink_tr: tr(Sigma^-1 T)
 # at par.  Its products are small (d x r by r x r, r x r solves with d
 # right-hand sides): a multithreaded BLAS (OpenBLAS) hands each to its own
 # threads, which costs milliseconds per iteration on a busy machine or
@@ -311,7 +311,7 @@ factor_mstep <- function(st, par, family, symmetric, prior = NULL,
   on.exit(.Call(ffi_blas_threads_restore, blas_threads))
   loc <- mix_mstep_location(st, par, symmetric)
   sc <- factor_scatter(st, factor_scatter_terms(loc))
-  if (!is.null(prior)) sc <- factor_shrink_scatter(sc, st, prior, shrink_tr)
+  sc <- penalty_scatter(sc, st, prior, shrink_tr)
   fd <- factor_fa_step(sc, st$proj, par$loadings)
   c(list(mu = loc$mu, gamma = loc$gamma), fd, mix_mstep_sub(st, par, family))
 }
@@ -336,7 +336,7 @@ factor_scatter_terms <- function(loc) {
 # S beta' (d x r) and diag(S) of the effective scatter S = sxx / n +
 # sum_k c_k a_k b_k' (factor_scatter_terms()), from the E-step's
 # sxx_proj = sxx beta' and sxx_diag, without forming S.  (A shrinkage
-# prior enters after it: factor_shrink_scatter().)
+# prior enters after it: penalty_scatter().)
 factor_scatter <- function(st, terms) {
   n <- st$tau
   proj <- st$sxx_proj / n

@@ -43,7 +43,7 @@
 # running averages and W the weight of the rows seen so far, so that the
 # stream tracks the penalised fit of all its rows (k pseudo-observations
 # against W rows); the target and the rule's weight come from the first
-# batch.  With factors, the penalised FA step of R/factor_shrink.R on S* =
+# batch.  With factors, the penalised FA step of R/penalty.R on S* =
 # S + lambda (T / c* - S), lambda = k / (W + k), needs S* beta' and
 # I - beta F + beta S* beta' (and diag S*), which are linear in S: the
 # averages C / tau, b_ff / tau and the diagonal are taken by the same
@@ -158,28 +158,6 @@ online_factor_mstep <- function(s, par, state, pen = NULL) {
   if (is.null(fixed)) new else fixed_impose(new, fixed)
 }
 
-# The prior's part of the penalised factor M-step (R/factor_shrink.R) at
-# the E-step st of the parameters par, with w the weight of the rows seen:
-# the pseudo-observations' complete-data statistics at par, T beta' / c*,
-# I - beta F + beta T beta' / c* and diag(T) / c* (c* = tr(Sigma^-1 T) /
-# d), and step(a, b) = a + lambda (b - a), lambda = k / (w + k), which
-# takes the averages a toward them; NULL without a prior or for d = 1.
-online_factor_prior <- function(prior, st, par, w) {
-  if (is.null(prior) || prior$d == 1L) {
-    return(NULL)
-  }
-  r <- ncol(par$loadings)
-  beta <- if (r == 0L) matrix(0, 0L, prior$d) else st$proj
-  tb <- factor_target_times(prior, t(beta))
-  c_star <- factor_shrink_trace(par, tb, prior) / prior$d
-  k <- prior$weight
-  list(
-    tb = tb, t_diag = prior$target_diag,
-    b_target = c_star * (diag(r) - beta %*% par$loadings) + beta %*% tb,
-    step = function(a, b) shrink_sigma(a, b, k, w, c_star)
-  )
-}
-
 # The factor statistics about mu + shift (online_move()).
 online_factor_move <- function(s, shift) {
   s$sxx_diag <- s$sxx_diag - 2 * s$sxw * shift + s$s_inv * shift^2
@@ -202,15 +180,6 @@ online_valid <- function(par) {
     return(!is.null(factor_woodbury(par)))
   }
   !is.null(.Call(ffi_chol_lower, par$sigma)) && gig_valid(par$p, par$a, par$b)
-}
-
-# The penalised Sigma of the M-step (shrink_mstep()) from the current
-# parameters par, with W the weight of the rows seen so far.
-online_shrink_sigma <- function(sigma, par, prior, w) {
-  chol_l <- .Call(ffi_chol_lower, par$sigma)
-  pt <- list(st = list(tau = w),
-             shrink_tr = sum(forwardsolve(chol_l, prior$chol_target)^2))
-  shrink_mstep(sigma, pt, prior)
 }
 
 # The prior of a penalised batch fit, for update() (shrink_setup()'s form;
@@ -242,20 +211,6 @@ online_shrink_result <- function(fit, state) {
   fit$objective <- fit$loglik + pen - shift
   fit$shrink <- shrink_result(prior)
   fit
-}
-
-# P*(Sigma) at par (R/shrink.R; a factor fit's: R/factor_shrink.R).
-online_penalty <- function(par, prior) {
-  if (!is.null(par$loadings)) {
-    wb <- factor_woodbury(par)
-    tr <- factor_shrink_trace(par, factor_target_times(prior, t(wb$proj)),
-                              prior)
-    return(shrink_penalty(wb$logdet, tr, prior$d, prior$weight))
-  }
-  chol_l <- .Call(ffi_chol_lower, par$sigma)
-  shrink_penalty(2 * sum(log(diag(chol_l))),
-                 sum(forwardsolve(chol_l, prior$chol_target)^2),
-                 prior$d, prior$weight)
 }
 
 # The fit's scaling (mix_result()'s form) from the stream's, with par the

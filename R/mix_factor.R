@@ -21,9 +21,9 @@
 # units and reported in the user's (mixture_unscale()).
 #
 # With a prior (shrink), each component's factor M-step is that of one
-# penalised factor fit (R/factor_shrink.R) with its membership weight
-# W_k and c*_k: the MAP-EM argument of R/mix_shrink.R, component by
-# component, with R/factor_shrink.R's GEM step for each Sigma_k.  On a GPU
+# penalised factor fit (R/penalty.R) with its membership weight W_k and
+# c*_k: the MAP-EM argument of R/penalty.R, component by component, with
+# its factor GEM step for each Sigma_k.  On a GPU
 # the rows and their weights are copied to the device once; each E-step is
 # one pass over them there: every row's components, memberships and
 # weighted sums (mixture_factor_estep_cuda()).

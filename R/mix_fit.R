@@ -398,7 +398,8 @@ mixture_state <- function(pars, props, ctx) {
   state <- list(pars = pars, props = props, es = es,
                 ok = !is.null(es) && is.finite(es$loglik) && es$n_bad == 0,
                 theta = mixture_theta(pars, props, ctx))
-  mixture_shrink_point(state, ctx)
+  if (state$ok) state$objective <- es$loglik
+  penalty_point(state, es$loglik, pars, es$components, ctx$shrink)
 }
 
 # One plain EM step from cur: the M-steps, the degenerate components
@@ -532,16 +533,14 @@ mixture_mstep <- function(es, pars, ctx, shrink_tr = NULL) {
 
 # One component's M-step, penalised with a prior (a factor member's on
 # its penalised scatter: factor_mstep(); a full one's Sigma:
-# mixture_shrink_sigma()); tau: its membership weight, tr: tr(Sigma^-1 T)
+# penalty_sigma()); tau: its membership weight, tr: tr(Sigma^-1 T)
 # at the current parameters.
 mixture_member_mstep <- function(st, par, ctx, tau, tr) {
   if (!is.null(ctx$factors)) {
     return(factor_mstep(st, par, ctx$family, ctx$symmetric, ctx$shrink, tr))
   }
   par <- mix_mstep(st, par, ctx$family, ctx$symmetric)
-  if (!is.null(ctx$shrink)) {
-    par$sigma <- mixture_shrink_sigma(par$sigma, ctx$shrink, tau, tr)
-  }
+  par$sigma <- penalty_sigma(par$sigma, ctx$shrink, tau, tr)
   par
 }
 

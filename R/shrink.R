@@ -515,6 +515,60 @@ shrink_intensity <- function(x, w, target) {
   min(max(b2, 0), d2) / d2
 }
 
+# The Ledoit-Wolf intensity of shrink_intensity() for the rows x (weights
+# w, NULL: all 1) toward the prior's target, without the d x d sample
+# covariance S: ||S||^2 from column blocks (factor_frob2()), tr(S) and
+# <S, T> from the rows, so that ||S - c T||^2 = ||S||^2 - <S, T>^2 /
+# ||T||^2 (c = <S, T> / ||T||^2).  O(n d^2) time, O(n d) memory.  d = 1:
+# S has the target's shape, rho = 0 (not left to rounding).
+factor_shrink_intensity <- function(x, w, prior) {
+  d <- ncol(x)
+  if (d == 1L) {
+    return(0)
+  }
+  if (is.null(w)) w <- rep(1, nrow(x))
+  tot <- sum(w)
+  x <- x - rep(colSums(x * w) / tot, each = nrow(x))
+  if (prior$type == "diagonal") {
+    x <- x / rep(sqrt(colSums(x^2 * w) / tot), each = nrow(x))
+    off <- factor_frob2(x, w) / tot^2 - sum((colSums(x^2 * w) / tot)^2)
+    b2 <- (sum(w * (rowSums(x^2)^2 - rowSums(x^4))) - tot * off) / tot^2
+    d2 <- off
+  } else {
+    s2 <- factor_frob2(x, w) / tot^2
+    b2 <- (sum(w * rowSums(x^2)^2) - tot * s2) / tot^2
+    d2 <- if (prior$type == "identity") {
+      s2 - (sum(x^2 * w) / tot)^2 / d
+    } else {
+      tt <- prior$target_fit
+      s2 - (sum(w * rowSums((x %*% tt) * x)) / tot)^2 / sum(tt^2)
+    }
+  }
+  if (d2 <= 0) {
+    return(0)
+  }
+  min(max(b2, 0), d2) / d2
+}
+
+# ||x' diag(w) x||^2 (Frobenius) by blocks of columns of that matrix, at
+# most `cells` entries at a time (one block: crossprod(), half the work).
+factor_frob2 <- function(x, w, cells = factor_block_cells) {
+  y <- x * sqrt(w)
+  d <- ncol(y)
+  b <- max(1L, floor(cells / d))
+  if (b >= d) {
+    return(sum(crossprod(y)^2))
+  }
+  total <- 0
+  for (j in seq(1L, d, by = b)) {
+    cols <- j:min(d, j + b - 1L)
+    total <- total + sum(crossprod(y, y[, cols, drop = FALSE])^2)
+  }
+  total
+}
+
+factor_block_cells <- 2^22
+
 # P*(Sigma) from log det Sigma and tr(Sigma^-1 T) (the header).
 shrink_penalty <- function(logdet, tr, d, k) {
   -(k / 2) * (logdet + d * log(tr / d) + d)
@@ -526,33 +580,6 @@ shrink_penalty <- function(logdet, tr, d, k) {
 # T B' for S and T (the penalised S B' for a diagonal T).
 shrink_sigma <- function(s, target, k, w, c_star) {
   s + (k / (w + k)) * (target / c_star - s)
-}
-
-# A point of the EM (mix_point()) with its objective loglik + P* and
-# tr(Sigma^-1 T) (for the next M-step's c*).
-shrink_point <- function(pt, prior) {
-  if (!pt$ok) {
-    return(pt)
-  }
-  d <- prior$d
-  pt$shrink_tr <- sum(forwardsolve(pt$chol_l, prior$chol_target)^2)
-  pen <- shrink_penalty(2 * sum(log(diag(pt$chol_l))), pt$shrink_tr, d,
-                        prior$weight)
-  pt$objective <- pt$loglik + pen
-  pt$ok <- is.finite(pt$objective)
-  pt
-}
-
-# The M-step's Sigma from pt's statistics, penalised (d = 1: unchanged).
-shrink_mstep <- function(sigma, pt, prior) {
-  if (prior$d == 1L) {
-    return(sigma)
-  }
-  out <- shrink_sigma(sigma, prior$target_fit, prior$weight, pt$st$tau,
-                      pt$shrink_tr / prior$d)
-  out <- (out + t(out)) / 2
-  dimnames(out) <- dimnames(sigma)
-  out
 }
 
 # The weight k (0 without a prior).
@@ -631,12 +658,11 @@ shrink_gaussian <- function(fit, x, spec, call) {
     fit$parameters$sigma <- (sigma + t(sigma)) / 2
   }
   chol_l <- .Call(ffi_chol_lower, fit$parameters$sigma)
-  logdet <- 2 * sum(log(diag(chol_l)))
+  parts <- penalty_parts_chol(chol_l, prior)
   if (k > 0 && d > 1) {
     tr_s <- sum(chol2inv(t(chol_l)) * s)
-    fit$loglik <- -n / 2 * (d * log(2 * pi) + logdet + tr_s)
+    fit$loglik <- -n / 2 * (d * log(2 * pi) + parts[[1L]] + tr_s)
   }
-  tr <- sum(forwardsolve(chol_l, prior$chol_target)^2)
-  fit$objective <- fit$loglik + shrink_penalty(logdet, tr, d, k)
+  fit$objective <- fit$loglik + shrink_penalty(parts[[1L]], parts[[2L]], d, k)
   fit
 }

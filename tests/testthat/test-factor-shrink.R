@@ -1,5 +1,5 @@
 # Penalised factor-analytic fits (`shrink =` with `factors = r`,
-# R/factor_shrink.R): weight 0 is the unpenalised factor fit, the reported
+# R/penalty.R): weight 0 is the unpenalised factor fit, the reported
 # objective against a dense base-R computation (Sigma = F F' + D, its log
 # det and solve, the GH density by besselK, the prior's formula of
 # R/shrink.R), the objective's trace never decreases, a large weight gives

@@ -1,4 +1,4 @@
-# Penalised (shrinkage) mixtures: components = G with shrink = (R/mix_shrink.R).
+# Penalised (shrinkage) mixtures: components = G with shrink = (R/penalty.R).
 # References: the objective loglik + sum_k P*(Sigma_k) recomputed here in
 # plain R from the reported parameters (P* in the header of R/shrink.R), the
 # unpenalised fit, and the target's structure at a large weight.
