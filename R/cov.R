@@ -36,6 +36,10 @@
 #   result     result(fit): the fit object's parts of the structure
 #   print_sigma  print_sigma(x, digits): Sigma's lines of print(x) for a
 #              single fit x
+#   summary_header  summary_header(x): the lines above the coefficients
+#              in print(summary(fit)) (x: the summary)
+#   full_view  full_view(object, call = NULL): the single fit with Sigma
+#              itself in its parameters (for methods that need it)
 cov_table <- list(
   full = list(
     kind = "full",
@@ -121,7 +125,15 @@ cov_table <- list(
       } else {
         cat(sprintf("Sigma: %d x %d matrix (see coef())\n", d, d))
       }
-    }
+    },
+    summary_header = function(x) {
+      cat(sprintf(
+        "\nParameters (gauge %s; %s):\n", fit_gauge_label(x$gauge),
+        if (is.null(x$shrink)) "standard errors from the observed information"
+        else "a penalised fit: no standard errors"
+      ))
+    },
+    full_view = function(object, call = NULL) object
   ),
   factor = list(
     kind = "factor",
@@ -191,7 +203,9 @@ cov_table <- list(
     rotate = function(par, log_scale = NULL) factor_rotate(par, log_scale),
     name = function(par, vars) factor_names(par, vars),
     result = function(fit) factor_result(fit),
-    print_sigma = function(x, digits) factor_print_sigma(x, digits)
+    print_sigma = function(x, digits) factor_print_sigma(x, digits),
+    summary_header = function(x) factor_summary_header(x),
+    full_view = function(object, call = NULL) factor_full_view(object, call)
   )
 )
 
