@@ -24,6 +24,10 @@
 #              in z units, s = exp(ls), by k = exp(log_k)
 #              for scaling_to_user()
 #   sigma_diag sigma_diag(par): diag(Sigma)
+#   mahalanobis  mahalanobis(u, par): u_i' Sigma^-1 u_i for the rows of u
+#              (all finite): in the correlation scale of Sigma (free of
+#              the data's units), or by the Woodbury identity for a factor
+#              Sigma = F F' + diag(D)
 #   tie_form   tie_form(par, chol_l): for the singular-tie test
 #              (mix_tie_argument()), functions of gamma' Sigma^-1 gamma
 #              (gsg()), of 2 log det(Sigma / diag(s)^2) given ls =
@@ -93,6 +97,12 @@ cov_table <- list(
       par
     },
     sigma_diag = function(par) diag(par$sigma),
+    mahalanobis = function(u, par) {
+      s <- sqrt(diag(par$sigma))
+      r <- par$sigma / tcrossprod(s)
+      z <- forwardsolve(t(chol(r)), t(sweep(u, 2L, s, "/")))
+      colSums(z^2)
+    },
     tie_form = function(par, chol_l) {
       list(
         gsg = function() sum(forwardsolve(chol_l, par$gamma)^2),
@@ -190,6 +200,13 @@ cov_table <- list(
       par
     },
     sigma_diag = function(par) rowSums(par$loadings^2) + par$uniquenesses,
+    mahalanobis = function(u, par) {
+      w <- sweep(u, 2L, par$uniquenesses, "/")
+      fw <- w %*% par$loadings
+      inner <- diag(ncol(par$loadings)) +
+        crossprod(par$loadings / par$uniquenesses, par$loadings)
+      rowSums(u * w) - rowSums(fw * t(solve(inner, t(fw))))
+    },
     tie_form = function(par, chol_l) {
       wb <- factor_woodbury(par)
       list(
