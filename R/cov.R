@@ -30,13 +30,14 @@
 #              Sigma = F F' + diag(D)
 #   tie_form   tie_form(par, chol_l): for the singular-tie test
 #              (mix_tie_argument()), functions of gamma' Sigma^-1 gamma
-#              (gsg()), of 2 log det(Sigma / diag(s)^2) given ls =
-#              sum(log s) (logdet_std(ls)) and of the quadratic forms at
-#              the rows pts (q(pts)); chol_l: the lower Cholesky factor
-#              of a full Sigma
+#              (gsg()), of log det Sigma - 2 ls, ls = sum(log s) for the
+#              column scales s (logdet_std(ls)), and of the quadratic
+#              forms at the rows pts (q(pts)); chol_l: the lower Cholesky
+#              factor of a full Sigma
 # and the report:
 #   rotate     rotate(par, log_scale = NULL): the documented rotation
-#   name       name(par, vars): the names of the variables on Sigma's part
+#   name       name(par, vars): the variables' names on mu, gamma and
+#              Sigma's parts
 #   result     result(fit): the fit object's parts of the structure
 #   print_sigma  print_sigma(x, digits): Sigma's lines of print(x) for a
 #              single fit x
