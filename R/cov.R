@@ -8,8 +8,6 @@
 #   regular    regular(par): the component can stay in a mixture
 #              (mixture_par_ok(): usable and well conditioned)
 #   draw_z     draw_z(n, par): n draws of sqrt(Y)'s factor Sigma^(1/2) Z
-#   rows       rows(par, x, backend, device, threads): the E-step's
-#              per-row output at the rows x (fit_rows_compute())
 #   start      start(src, start, family, args, call): a single fit's start
 #              in the units its rows are fitted in (stage_start())
 #   start_cluster  start_cluster(rows, mixing, r): a mixture member's start
@@ -45,6 +43,9 @@
 #              in print(summary(fit)) (x: the summary)
 #   full_view  full_view(object, call = NULL): the single fit with Sigma
 #              itself in its parameters (for methods that need it)
+# and the E-step's rows:
+#   rows       rows(par, x, backend, device, threads): the E-step's
+#              per-row output at the rows x (fit_rows_compute())
 cov_table <- list(
   full = list(
     kind = "full",
@@ -68,17 +69,6 @@ cov_table <- list(
                     sigma = stats::cov(rows)), mixing)
       names(par$mu) <- names(par$gamma) <- vars
       par
-    },
-    rows = function(par, x, backend, device, threads) {
-      if (backend == "cuda") {
-        chol_l <- .Call(ffi_chol_lower, par$sigma)
-        k <- mix_consts(chol_l, par$gamma, par$p, par$a, par$b)
-        storage.mode(x) <- "double"
-        return(.Call(ffi_cuda_mix_rows, x, as.double(par$mu), chol_l, k$g,
-                     k$consts, mix_what_rows(), TRUE, TRUE, device))
-      }
-      engine <- mix_engine_cpu(x, threads)
-      mix_estep(engine, par, mix_what_rows(), rows = TRUE)$rows
     },
     logdet = function(par) logdet(par$sigma),
     scale = function(par, s) {
@@ -144,7 +134,18 @@ cov_table <- list(
         else "a penalised fit: no standard errors"
       ))
     },
-    full_view = function(object, call = NULL) object
+    full_view = function(object, call = NULL) object,
+    rows = function(par, x, backend, device, threads) {
+      if (backend == "cuda") {
+        chol_l <- .Call(ffi_chol_lower, par$sigma)
+        k <- mix_consts(chol_l, par$gamma, par$p, par$a, par$b)
+        storage.mode(x) <- "double"
+        return(.Call(ffi_cuda_mix_rows, x, as.double(par$mu), chol_l, k$g,
+                     k$consts, mix_what_rows(), TRUE, TRUE, device))
+      }
+      engine <- mix_engine_cpu(x, threads)
+      mix_estep(engine, par, mix_what_rows(), rows = TRUE)$rows
+    }
   ),
   factor = list(
     kind = "factor",
@@ -173,11 +174,6 @@ cov_table <- list(
                   scale = sqrt(colSums(u^2) / (nrow(rows) - 1)))
       fd <- factor_principal(factor_pca(rows, NULL, std, r), r)
       c(list(mu = center, gamma = rep(0, ncol(rows))), fd, mixing)
-    },
-    rows = function(par, x, backend, device, threads) {
-      storage.mode(x) <- "double"
-      factor_estep(x, par, mix_what_rows(), rows = TRUE, threads = threads,
-                   backend = backend, device = device)$rows
     },
     logdet = function(par) factor_logdet(par),
     scale = function(par, s) {
@@ -223,7 +219,12 @@ cov_table <- list(
     result = function(fit) factor_result(fit),
     print_sigma = function(x, digits) factor_print_sigma(x, digits),
     summary_header = function(x) factor_summary_header(x),
-    full_view = function(object, call = NULL) factor_full_view(object, call)
+    full_view = function(object, call = NULL) factor_full_view(object, call),
+    rows = function(par, x, backend, device, threads) {
+      storage.mode(x) <- "double"
+      factor_estep(x, par, mix_what_rows(), rows = TRUE, threads = threads,
+                   backend = backend, device = device)$rows
+    }
   )
 )
 
