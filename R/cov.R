@@ -4,6 +4,7 @@
 # and factor (F F' + diag(D): par$loadings, par$uniquenesses).  An entry
 # holds
 #   kind       its name
+#   collinear  whether collinear columns are refused (mix_data())
 #   df         df(d, r): the free parameters of one component's Sigma
 #   regular    regular(par): the component can stay in a mixture
 #              (mixture_par_ok(): usable and well conditioned)
@@ -49,6 +50,7 @@
 cov_table <- list(
   full = list(
     kind = "full",
+    collinear = TRUE,
     df = function(d, r) d * (d + 1L) / 2L,
     regular = function(par) {
       all(is.finite(unlist(par, use.names = FALSE))) &&
@@ -149,6 +151,7 @@ cov_table <- list(
   ),
   factor = list(
     kind = "factor",
+    collinear = FALSE,
     # F less its rotations (r (r - 1) / 2) and D, at most as the full
     # Sigma's d (d + 1) / 2, which they fill where r factors are not
     # identified: see factor_identified()
