@@ -4,6 +4,7 @@
 # and factor (F F' + diag(D): par$loadings, par$uniquenesses).  An entry
 # holds
 #   kind       its name
+#   collinear  whether collinear columns are refused (mix_data())
 #   df         df(d, r): the free parameters of one component's Sigma
 #   regular    regular(par): the component can stay in a mixture
 #              (mixture_par_ok(): usable and well conditioned)
@@ -13,8 +14,6 @@
 #              E-step st or the lower Cholesky factor chol_l of Sigma
 #              that the path holds (NULL: t(chol(Sigma)))
 #   draw_z     draw_z(n, par): n draws of sqrt(Y)'s factor Sigma^(1/2) Z
-#   rows       rows(par, x, backend, device, threads): the E-step's
-#              per-row output at the rows x (fit_rows_compute())
 #   start      start(src, start, family, args, call): a single fit's start
 #              in the units its rows are fitted in (stage_start())
 #   start_cluster  start_cluster(rows, mixing, r): a mixture member's start
@@ -29,21 +28,34 @@
 #              in z units, s = exp(ls), by k = exp(log_k)
 #              for scaling_to_user()
 #   sigma_diag sigma_diag(par): diag(Sigma)
+#   mahalanobis  mahalanobis(u, par): u_i' Sigma^-1 u_i for the rows of u
+#              (all finite): in the correlation scale of Sigma (free of
+#              the data's units), or by the Woodbury identity for a factor
+#              Sigma = F F' + diag(D)
 #   tie_form   tie_form(par, chol_l): for the singular-tie test
 #              (mix_tie_argument()), functions of gamma' Sigma^-1 gamma
-#              (gsg()), of 2 log det(Sigma / diag(s)^2) given ls =
-#              sum(log s) (logdet_std(ls)) and of the quadratic forms at
-#              the rows pts (q(pts)); chol_l: the lower Cholesky factor
-#              of a full Sigma
+#              (gsg()), of log det Sigma - 2 ls, ls = sum(log s) for the
+#              column scales s (logdet_std(ls)), and of the quadratic
+#              forms at the rows pts (q(pts)); chol_l: the lower Cholesky
+#              factor of a full Sigma
 # and the report:
 #   rotate     rotate(par, log_scale = NULL): the documented rotation
-#   name       name(par, vars): the names of the variables on Sigma's part
+#   name       name(par, vars): the variables' names on mu, gamma and
+#              Sigma's parts
 #   result     result(fit): the fit object's parts of the structure
 #   print_sigma  print_sigma(x, digits): Sigma's lines of print(x) for a
 #              single fit x
+#   summary_header  summary_header(x): the lines above the coefficients
+#              in print(summary(fit)) (x: the summary)
+#   full_view  full_view(object, call = NULL): the single fit with Sigma
+#              itself in its parameters (for methods that need it)
+# and the E-step's rows:
+#   rows       rows(par, x, backend, device, threads): the E-step's
+#              per-row output at the rows x (fit_rows_compute())
 cov_table <- list(
   full = list(
     kind = "full",
+    collinear = TRUE,
     df = function(d, r) d * (d + 1L) / 2L,
     regular = function(par) {
       all(is.finite(unlist(par, use.names = FALSE))) &&
@@ -69,17 +81,6 @@ cov_table <- list(
       names(par$mu) <- names(par$gamma) <- vars
       par
     },
-    rows = function(par, x, backend, device, threads) {
-      if (backend == "cuda") {
-        chol_l <- .Call(ffi_chol_lower, par$sigma)
-        k <- mix_consts(chol_l, par$gamma, par$p, par$a, par$b)
-        storage.mode(x) <- "double"
-        return(.Call(ffi_cuda_mix_rows, x, as.double(par$mu), chol_l, k$g,
-                     k$consts, mix_what_rows(), TRUE, TRUE, device))
-      }
-      engine <- mix_engine_cpu(x, threads)
-      mix_estep(engine, par, mix_what_rows(), rows = TRUE)$rows
-    },
     logdet = function(par) logdet(par$sigma),
     scale = function(par, s) {
       par$sigma <- par$sigma / s
@@ -98,6 +99,12 @@ cov_table <- list(
       par
     },
     sigma_diag = function(par) diag(par$sigma),
+    mahalanobis = function(u, par) {
+      s <- sqrt(diag(par$sigma))
+      r <- par$sigma / tcrossprod(s)
+      z <- forwardsolve(t(chol(r)), t(sweep(u, 2L, s, "/")))
+      colSums(z^2)
+    },
     tie_form = function(par, chol_l) {
       list(
         gsg = function() sum(forwardsolve(chol_l, par$gamma)^2),
@@ -130,10 +137,30 @@ cov_table <- list(
       } else {
         cat(sprintf("Sigma: %d x %d matrix (see coef())\n", d, d))
       }
+    },
+    summary_header = function(x) {
+      cat(sprintf(
+        "\nParameters (gauge %s; %s):\n", fit_gauge_label(x$gauge),
+        if (is.null(x$shrink)) "standard errors from the observed information"
+        else "a penalised fit: no standard errors"
+      ))
+    },
+    full_view = function(object, call = NULL) object,
+    rows = function(par, x, backend, device, threads) {
+      if (backend == "cuda") {
+        chol_l <- .Call(ffi_chol_lower, par$sigma)
+        k <- mix_consts(chol_l, par$gamma, par$p, par$a, par$b)
+        storage.mode(x) <- "double"
+        return(.Call(ffi_cuda_mix_rows, x, as.double(par$mu), chol_l, k$g,
+                     k$consts, mix_what_rows(), TRUE, TRUE, device))
+      }
+      engine <- mix_engine_cpu(x, threads)
+      mix_estep(engine, par, mix_what_rows(), rows = TRUE)$rows
     }
   ),
   factor = list(
     kind = "factor",
+    collinear = FALSE,
     # F less its rotations (r (r - 1) / 2) and D, at most as the full
     # Sigma's d (d + 1) / 2, which they fill where r factors are not
     # identified: see factor_identified()
@@ -163,11 +190,6 @@ cov_table <- list(
       fd <- factor_principal(factor_pca(rows, NULL, std, r), r)
       c(list(mu = center, gamma = rep(0, ncol(rows))), fd, mixing)
     },
-    rows = function(par, x, backend, device, threads) {
-      storage.mode(x) <- "double"
-      factor_estep(x, par, mix_what_rows(), rows = TRUE, threads = threads,
-                   backend = backend, device = device)$rows
-    },
     logdet = function(par) factor_logdet(par),
     scale = function(par, s) {
       par$loadings <- par$loadings / sqrt(s)
@@ -190,6 +212,13 @@ cov_table <- list(
       par
     },
     sigma_diag = function(par) rowSums(par$loadings^2) + par$uniquenesses,
+    mahalanobis = function(u, par) {
+      w <- sweep(u, 2L, par$uniquenesses, "/")
+      fw <- w %*% par$loadings
+      inner <- diag(ncol(par$loadings)) +
+        crossprod(par$loadings / par$uniquenesses, par$loadings)
+      rowSums(u * w) - rowSums(fw * t(solve(inner, t(fw))))
+    },
     tie_form = function(par, chol_l) {
       wb <- factor_woodbury(par)
       list(
@@ -203,7 +232,14 @@ cov_table <- list(
     rotate = function(par, log_scale = NULL) factor_rotate(par, log_scale),
     name = function(par, vars) factor_names(par, vars),
     result = function(fit) factor_result(fit),
-    print_sigma = function(x, digits) factor_print_sigma(x, digits)
+    print_sigma = function(x, digits) factor_print_sigma(x, digits),
+    summary_header = function(x) factor_summary_header(x),
+    full_view = function(object, call = NULL) factor_full_view(object, call),
+    rows = function(par, x, backend, device, threads) {
+      storage.mode(x) <- "double"
+      factor_estep(x, par, mix_what_rows(), rows = TRUE, threads = threads,
+                   backend = backend, device = device)$rows
+    }
   )
 )
 

@@ -58,8 +58,8 @@ coef.ghmix_fit <- function(object,
     "parametrization", sys.call()
   )
   check_flag(sigma, "sigma", sys.call())
-  if (!is.null(object$factors) && (sigma || parametrization != "ghmix")) {
-    object <- factor_full_view(object, sys.call())
+  if (sigma || parametrization != "ghmix") {
+    object <- cov_get(object$factors)$full_view(object, sys.call())
   }
   par <- object$parameters
   par$a <- unname(par$a)

@@ -170,15 +170,7 @@ print.summary.ghmix_fit <- function(x,
   if (!is.null(x$call)) {
     cat("Call: ", paste(deparse(x$call), collapse = "\n"), "\n", sep = "")
   }
-  if (is.null(x$factors)) {
-    cat(sprintf(
-      "\nParameters (gauge %s; %s):\n", fit_gauge_label(x$gauge),
-      if (is.null(x$shrink)) "standard errors from the observed information"
-      else "a penalised fit: no standard errors"
-    ))
-  } else {
-    factor_summary_header(x)
-  }
+  cov_get(x$factors)$summary_header(x)
   print(signif(x$coefficients, digits))
   cat(sprintf(
     "\nLog-likelihood %s, df = %d, AIC %s, BIC %s\n",

@@ -73,7 +73,7 @@ plot.ghmix_fit <- function(x, which = NULL, ask = FALSE, nsim = 10000L,
   view <- x
   if (!all(which == "trace")) {
     if (!is.null(x$scaling)) view <- fit_std_view(view)
-    if (!is.null(x$factors)) view <- factor_full_view(view)
+    view <- cov_get(x$factors)$full_view(view)
   }
   for (w in which) plot_fit_panel(view, w, nsim, seed)
   invisible(x)

@@ -221,9 +221,7 @@ mix_start <- function(x, start, family, symmetric, call, std,
     par <- mix_start_from(start, par, family, d, call, scaling)
   }
   if (symmetric) par$gamma <- rep(0, d)
-  names(par$mu) <- names(par$gamma) <- colnames(x)
-  dimnames(par$sigma) <- list(colnames(x), colnames(x))
-  par
+  cov_table$full$name(par, colnames(x))
 }
 
 # The default mixing law of each family (mean 1).

@@ -256,8 +256,7 @@ plot_law_of <- function(law, call) {
     return(law)
   }
   if (inherits(law, "ghmix_fit")) {
-    par <- if (is.null(law$factors)) law$parameters else
-      stats::coef(law, sigma = TRUE)
+    par <- stats::coef(law, sigma = TRUE)
     return(law_make(par$mu, par$gamma, par$sigma, par$p, par$a, par$b))
   }
   abort_argument(

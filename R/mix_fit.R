@@ -24,8 +24,8 @@ mix_fit_components <- function(x, start, spec) {
                                       start, args, weights, call))
   }
   data <- mixture_memory_data(x, args$na_rm, weights, args, g_all, call)
-  g_all <- mixture_components_regular(g_all, data, is.null(args$factors),
-                                      call)
+  g_all <- mixture_components_regular(g_all, data,
+                                      cov_get(args$factors)$collinear, call)
   if (!is.null(start) && !inherits(start, "ghmix_mixture") &&
         length(data$dropped) > 0L && length(start) == NROW(x)) {
     start <- start[-data$dropped]
@@ -42,7 +42,7 @@ mix_fit_components <- function(x, start, spec) {
 # columns checked for collinearity within the clusters of the largest G
 # (full members) or not at all (factor members).
 mixture_memory_data <- function(x, na_rm, weights, args, g_all, call) {
-  collinear <- if (is.null(args$factors)) max(g_all) else FALSE
+  collinear <- if (cov_get(args$factors)$collinear) max(g_all) else FALSE
   data <- mix_data(x, na_rm, call, collinear = collinear)
   data$weights <- weights_in_sums(mix_weights(weights, data, call))
   mix_check_weighted_shape(data$x, data$weights, call, collinear = collinear)
@@ -79,8 +79,8 @@ mixture_best_of_starts <- function(start, family, fit) {
 # the rows are collinear as one distribution's but not within the
 # clusters of the larger G (clusters far apart), for which
 # mix_check_shape() let them through: one Sigma would be singular.
-mixture_components_regular <- function(g_all, data, full, call) {
-  if (any(c(!full, g_all[[1L]] != 1L, length(g_all) == 1L,
+mixture_components_regular <- function(g_all, data, collinear, call) {
+  if (any(c(!collinear, g_all[[1L]] != 1L, length(g_all) == 1L,
             ncol(data$x) == 1L))) {
     return(g_all)
   }

@@ -347,9 +347,8 @@ augment_mixture_distance <- function(fit, m, cls) {
   out
 }
 
-# (x - mu)' Sigma^-1 (x - mu) for the rows of m (NA where not finite), in
-# the correlation scale of Sigma (free of the data's units), or by the
-# Woodbury identity for a factor Sigma = F F' + diag(D).
+# (x - mu)' Sigma^-1 (x - mu) for the rows of m (NA where not finite;
+# the covariance structure's mahalanobis()).
 law_mahalanobis <- function(m, par) {
   u <- sweep(m, 2L, par$mu)
   ok <- rowSums(!is.finite(u)) == 0L
@@ -357,18 +356,6 @@ law_mahalanobis <- function(m, par) {
   if (!any(ok)) {
     return(out)
   }
-  u <- u[ok, , drop = FALSE]
-  if (!is.null(par$loadings)) {
-    w <- sweep(u, 2L, par$uniquenesses, "/")
-    fw <- w %*% par$loadings
-    inner <- diag(ncol(par$loadings)) +
-      crossprod(par$loadings / par$uniquenesses, par$loadings)
-    out[ok] <- rowSums(u * w) - rowSums(fw * t(solve(inner, t(fw))))
-    return(out)
-  }
-  s <- sqrt(diag(par$sigma))
-  r <- par$sigma / tcrossprod(s)
-  z <- forwardsolve(t(chol(r)), t(sweep(u, 2L, s, "/")))
-  out[ok] <- colSums(z^2)
+  out[ok] <- cov_of(par)$mahalanobis(u[ok, , drop = FALSE], par)
   out
 }
