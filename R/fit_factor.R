@@ -153,6 +153,13 @@ factor_start_from <- function(start, par, family, d, r, call,
     factor_check_start_list(start, family, d, r, call)
   } else {
     start <- fitted$par
+    if (length(start$mu) != d) {
+      abort_argument(
+        sprintf("`start` is a fit to %d variables; the data have %d.",
+                length(start$mu), d),
+        call
+      )
+    }
     if (!is.null(start$loadings) && ncol(start$loadings) != r) {
       start[c("loadings", "uniquenesses")] <- NULL
     }

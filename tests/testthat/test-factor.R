@@ -262,6 +262,11 @@ test_that("factor fits: bad input and unsupported combinations", {
                class = err, regexp = "loadings")
   expect_error(fit_nig(x, factors = 1, start = list(sigma = diag(4))),
                class = err, regexp = "start")
+  # a fit to other variables as the start: a classed error, no recycling
+  other <- suppressWarnings(fit_nig(cbind(x, x[, 1L]^2), factors = 1,
+                                    control = ghmix_control(max_iter = 3)))
+  expect_no_warning(expect_error(fit_nig(x, factors = 1, start = other),
+                                 class = err, regexp = "variables"))
 })
 
 test_that("simulated factor-GH data: the truth's likelihood and subspace", {
