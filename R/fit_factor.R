@@ -469,9 +469,8 @@ factor_print_sigma <- function(x, digits) {
 # parameters than vcov() takes (factor_vcov_max_k) or is penalised.
 factor_summary_coefs <- function(object) {
   par <- object$parameters
-  nm <- factor_vcov_names(names(par$mu), ncol(par$loadings), object$family,
-                          object$symmetric)
-  est <- factor_vcov_pack(par, object$family, object$symmetric)
+  nm <- names_fit(par, object$family, object$symmetric)
+  est <- pack_nat(par, object$family, object$symmetric)
   se <- if (!is.null(object$shrink) || length(nm) > factor_vcov_max_k) {
     NA_real_
   } else {
