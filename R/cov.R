@@ -23,6 +23,8 @@
 #              the entries to the user's units (scaling_log_factors())
 #   report     report(par, log_scale): the reported form of par (the
 #              rotation of F); NULL where it is par itself
+#   pack_em, size_em(d, r), unpack_em(v, d, r): Sigma's block of
+#              pack_em() (chol_v: the caller's, or NULL) and back
 #   vcov_max_k the most parameters whose information vcov() forms
 #   vcov_unidentified(object): TRUE, with a warning, where Sigma's
 #              parameters are not identified
@@ -76,6 +78,22 @@ cov_table <- list(
       list(sigma = outer(ls, ls, "+") - lk)
     },
     report = NULL,
+    pack_em = function(par, chol_v) {
+      if (is.null(chol_v)) {
+        at <- chol_index(length(par$mu))
+        chol_v <- chol_upper(par$sigma)[at$upper]
+        chol_v[at$on_diag] <- log(chol_v[at$on_diag])
+      }
+      chol_v
+    },
+    size_em = function(d, r) d * (d + 1L) / 2L,
+    unpack_em = function(v, d, r) {
+      at <- chol_index(d)
+      chol_l <- matrix(0, d, d)
+      chol_l[at$lower] <- v
+      chol_l[at$diag] <- exp(chol_l[at$diag])
+      list(sigma = tcrossprod(chol_l))
+    },
     vcov_max_k = Inf,
     vcov_unidentified = function(object) FALSE
   ),
@@ -146,6 +164,12 @@ cov_table <- list(
            uniquenesses = 2 * ls - lk)
     },
     report = function(par, log_scale) factor_rotate(par, log_scale),
+    pack_em = function(par, chol_v) c(par$loadings, log(par$uniquenesses)),
+    size_em = function(d, r) d * r + d,
+    unpack_em = function(v, d, r) {
+      list(loadings = matrix(v[seq_len(d * r)], d, r),
+           uniquenesses = exp(v[d * r + seq_len(d)]))
+    },
     vcov_max_k = factor_vcov_max_k,
     vcov_unidentified = function(object) factor_vcov_unidentified(object)
   )

@@ -330,17 +330,6 @@ mixture_factor_unpack <- function(raw, heads, d, r) {
   es
 }
 
-# theta of a factor mixture (mixture_theta()): each component's mu, gamma,
-# vec(F), log D and mixing parameters (as factor_point() packs them),
-# then the log proportions relative to the first.
-mixture_factor_theta <- function(pars, props, ctx) {
-  comps <- lapply(pars, function(par) {
-    theta_pack(par, ctx$family, ctx$symmetric,
-               c(par$loadings, log(par$uniquenesses)))
-  })
-  c(unlist(comps), log(props[-1L] / props[[1L]]))
-}
-
 # A usable factor member: finite, a valid GIG, M = I + F' D^-1 F positive
 # definite, and Sigma's condition number at most kappa_max by the bound
 # (max D + sum F^2) / min D (at least the condition number itself), as

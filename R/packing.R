@@ -7,6 +7,45 @@
 # D) and the mixing parameters the family leaves free (mix_family()$free);
 # then, for G components, eta_k = log(pi_k / pi_1), k = 2..G (none for one
 # distribution, so one formula serves both).
+#
+# EM space (SQUAREM, the parameter rule, the direct polish and the far-row
+# rescue), for the standardised parameters in the det gauge: mu, gamma
+# (unless symmetric), Sigma as the structure packs it for extrapolation
+# (cov_table's pack_em: the packed lower triangle of the Cholesky factor
+# with its diagonal on the log scale, whose sum is 0 in that gauge, a
+# linear constraint kept by extrapolation; or vec(F) and log D), the free
+# mixing parameters on the family's scale (log a, log b, p, or log |p|
+# where its sign is fixed), then eta as above.
+
+# chol_v: NULL, or the EM block of a full Sigma as the caller holds it
+# (the point's own Cholesky factor; NULL: from chol_upper()).
+pack_em <- function(par, family, symmetric, chol_v = NULL) {
+  sub <- family_get(family)$pack(par)
+  # unnamed: names of mu would reach p, a, b through unpack_em()
+  unname(c(par$mu, if (!symmetric) par$gamma,
+           cov_of(par)$pack_em(par, chol_v), sub))
+}
+
+# The parameters at theta (pack_em()) of d columns (r: NULL for a full
+# Sigma, or the number of factors).
+unpack_em <- function(theta, family, symmetric, d, r = NULL) {
+  mu <- theta[seq_len(d)]
+  k <- d
+  gamma <- if (symmetric) rep(0, d) else theta[k + seq_len(d)]
+  if (!symmetric) k <- k + d
+  cov <- cov_get(r)
+  m <- cov$size_em(d, r)
+  par <- c(list(mu = mu, gamma = gamma),
+           cov$unpack_em(theta[k + seq_len(m)], d, r))
+  c(par, family_get(family)$unpack(theta[-seq_len(k + m)]))
+}
+
+pack_all_em <- function(pars, props, family, symmetric) {
+  c(
+    unlist(lapply(pars, pack_em, family = family, symmetric = symmetric)),
+    log(props[-1L] / props[[1L]])
+  )
+}
 
 pack_nat <- function(par, family, symmetric) {
   unname(c(
