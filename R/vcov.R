@@ -150,8 +150,8 @@ vcov_observed <- function(object, cluster, call, log_scale = NULL) {
   if (vcov_refused(object, length(nm) - mixture, call)) {
     return(na_cov)
   }
-  ch <- if (mixture) vcov_chart_mixture(object, cluster) else
-    vcov_chart_fit(object, cluster, log_scale)
+  ch <- if (mixture) vcov_chart_mixture(object, cluster, call) else
+    vcov_chart_fit(object, cluster, log_scale, call)
   on.exit(ch$free())
   jac <- central_jacobian(ch$score, ch$theta, ch$steps, progress = TRUE)
   info <- if (is.null(jac)) NULL else -(jac + t(jac)) / 2
@@ -214,7 +214,7 @@ vcov_check_size <- function(k, max_k, call) {
 # the chart, NULL where an E-step fails), null (its directions on the
 # chart), report(inv) (the covariance of the reported parameters from the
 # inverse of the augmented information in the steps' units) and free().
-vcov_chart_fit <- function(object, cluster, log_scale) {
+vcov_chart_fit <- function(object, cluster, log_scale, call) {
   par <- object$parameters
   family <- object$family
   symmetric <- object$symmetric
@@ -227,7 +227,7 @@ vcov_chart_fit <- function(object, cluster, log_scale) {
     theta[chart] <- th
     fx$solve(unpack_nat(theta, par, family, symmetric))
   }
-  src <- vcov_source_fit(object, cluster)
+  src <- vcov_source_fit(object, cluster, call)
   score <- function(th) {
     q <- point(th)
     st <- if (!is.null(q)) src$estep(q)
@@ -290,12 +290,12 @@ vcov_chart_fixed <- function(object, null) {
 
 # The chart of a mixture: theta of all the components in the standardised
 # units of the E-steps (src$std), then eta.
-vcov_chart_mixture <- function(object, cluster) {
+vcov_chart_mixture <- function(object, cluster, call) {
   family <- object$family
   symmetric <- object$symmetric
   g <- object$G
   cov <- cov_get(object$factors)
-  src <- vcov_source_mixture(object, cluster)
+  src <- vcov_source_mixture(object, cluster, call)
   pars <- lapply(object$components, to_std, std = src$std)
   steps <- steps_all(pars, family, symmetric)
   score <- function(th) {
@@ -399,8 +399,9 @@ central_jacobian <- function(fun, theta, steps, progress = FALSE) {
 
 # The E-step of one distribution at the fit's rows: estep(par) over the
 # rows in memory, or over the chunks of a chunked fit or a cluster, read
-# here (fit_engine()); free() releases them.
-vcov_source_fit <- function(object, cluster) {
+# here (fit_engine(); call: vcov()'s, for its errors); free() releases
+# them.
+vcov_source_fit <- function(object, cluster, call) {
   what <- mix_what(object$family)
   x <- object$data
   factor <- !is.null(object$factors)
@@ -410,7 +411,7 @@ vcov_source_fit <- function(object, cluster) {
       factor_estep(x, par, what, w, threads = object$threads)
     }))
   }
-  engine <- fit_engine(object, cluster)
+  engine <- fit_engine(object, cluster, call)
   list(free = engine$free, estep = function(par) {
     if (factor) factor_estep_chunks(engine, par, what) else
       mix_estep(engine, par, what)
@@ -421,7 +422,7 @@ vcov_source_fit <- function(object, cluster) {
 # std of its EM (the column moments of the fit's rows): the fit's rows in
 # memory, or (chunked data, or a cluster) each chunk's share where it is
 # read (fit_engine()), as the EM of a chunked mixture runs them.
-vcov_source_mixture <- function(object, cluster) {
+vcov_source_mixture <- function(object, cluster, call) {
   x <- object$data
   w <- weights_in_sums(object$weights)
   what <- mix_what(object$family)
@@ -436,7 +437,7 @@ vcov_source_mixture <- function(object, cluster) {
                   estep(z, pars, props, w, what, threads = object$threads)
                 }))
   }
-  engine <- fit_engine(object, cluster)
+  engine <- fit_engine(object, cluster, call)
   std <- if (inherits(x, "ghmix_data")) {
     std <- chunk_std(engine$summary, engine$data$names)
     if (factor) std[c("center", "scale")] else std
