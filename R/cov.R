@@ -25,6 +25,9 @@
 #              rotation of F); NULL where it is par itself
 #   pack_em, size_em(d, r), unpack_em(v, d, r): Sigma's block of
 #              pack_em() (chol_v: the caller's, or NULL) and back
+#   score_em   score_em(sc, par): score()'s Sigma part by the chain rule
+#              in pack_em()'s block (full only: the direct polish of
+#              R/mix_direct.R runs for full mixtures)
 #   vcov_max_k the most parameters whose information vcov() forms
 #   vcov_unidentified(object): TRUE, with a warning, where Sigma's
 #              parameters are not identified
@@ -93,6 +96,19 @@ cov_table <- list(
       chol_l[at$lower] <- v
       chol_l[at$diag] <- exp(chol_l[at$diag])
       list(sigma = tcrossprod(chol_l))
+    },
+    # Sigma = L L': score() counts each off-diagonal entry of Sigma once,
+    # with twice the matrix derivative G, and d loglik / dL = 2 G L
+    score_em = function(sc, par) {
+      g_mat <- sc$sigma / 2
+      diag(g_mat) <- diag(sc$sigma)
+      chol_l <- t(chol(par$sigma))
+      d_l <- 2 * g_mat %*% chol_l
+      lower <- lower.tri(d_l, diag = TRUE)
+      on_diag <- diag(nrow(d_l))[lower] == 1
+      d_chol <- d_l[lower]
+      d_chol[on_diag] <- d_chol[on_diag] * diag(chol_l)
+      d_chol
     },
     vcov_max_k = Inf,
     vcov_unidentified = function(object) FALSE

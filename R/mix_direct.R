@@ -113,21 +113,10 @@ mixture_direct_score <- function(state, ctx, unit = 1) {
 }
 
 # One component's block: the score of (mu, gamma, Sigma, p, a, b)
-# (fit_score()) by the chain rule in (mu, gamma, the lower triangle of L
-# with log diagonal, p, log a, log b), Sigma = L L'.
+# (fit_score()) by the chain rule in pack_em()'s coordinates.
 mixture_direct_score_k <- function(st, par, ctx) {
   sc <- fit_score(st, par)
-  # (fit_score() counts each off-diagonal entry of Sigma once, with twice
-  # the matrix derivative G: d loglik / dL = 2 G L)
-  g_mat <- sc$sigma / 2
-  diag(g_mat) <- diag(sc$sigma)
-  chol_l <- t(chol(par$sigma))
-  d_l <- 2 * g_mat %*% chol_l
-  lower <- lower.tri(d_l, diag = TRUE)
-  on_diag <- diag(nrow(d_l))[lower] == 1
-  d_chol <- d_l[lower]
-  d_chol[on_diag] <- d_chol[on_diag] * diag(chol_l)
-  c(sc$mu, if (!ctx$symmetric) sc$gamma, d_chol,
+  c(sc$mu, if (!ctx$symmetric) sc$gamma, cov_of(par)$score_em(sc, par),
     mixture_direct_score_mixing(sc, par, ctx$family))
 }
 
