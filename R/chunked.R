@@ -186,8 +186,8 @@ chunk_annotate <- function(fit, engine) {
 # Methods on chunked fits -----------------------------------------------------
 
 # The engine for E-steps at a fit's data (vcov()): the data matrix, or the
-# chunks streamed here or on a cluster.
-fit_engine <- function(object, cluster = NULL) {
+# chunks streamed here or on a cluster (call: the user's, for errors).
+fit_engine <- function(object, cluster, call) {
   data <- object$data
   if (!inherits(data, "ghmix_data") && is.null(cluster)) {
     return(mix_engine_cpu(data, object$threads,
@@ -196,7 +196,6 @@ fit_engine <- function(object, cluster = NULL) {
   if (!inherits(data, "ghmix_data")) {
     data <- chunk_split(data, cluster, weights_in_sums(object$weights))
   }
-  call <- sys.call(-1L)
   opts <- chunk_options("cpu", object$threads, 0L, cluster, call)
   chunk_engine(data, opts, na_rm = TRUE, call)
 }

@@ -52,6 +52,31 @@
 # and the E-step's rows:
 #   rows       rows(par, x, backend, device, threads): the E-step's
 #              per-row output at the rows x (fit_rows_compute())
+# and for the natural packing (R/packing.R) and vcov() (R/vcov.R)
+#   pack_nat, unpack_nat(v, par), size_nat(par), names_nat(vars, r):
+#              Sigma's entries in pack_nat(), and their names
+#   sd         sd(par): sqrt(diag(Sigma))
+#   step_scale step_scale(par, sd_x): the natural scales of the entries
+#   orbit      orbit(par): Sigma's part of the scaling orbit's tangent
+#   rotations  rotations(par): Sigma's parts of the other null directions
+#   score      score(st, par): the score of mu, gamma and Sigma (NULL where
+#              par is not usable)
+#   units_log  units_log(ls, lk, par): the logs of the factors that take
+#              the entries to the user's units (scaling_log_factors())
+#   report     report(par, log_scale): the reported form of par (the
+#              rotation of F); NULL where it is par itself
+#   pack_em, size_em(d, r), unpack_em(v, d, r): Sigma's block of
+#              pack_em() (chol_v: the caller's, or NULL) and back
+#   score_em   score_em(sc, par): score()'s Sigma part by the chain rule
+#              in pack_em()'s block (full only: the direct polish of
+#              R/mix_direct.R runs for full mixtures)
+#   vcov_max_k the most parameters whose information vcov() forms
+#   vcov_unidentified(object): TRUE, with a warning, where Sigma's
+#              parameters are not identified
+# The largest number of parameters k for which vcov() forms the k x k
+# information of a factor fit (2 k E-steps).
+factor_vcov_max_k <- 5000L
+
 cov_table <- list(
   full = list(
     kind = "full",
@@ -156,7 +181,60 @@ cov_table <- list(
       }
       engine <- mix_engine_cpu(x, threads)
       mix_estep(engine, par, mix_what_rows(), rows = TRUE)$rows
-    }
+    },
+    pack_nat = function(par) par$sigma[lower.tri(par$sigma, diag = TRUE)],
+    unpack_nat = function(v, par) {
+      sigma <- par$sigma
+      sigma[lower.tri(sigma, diag = TRUE)] <- v
+      sigma[upper.tri(sigma)] <- t(sigma)[upper.tri(sigma)]
+      par$sigma <- sigma
+      par
+    },
+    size_nat = function(par) length(par$mu) * (length(par$mu) + 1L) / 2L,
+    names_nat = function(vars, r) {
+      idx <- which(lower.tri(diag(length(vars)), diag = TRUE), arr.ind = TRUE)
+      sprintf("Sigma[%s,%s]", vars[idx[, 2L]], vars[idx[, 1L]])
+    },
+    sd = function(par) sqrt(diag(par$sigma)),
+    step_scale = function(par, sd_x) list(sigma = tcrossprod(sd_x)),
+    orbit = function(par) list(sigma = -par$sigma),
+    rotations = function(par) list(),
+    score = function(st, par) fit_score_cov(st, par),
+    units_log = function(ls, lk, par) {
+      list(sigma = outer(ls, ls, "+") - lk)
+    },
+    report = NULL,
+    pack_em = function(par, chol_v) {
+      if (is.null(chol_v)) {
+        at <- chol_index(length(par$mu))
+        chol_v <- chol_upper(par$sigma)[at$upper]
+        chol_v[at$on_diag] <- log(chol_v[at$on_diag])
+      }
+      chol_v
+    },
+    size_em = function(d, r) d * (d + 1L) / 2L,
+    unpack_em = function(v, d, r) {
+      at <- chol_index(d)
+      chol_l <- matrix(0, d, d)
+      chol_l[at$lower] <- v
+      chol_l[at$diag] <- exp(chol_l[at$diag])
+      list(sigma = tcrossprod(chol_l))
+    },
+    # Sigma = L L': score() counts each off-diagonal entry of Sigma once,
+    # with twice the matrix derivative G, and d loglik / dL = 2 G L
+    score_em = function(sc, par) {
+      g_mat <- sc$sigma / 2
+      diag(g_mat) <- diag(sc$sigma)
+      chol_l <- t(chol(par$sigma))
+      d_l <- 2 * g_mat %*% chol_l
+      lower <- lower.tri(d_l, diag = TRUE)
+      on_diag <- diag(nrow(d_l))[lower] == 1
+      d_chol <- d_l[lower]
+      d_chol[on_diag] <- d_chol[on_diag] * diag(chol_l)
+      d_chol
+    },
+    vcov_max_k = Inf,
+    vcov_unidentified = function(object) FALSE
   ),
   factor = list(
     kind = "factor",
@@ -239,7 +317,60 @@ cov_table <- list(
       storage.mode(x) <- "double"
       factor_estep(x, par, mix_what_rows(), rows = TRUE, threads = threads,
                    backend = backend, device = device)$rows
-    }
+    },
+    pack_nat = function(par) c(par$loadings, par$uniquenesses),
+    unpack_nat = function(v, par) {
+      size <- length(par$loadings)
+      par$loadings[] <- v[seq_len(size)]
+      par$uniquenesses[] <- v[size + seq_along(par$uniquenesses)]
+      par
+    },
+    size_nat = function(par) length(par$loadings) + length(par$uniquenesses),
+    names_nat = function(vars, r) {
+      c(
+        sprintf("F[%s,F%d]", rep(vars, r),
+                rep(seq_len(r), each = length(vars))),
+        sprintf("D[%s]", vars)
+      )
+    },
+    sd = function(par) sqrt(rowSums(par$loadings^2) + par$uniquenesses),
+    step_scale = function(par, sd_x) {
+      list(loadings = outer(sd_x, rep(1, ncol(par$loadings))),
+           uniquenesses = par$uniquenesses)
+    },
+    # (gamma / s, F / sqrt(s), D / s, a / s, b s)
+    orbit = function(par) {
+      list(loadings = -par$loadings / 2, uniquenesses = -par$uniquenesses)
+    },
+    # F -> F exp(A), A antisymmetric: the tangents F (e_j e_l' - e_l e_j')
+    # for the pairs of columns j < l
+    rotations = function(par) {
+      f <- par$loadings
+      pairs <- which(upper.tri(diag(ncol(f))), arr.ind = TRUE)
+      lapply(seq_len(nrow(pairs)), function(i) {
+        tangent <- matrix(0, nrow(f), ncol(f))
+        tangent[, pairs[i, 2L]] <- f[, pairs[i, 1L]]
+        tangent[, pairs[i, 1L]] <- -f[, pairs[i, 2L]]
+        list(loadings = tangent, uniquenesses = 0 * par$uniquenesses)
+      })
+    },
+    score = function(st, par) {
+      wb <- factor_woodbury(par)
+      if (!is.null(wb)) factor_score(st, par, wb)
+    },
+    units_log = function(ls, lk, par) {
+      list(loadings = rep(ls - lk / 2, ncol(par$loadings)),
+           uniquenesses = 2 * ls - lk)
+    },
+    report = function(par, log_scale) factor_rotate(par, log_scale),
+    pack_em = function(par, chol_v) c(par$loadings, log(par$uniquenesses)),
+    size_em = function(d, r) d * r + d,
+    unpack_em = function(v, d, r) {
+      list(loadings = matrix(v[seq_len(d * r)], d, r),
+           uniquenesses = exp(v[d * r + seq_len(d)]))
+    },
+    vcov_max_k = factor_vcov_max_k,
+    vcov_unidentified = function(object) factor_vcov_unidentified(object)
   )
 )
 

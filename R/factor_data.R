@@ -196,38 +196,3 @@ factor_result_scaled <- function(fit) {
   fit$parameters[names(held)] <- held
   fit
 }
-
-# vcov() of a standardised factor fit: in its units, then by the (linear)
-# change of units, as vcov.ghmix_fit() does for a full Sigma.
-factor_vcov_scaled <- function(object, cluster, call) {
-  sc <- object$scaling
-  out <- factor_vcov(fit_std_view(object), cluster, call, log(sc$scale))
-  ls <- log(sc$scale)
-  lk <- sc$log_k
-  mixing <- c(p = 0, a = -lk, b = lk)[mix_family(object$family)$free]
-  lf <- c(ls, if (!object$symmetric) ls - lk,
-          rep(ls - lk / 2, ncol(sc$parameters$loadings)), 2 * ls - lk,
-          mixing)
-  out[] <- out * exp(outer(lf, lf, "+"))
-  out
-}
-
-# The factor E-step at the fit's rows for vcov(): a function of par (NULL:
-# release the engine) over the rows in memory, or over the chunks of a
-# chunked fit, read here (fit_engine()).
-factor_vcov_estep <- function(object, cluster) {
-  what <- mix_what(object$family)
-  x <- object$data
-  if (!inherits(x, "ghmix_data") && is.null(cluster)) {
-    w <- weights_in_sums(object$weights)
-    return(function(par) {
-      if (!is.null(par)) {
-        factor_estep(x, par, what, w, threads = object$threads)
-      }
-    })
-  }
-  engine <- fit_engine(object, cluster)
-  function(par) {
-    if (is.null(par)) engine$free() else factor_estep_chunks(engine, par, what)
-  }
-}

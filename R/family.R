@@ -10,8 +10,8 @@
 #   start_law    the default mixing law (mean 1)
 #   law_from     law_from(p, a, b): the family's law nearest a start's
 #   start_sign   the sign each free parameter of a start must have
-#   pack         pack(par): its mixing coordinates in theta (theta_pack())
-#   unpack       unpack(sub): list(p, a, b) from them (from_theta_sub())
+#   pack         pack(par): its mixing coordinates in theta (pack_em())
+#   unpack       unpack(sub): list(p, a, b) from them (unpack_em())
 #   score        score(sc, par, d_log_a, d_log_b): the score of those
 #                coordinates from that of (p, a, b) and of log a, log b
 #   far_ab       far_ab(la, lb, log_s): the last coordinates of theta in

@@ -38,7 +38,7 @@ mix_point <- function(par, ctx) {
   loglik <- if (ok) st$loglik else NA_real_
   pt <- list(
     par = par, chol_l = chol_l,
-    theta = theta_pack(z, ctx$family, ctx$symmetric, chol_v),
+    theta = pack_em(z, ctx$family, ctx$symmetric, chol_v),
     st = st, ok = ok, loglik = loglik, objective = loglik
   )
   penalty_point(pt, loglik, list(par), list(st), ctx$shrink, list(chol_l))
@@ -220,14 +220,8 @@ mix_squarem <- function(pt, p1, p2, ctx, step_max) {
                 step_max = step_max))
   }
   theta <- pt$theta - 2 * alpha * r + alpha^2 * v
-  par <- from_std(
-    if (is.null(ctx$factors)) {
-      from_theta(theta, ctx$family, ctx$symmetric, ctx$engine$d)
-    } else {
-      factor_from_theta(theta, ctx)
-    },
-    ctx$std
-  )
+  par <- from_std(unpack_em(theta, ctx$family, ctx$symmetric,
+                            length(pt$par$mu), ctx$factors), ctx$std)
   px <- mix_point(par, ctx)
   if (!is.null(ctx$factors) && raw < alpha) {
     px <- factor_squarem_block(px, pt, r, v, alpha, ctx)

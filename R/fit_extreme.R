@@ -294,7 +294,7 @@ extreme_map_gamma <- function(theta, ctx, d, inverse = FALSE) {
   theta
 }
 
-# theta (theta_pack()) of par in the standardised det gauge of ctx, with
+# theta (pack_em()) of par in the standardised det gauge of ctx, with
 # log a and log b taken without underflow (NULL where sigma is not
 # positive definite in those units).
 extreme_theta <- function(par, ctx) {
@@ -310,7 +310,7 @@ extreme_theta <- function(par, ctx) {
   tri <- mix_tri_index(ctx, d)
   chol_v <- (chol_z / exp(log_s / 2))[tri$lower]
   chol_v[tri$lower_diag] <- log_diag - log_s / 2
-  theta <- extreme_map_gamma(theta_pack(z, ctx$family, ctx$symmetric, chol_v),
+  theta <- extreme_map_gamma(pack_em(z, ctx$family, ctx$symmetric, chol_v),
                              ctx, d, inverse = TRUE)
   la <- log(par$a) - log_s
   lb <- log(par$b) + log_s
@@ -373,7 +373,7 @@ extreme_line_search <- function(f, lim) {
   if (f(t) < vals[[i]]) t else grid[[i]]
 }
 
-# The position in theta (theta_pack()) of the last log diagonal entry of
+# The position in theta (pack_em()) of the last log diagonal entry of
 # the Cholesky factor: minus the sum of the others in the det gauge, so
 # left out of the vector maximised over.
 extreme_gauge_index <- function(ctx, d) {
@@ -398,7 +398,7 @@ extreme_point <- function(v, ctx) {
   w <- extreme_unpack(v, ctx, d)
   theta <- extreme_map_gamma(w, ctx, d)
   sg <- 1
-  z <- from_theta(theta, ctx$family, ctx$symmetric, d)
+  z <- unpack_em(theta, ctx$family, ctx$symmetric, d)
   sub <- theta[extreme_gauge_index(ctx, d) + seq_len(3L)]
   chol_z <- matrix(0, d, d)
   chol_z[lower.tri(chol_z, TRUE)] <- theta[extreme_gauge_index(ctx, d) -

@@ -233,7 +233,7 @@ factor_rotate <- function(par, log_scale = NULL) {
 
 # The factor fit's mix_point(): the parameters normalised (standardised,
 # in the det gauge), theta (mu, gamma, vec(F), log D and the mixing
-# parameters as theta_pack() has them) and the E-step statistics.  F is
+# parameters as pack_em() has them) and the E-step statistics.  F is
 # not rotated here (factor_result() does it once, at the end): the
 # rotation's sign and order conventions jump where two entries or two
 # eigenvalues cross, which breaks the SQUAREM extrapolation and the
@@ -260,8 +260,7 @@ factor_point <- function(par, ctx) {
   loglik <- if (ok) st$loglik else NA_real_
   pt <- list(
     par = par,
-    theta = theta_pack(z, ctx$family, ctx$symmetric,
-                       c(z$loadings, log(z$uniquenesses))),
+    theta = pack_em(z, ctx$family, ctx$symmetric),
     st = st, ok = ok, loglik = loglik, objective = loglik
   )
   penalty_point(pt, loglik, list(par), list(st), ctx$shrink)
@@ -286,23 +285,10 @@ factor_squarem_block <- function(px, pt, r, v, alpha, ctx) {
   a <- rep(alpha, length(r))
   a[f] <- raw
   theta <- pt$theta - 2 * a * r + a^2 * v
-  pb <- mix_point(from_std(factor_from_theta(theta, ctx), ctx$std), ctx)
+  z <- unpack_em(theta, ctx$family, ctx$symmetric, d, ctx$factors)
+  pb <- mix_point(from_std(z, ctx$std), ctx)
   better <- pb$ok && (!px$ok || pb$objective > px$objective)
   if (better) pb else px
-}
-
-# The parameters (standardised) at theta (factor_point()).
-factor_from_theta <- function(theta, ctx) {
-  d <- length(ctx$std$center)
-  r <- ctx$factors
-  mu <- theta[seq_len(d)]
-  k <- d
-  gamma <- if (ctx$symmetric) rep(0, d) else theta[k + seq_len(d)]
-  if (!ctx$symmetric) k <- k + d
-  par <- list(mu = mu, gamma = gamma,
-              loadings = matrix(theta[k + seq_len(d * r)], d, r),
-              uniquenesses = exp(theta[k + d * r + seq_len(d)]))
-  from_theta_sub(par, theta[-seq_len(k + d * r + d)], ctx$family)
 }
 
 # The M-step of a factor fit (see the top of this file); with a prior
@@ -459,9 +445,8 @@ factor_print_sigma <- function(x, digits) {
 # parameters than vcov() takes (factor_vcov_max_k) or is penalised.
 factor_summary_coefs <- function(object) {
   par <- object$parameters
-  nm <- factor_vcov_names(names(par$mu), ncol(par$loadings), object$family,
-                          object$symmetric)
-  est <- factor_vcov_pack(par, object$family, object$symmetric)
+  nm <- names_fit(par, object$family, object$symmetric)
+  est <- pack_nat(par, object$family, object$symmetric)
   se <- if (!is.null(object$shrink) || length(nm) > factor_vcov_max_k) {
     NA_real_
   } else {

@@ -131,7 +131,7 @@ summary.ghmix_fit <- function(object, ...) {
   coefs <- if (is.null(object$factors)) {
     cov <- if (is.null(object$shrink)) stats::vcov(object) else
       shrink_vcov_na(object)
-    est <- fit_pack(object$parameters, object$family, object$symmetric)
+    est <- pack_nat(object$parameters, object$family, object$symmetric)
     se <- sqrt(pmax(diag(cov), 0))
     structure(cbind(Estimate = est, `Std. Error` = se),
               dimnames = list(rownames(cov), c("Estimate", "Std. Error")))

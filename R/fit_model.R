@@ -105,37 +105,6 @@ from_std <- function(par, std) {
   cov_of(par)$from_std(par, std)
 }
 
-# theta, an unconstrained vector for the standardised parameters in the det
-# gauge: mu, gamma (unless symmetric), the packed lower triangle of the
-# Cholesky factor of sigma with its diagonal already on the log scale (sum
-# of the log diagonal = 0 in that gauge: a linear constraint, kept by
-# extrapolation), and the free subordinator parameters (log a, log b, p, or
-# log |p| where its sign is fixed).
-theta_pack <- function(par, family, symmetric, chol_v) {
-  sub <- family_get(family)$pack(par)
-  # unnamed: names of mu would reach p, a, b through from_theta()
-  unname(c(par$mu, if (!symmetric) par$gamma, chol_v, sub))
-}
-
-from_theta <- function(theta, family, symmetric, d) {
-  mu <- theta[seq_len(d)]
-  k <- d
-  gamma <- if (symmetric) rep(0, d) else theta[k + seq_len(d)]
-  if (!symmetric) k <- k + d
-  at <- chol_index(d)
-  chol_l <- matrix(0, d, d)
-  m <- d * (d + 1L) / 2L
-  chol_l[at$lower] <- theta[k + seq_len(m)]
-  chol_l[at$diag] <- exp(chol_l[at$diag])
-  par <- list(mu = mu, gamma = gamma, sigma = tcrossprod(chol_l))
-  from_theta_sub(par, theta[-seq_len(k + m)], family)
-}
-
-# par with the mixing parameters of the family from sub, the end of theta.
-from_theta_sub <- function(par, sub, family) {
-  c(par, family_get(family)$unpack(sub))
-}
-
 # The E-step: sums of the posterior moments over the rows (the statistics
 # of src/core/estep.h), taken about the current mu.  NULL when the
 # parameters are not usable (sigma not positive definite, invalid GIG).

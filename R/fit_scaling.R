@@ -170,19 +170,6 @@ scaling_rows <- function(res, sc, col) {
   res
 }
 
-# The logs of the factors that take the entries of fit_pack() (before the
-# gauge: mu, gamma, the lower triangle of sigma, the free mixing
-# parameters) from z units to the user's, leaving out the shift of mu.
-scaling_log_factors <- function(sc, family, symmetric) {
-  ls <- log(sc$scale)
-  f <- list(
-    mu = ls, gamma = ls - sc$log_k,
-    sigma = outer(ls, ls, "+") - sc$log_k, p = 0, a = -sc$log_k,
-    b = sc$log_k
-  )
-  fit_pack(f, family, symmetric)
-}
-
 # sqrt(Sigma_jj) of each column in the data's units, computed in z units
 # for a standardised fit (representable where Sigma_jj is not).
 fit_column_sd <- function(object) {

@@ -6,7 +6,7 @@
 # of convergence tends to 1) and ran to max_iter.  A mixture's EM that has
 # not converged after mixture_direct_after iterations therefore goes on by a
 # direct quasi-Newton maximisation (stats::nlminb(), PORT) of the mixture
-# log-likelihood over the EM's vector theta (mixture_theta(): log-Cholesky
+# log-likelihood over the EM's vector theta (pack_all_em(): log-Cholesky
 # Sigma, log a, log b, log proportion ratios), with the analytic score of
 # Fisher's identity (fit_score() of each component's membership-weighted
 # E-step sums, as vcov() takes it), and the EM then resumes from its
@@ -95,7 +95,7 @@ mixture_direct_once <- function(cur, ctx) {
   if (is.null(best) || !best$ok) NULL else best
 }
 
-# d loglik / d theta at a state (theta as mixture_theta() packs it),
+# d loglik / d theta at a state (theta as pack_all_em() packs it),
 # divided by unit (from the E-step's sums divided by it, which do not
 # overflow where the weights are near the largest doubles).
 mixture_direct_score <- function(state, ctx, unit = 1) {
@@ -113,25 +113,14 @@ mixture_direct_score <- function(state, ctx, unit = 1) {
 }
 
 # One component's block: the score of (mu, gamma, Sigma, p, a, b)
-# (fit_score()) by the chain rule in (mu, gamma, the lower triangle of L
-# with log diagonal, p, log a, log b), Sigma = L L'.
+# (fit_score()) by the chain rule in pack_em()'s coordinates.
 mixture_direct_score_k <- function(st, par, ctx) {
   sc <- fit_score(st, par)
-  # (fit_score() counts each off-diagonal entry of Sigma once, with twice
-  # the matrix derivative G: d loglik / dL = 2 G L)
-  g_mat <- sc$sigma / 2
-  diag(g_mat) <- diag(sc$sigma)
-  chol_l <- t(chol(par$sigma))
-  d_l <- 2 * g_mat %*% chol_l
-  lower <- lower.tri(d_l, diag = TRUE)
-  on_diag <- diag(nrow(d_l))[lower] == 1
-  d_chol <- d_l[lower]
-  d_chol[on_diag] <- d_chol[on_diag] * diag(chol_l)
-  c(sc$mu, if (!ctx$symmetric) sc$gamma, d_chol,
+  c(sc$mu, if (!ctx$symmetric) sc$gamma, cov_of(par)$score_em(sc, par),
     mixture_direct_score_mixing(sc, par, ctx$family))
 }
 
-# The score of the family's mixing coordinates of theta (theta_pack()):
+# The score of the family's mixing coordinates of theta (pack_em()):
 # GH (p, log a, log b), NIG (log a, log b), VG (log p, log a), skew-t
 # (log(-p), log b), from that of (p, a, b).
 mixture_direct_score_mixing <- function(sc, par, family) {

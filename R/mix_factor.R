@@ -330,17 +330,6 @@ mixture_factor_unpack <- function(raw, heads, d, r) {
   es
 }
 
-# theta of a factor mixture (mixture_theta()): each component's mu, gamma,
-# vec(F), log D and mixing parameters (as factor_point() packs them),
-# then the log proportions relative to the first.
-mixture_factor_theta <- function(pars, props, ctx) {
-  comps <- lapply(pars, function(par) {
-    theta_pack(par, ctx$family, ctx$symmetric,
-               c(par$loadings, log(par$uniquenesses)))
-  })
-  c(unlist(comps), log(props[-1L] / props[[1L]]))
-}
-
 # A usable factor member: finite, a valid GIG, M = I + F' D^-1 F positive
 # definite, and Sigma's condition number at most kappa_max by the bound
 # (max D + sum F^2) / min D (at least the condition number itself), as
@@ -378,11 +367,11 @@ mixture_factor_label <- function(factors) {
 # Methods ----------------------------------------------------------------------
 
 # The summary's tables of a factor mixture: each component's estimates as
-# factor_vcov_pack() has them (the names of factor_vcov_names()) with
+# pack_nat() has them (the names of names_nat()) with
 # standard errors from vcov(), none where vcov() would refuse the size of
 # the information (factor_vcov_max_k); note says why there are none.
 mixture_factor_tables <- function(object) {
-  nm <- mixture_factor_vcov_names(object)
+  nm <- names_all(object)
   big <- length(nm) - 1L > factor_vcov_max_k
   se <- if (big) {
     rep(NA_real_, length(nm))
@@ -392,12 +381,12 @@ mixture_factor_tables <- function(object) {
   size <- length(se) %/% object$G - 1L
   vars <- colnames(object$data)
   tables <- lapply(seq_len(object$G), function(k) {
-    est <- factor_vcov_pack(object$components[[k]], object$family,
-                            object$symmetric)
+    est <- pack_nat(object$components[[k]], object$family,
+                    object$symmetric)
     out <- cbind(Estimate = est,
                  `Std. Error` = unname(se[(k - 1L) * size + seq_len(size)]))
-    rownames(out) <- factor_vcov_names(vars, object$factors, object$family,
-                                       object$symmetric)
+    rownames(out) <- names_nat(vars, object$family, object$symmetric,
+                               object$factors)
     out
   })
   list(

@@ -390,14 +390,15 @@ mixture_em_result <- function(cur, iter, status, dropped, trace, ctx, final) {
        trace = frame)
 }
 
-# The parameters, their E-step, their vector theta (mixture_theta()) and
+# The parameters, their E-step, their vector theta (pack_all_em()) and
 # whether the E-step is usable.
 mixture_state <- function(pars, props, ctx) {
   es <- ctx$estep(ctx$z, pars, props, weights = ctx$weights,
                   what = mix_what(ctx$family), threads = ctx$threads)
   state <- list(pars = pars, props = props, es = es,
                 ok = !is.null(es) && is.finite(es$loglik) && es$n_bad == 0,
-                theta = mixture_theta(pars, props, ctx))
+                theta = pack_all_em(pars, props, ctx$family,
+                                    ctx$symmetric))
   if (state$ok) state$objective <- es$loglik
   penalty_point(state, es$loglik, pars, es$components, ctx$shrink)
 }
@@ -460,32 +461,13 @@ mixture_squarem <- function(cur, s1, s2, ctx, step_max) {
   c(s2, list(step_max = max(1, step_max / 4)))
 }
 
-# The unconstrained vector of a mixture: each component's theta_pack()
-# (its sigma in the det gauge) and the log proportions relative to the
-# first.
-mixture_theta <- function(pars, props, ctx) {
-  if (!is.null(ctx$factors)) {
-    return(mixture_factor_theta(pars, props, ctx))
-  }
-  at <- chol_index(ncol(ctx$z))
-  on_diag <- at$on_diag
-  comps <- lapply(pars, function(par) {
-    chol_v <- chol_upper(par$sigma)[at$upper]
-    chol_v[on_diag] <- log(chol_v[on_diag])
-    theta_pack(par, ctx$family, ctx$symmetric, chol_v)
-  })
-  c(unlist(comps), log(props[-1L] / props[[1L]]))
-}
-
 mixture_from_theta <- function(theta, cur, ctx) {
   g <- length(cur$pars)
   size <- (length(theta) - (g - 1L)) / g
   pars <- lapply(seq_len(g), function(k) {
-    theta_k <- theta[(k - 1L) * size + seq_len(size)]
-    if (!is.null(ctx$factors)) {
-      return(factor_from_theta(theta_k, ctx))
-    }
-    par <- from_theta(theta_k, ctx$family, ctx$symmetric, ncol(ctx$z))
+    par <- unpack_em(theta[pack_block(k, size)], ctx$family, ctx$symmetric,
+                     length(cur$pars[[k]]$mu), ctx$factors)
+    # (a full Sigma keeps its names; a factor one has none here)
     dimnames(par$sigma) <- dimnames(cur$pars[[k]]$sigma)
     par
   })

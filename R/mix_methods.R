@@ -186,15 +186,15 @@ mixture_summary_tables <- function(object) {
   se <- if (is.null(object$shrink)) {
     sqrt(pmax(diag(stats::vcov(object)), 0))
   } else {
-    rep(NA_real_, length(mixture_vcov_names(object))) # a posterior mode
+    rep(NA_real_, length(names_all(object))) # a posterior mode
   }
   size <- length(se) %/% object$G - 1L
   tables <- lapply(seq_len(object$G), function(k) {
-    est <- fit_pack(object$components[[k]], object$family, object$symmetric)
+    est <- pack_nat(object$components[[k]], object$family, object$symmetric)
     out <- cbind(Estimate = est,
                  `Std. Error` = unname(se[(k - 1L) * size + seq_len(size)]))
-    rownames(out) <- fit_vcov_names(colnames(object$data), object$family,
-                                    object$symmetric)
+    rownames(out) <- names_nat(colnames(object$data), object$family,
+                               object$symmetric)
     out
   })
   list(tables = tables, has_se = !all(is.na(se)),

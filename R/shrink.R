@@ -622,8 +622,8 @@ vcov_check_shrink <- function(object, call) {
 
 # The all-NA covariance that summary() shows for a penalised fit.
 shrink_vcov_na <- function(object) {
-  nm <- fit_vcov_names(names(object$parameters$mu), object$family,
-                       object$symmetric)
+  nm <- names_nat(names(object$parameters$mu), object$family,
+                  object$symmetric)
   matrix(NA_real_, length(nm), length(nm), dimnames = list(nm, nm))
 }
 

@@ -209,12 +209,12 @@ tidy_single_terms <- function(x) {
     est <- c(par$mu, par$sigma[lower.tri(par$sigma, diag = TRUE)])
     tested <- c(rep(TRUE, d), low[, 1L] != low[, 2L])
   } else if (!is.null(x$factors)) {
-    name <- factor_vcov_names(vars, x$factors, x$family, x$symmetric)
-    est <- factor_vcov_pack(par, x$family, x$symmetric)
+    name <- names_nat(vars, x$family, x$symmetric, x$factors)
+    est <- pack_nat(par, x$family, x$symmetric)
     tested <- !startsWith(name, "D[") & !name %in% c("a", "b", "p")
   } else {
-    name <- fit_vcov_names(vars, x$family, x$symmetric)
-    est <- fit_pack(par, x$family, x$symmetric)
+    name <- names_nat(vars, x$family, x$symmetric)
+    est <- pack_nat(par, x$family, x$symmetric)
     low <- lower_index(d)
     tested <- c(rep(TRUE, d * (2L - x$symmetric)), low[, 1L] != low[, 2L],
                 rep(FALSE, length(mix_family(x$family)$free)))
@@ -231,8 +231,7 @@ tidy_mixture_terms <- function(x) {
     tidy_single_terms(mixture_component_fit(x, k))
   })
   size <- length(one[[1L]]$term)
-  name <- if (is.null(x$factors)) mixture_vcov_names(x) else
-    mixture_factor_vcov_names(x)
+  name <- names_all(x)
   list(
     term = c(unlist(lapply(one, `[[`, "term")), rep("proportion", x$G)),
     name = name,

@@ -58,7 +58,7 @@ sim_case <- function(d, family, seed) {
 
 fitter <- list(nig = fit_nig, gh = fit_gh)
 pack <- function(comps, props, family) {
-  c(unlist(lapply(comps, ghmix:::fit_pack, family = family,
+  c(unlist(lapply(comps, ghmix:::pack_nat, family = family,
                   symmetric = FALSE)), props)
 }
 

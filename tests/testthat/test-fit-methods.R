@@ -71,7 +71,7 @@ test_that("print and summary show the fit", {
     )
     expect_identical(
       rownames(s$coefficients),
-      ghmix:::fit_vcov_names(colnames(fit$data), fit$family, fit$symmetric)
+      ghmix:::names_nat(colnames(fit$data), fit$family, fit$symmetric)
     )
     expect_identical(nrow(s$coefficients), as.integer(fit$df + 1L))
     expect_equal(s$loglik, fit$loglik)
@@ -390,14 +390,15 @@ test_that("the analytic score matches differences of the log-likelihood", {
     if (symmetric) par$gamma[] <- 0
     x <- draw_mix(400L, par)
     engine <- ghmix:::mix_engine_cpu(x, 1L)
-    theta <- ghmix:::fit_pack(par, family, symmetric)
-    steps <- ghmix:::fit_steps(par, family, symmetric)
+    theta <- ghmix:::pack_nat(par, family, symmetric)
+    steps <- ghmix:::steps_nat(par, family, symmetric)
     # a point away from the maximum: the score is far from zero there
     theta <- theta + 300 * steps * stats::rnorm(length(theta))
-    at <- ghmix:::fit_unpack(theta, par, family, symmetric)
-    score <- ghmix:::fit_score_at(engine, at, family, symmetric)
+    at <- ghmix:::unpack_nat(theta, par, family, symmetric)
+    st <- ghmix:::mix_estep(engine, at, ghmix:::mix_what(family))
+    score <- ghmix:::score_nat(st, at, family, symmetric)
     loglik <- function(th) {
-      q <- ghmix:::fit_unpack(th, par, family, symmetric)
+      q <- ghmix:::unpack_nat(th, par, family, symmetric)
       ghmix:::mix_estep(engine, q, 1L)$loglik
     }
     num <- num_grad(loglik, theta, 10 * steps)
@@ -468,8 +469,8 @@ test_that("NIG d = 1: vcov equals the inverse Hessian in a gauge chart", {
   expect_equal(unname(vcov(fit_mean)), unname(jac %*% cov_chart %*% t(jac)),
                tolerance = 1e-4)
   # and the estimates lie within a few standard errors of the truth
-  z <- (ghmix:::fit_pack(fit_mean$parameters, "nig", FALSE) -
-          ghmix:::fit_pack(truth, "nig", FALSE)) /
+  z <- (ghmix:::pack_nat(fit_mean$parameters, "nig", FALSE) -
+          ghmix:::pack_nat(truth, "nig", FALSE)) /
     sqrt(diag(vcov(fit_mean)))
   expect_true(all(abs(z) < 4))
 })
@@ -488,8 +489,8 @@ test_that("NIG and skew-t d = 2: z-scores of the estimates against the truth", {
       fit_skewt(x, start = truth)
     }
     v <- vcov(fit)
-    z <- (ghmix:::fit_pack(fit$parameters, cs[[1]], FALSE) -
-            ghmix:::fit_pack(truth, cs[[1]], FALSE)) / sqrt(diag(v))
+    z <- (ghmix:::pack_nat(fit$parameters, cs[[1]], FALSE) -
+            ghmix:::pack_nat(truth, cs[[1]], FALSE)) / sqrt(diag(v))
     expect_true(all(abs(z) < 4.5), info = cs[[1]])
     expect_lt(sqrt(mean(z^2)), 2.5)
   }
@@ -503,7 +504,7 @@ test_that("NIG d = 2: standard errors match a Monte Carlo", {
   se <- est
   for (i in seq_len(reps)) {
     fit <- fit_nig(draw_mix(2000L, truth), start = truth)
-    est[i, ] <- ghmix:::fit_pack(fit$parameters, "nig", FALSE)
+    est[i, ] <- ghmix:::pack_nat(fit$parameters, "nig", FALSE)
     se[i, ] <- sqrt(diag(vcov(fit)))
   }
   ratio <- apply(est, 2L, stats::sd) / colMeans(se)

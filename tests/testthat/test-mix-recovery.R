@@ -41,7 +41,7 @@ test_that("d = 5: G = 3 NIG mixture recovered (loglik, ARI, parameters)", {
   expect_gte(fit$loglik, ll_true - 1e-8 * abs(ll_true))
   expect_gte(mclust::adjustedRandIndex(fit$classification, sim$labels), 0.95)
   pack <- function(comps, props) {
-    c(unlist(lapply(comps, ghmix:::fit_pack, family = "nig",
+    c(unlist(lapply(comps, ghmix:::pack_nat, family = "nig",
                     symmetric = FALSE)), props)
   }
   se <- sqrt(diag(vcov(fit)))
