@@ -135,52 +135,6 @@ fixed_impose <- function(par, fixed) {
   par
 }
 
-# The ECM M-step with the parameters of ctx$fixed held.
-mix_mstep_fixed <- function(st, par, ctx) {
-  fixed <- ctx$fixed
-  if (fixed_in_gauge(fixed)) {
-    return(mix_mstep_gauge(st, par, ctx))
-  }
-  out <- if (is.null(fixed$mu)) {
-    mix_mstep_normal(st, par, ctx$symmetric)
-  } else {
-    mix_mstep_mu_held(st, par, ctx$symmetric)
-  }
-  c(out, fixed_mstep_sub(st, par, ctx))
-}
-
-# The M-step of the mixing parameters, p held where ctx$fixed holds it.
-fixed_mstep_sub <- function(st, par, ctx) {
-  fixed <- ctx$fixed
-  if (!is.null(fixed$p) && fixed_on_limit(ctx$family)) {
-    # (the gamma and inverse-gamma laws: see fit_fixed_family.R)
-    return(fixed_sub_limit(st, ctx$family, fixed$p))
-  }
-  n <- st$tau
-  eta <- c(st$s_log / n, st$s_inv / n, st$s_y / n)
-  start <- c(par$p, par$a, par$b)
-  sub <- if (is.null(fixed$p)) {
-    .Call(ffi_mix_subordinator, mix_family(ctx$family)$code,
-          c(eta, st$s_inv_dev / n, st$s_y_dev / n), start)
-  } else {
-    .Call(ffi_mix_subordinator_fixed_p, fixed$p, eta, start)
-  }
-  list(p = sub$p, a = sub$a, b = sub$b)
-}
-
-# mu held (the E-step's statistics are about it): gamma = mean x / mean E Y
-# (0 when symmetric), Sigma the weighted scatter about mu + Y gamma.
-mix_mstep_mu_held <- function(st, par, symmetric) {
-  n <- st$tau
-  xbar <- st$sx / n
-  eta <- st$s_y / n
-  gamma <- if (symmetric) rep(0, length(xbar)) else xbar / eta
-  sigma <- st$sxx / n - eta * tcrossprod(gamma)
-  sigma <- (sigma + t(sigma)) / 2
-  dimnames(sigma) <- dimnames(par$sigma)
-  list(mu = par$mu, gamma = gamma, sigma = sigma)
-}
-
 # The fit's record of its fixed parameters (in the data's units) and its
 # degrees of freedom less those held.
 fixed_result <- function(fit, fixed) {

@@ -208,25 +208,6 @@ gauge_representable <- function(p, w, c) {
   all(is.finite(l) & l >= lo & l <= hi)
 }
 
-# The ECM M-step with a*, b* or gamma* held (and mu, p where fixed holds
-# them).
-mix_mstep_gauge <- function(st, par, ctx) {
-  fixed <- ctx$fixed
-  best <- gauge_search(st, par, fixed)
-  gamma_held <- !is.null(fixed$gamma)
-  out <- if (gamma_held) {
-    list(mu = par$mu + best$normal$mu_u, gamma = fixed$gamma / best$k,
-         sigma = best$normal$sigma)
-  } else if (is.null(fixed$mu)) {
-    mix_mstep_normal(st, par, ctx$symmetric)
-  } else {
-    mix_mstep_mu_held(st, par, ctx$symmetric)
-  }
-  dimnames(out$sigma) <- dimnames(par$sigma)
-  names(out$gamma) <- names(par$gamma)
-  c(out[c("mu", "gamma", "sigma")], gauge_mixing(best))
-}
-
 # The maximiser of Q over the search variables (gauge_q()), from par's;
 # normal_at(gamma, m, mu_held): Q_N's part (NULL: gauge_normal_full(); a
 # factor fit's: factor_gauge_normal()).

@@ -92,32 +92,40 @@ factor_shrink_trace <- function(par, tb, prior) {
 
 # The penalised M-step ---------------------------------------------------------
 
-# A component's M-step Sigma, penalised (no prior or d = 1: unchanged);
-# tau: its membership weight, tr: tr(Sigma^-1 T) at the current Sigma.
-penalty_sigma <- function(sigma, prior, tau, tr) {
-  if (is.null(prior) || prior$d == 1L) {
+# The penalty's part of a component's M-step (pen of mstep_member()):
+# the prior, the weight w of the component's rows and tr = tr(Sigma^-1 T)
+# at its current Sigma; NULL without a prior.
+penalty_arg <- function(prior, w, tr) {
+  if (!is.null(prior)) list(prior = prior, w = w, tr = tr)
+}
+
+# A component's M-step Sigma, penalised by pen (penalty_arg(); NULL or
+# d = 1: unchanged).
+penalty_sigma <- function(sigma, pen) {
+  if (is.null(pen) || pen$prior$d == 1L) {
     return(sigma)
   }
-  out <- shrink_sigma(sigma, prior$target_fit, prior$weight, tau,
-                      tr / prior$d)
+  prior <- pen$prior
+  out <- shrink_sigma(sigma, prior$target_fit, prior$weight, pen$w,
+                      pen$tr / prior$d)
   out <- (out + t(out)) / 2
   dimnames(out) <- dimnames(sigma)
   out
 }
 
 # The penalised scatter S* (factor_scatter()'s proj = S beta' and diag)
-# of the factor M-step from the E-step st with tr(Sigma^-1 T) = shrink_tr
-# (the header); no prior or d = 1: unchanged.
-penalty_scatter <- function(sc, st, prior, shrink_tr) {
-  if (is.null(prior) || prior$d == 1L) {
+# of the factor M-step, beta = F' Sigma^-1 (proj) at the current
+# parameters (the header); pen as for penalty_sigma().
+penalty_scatter <- function(sc, beta, pen) {
+  if (is.null(pen) || pen$prior$d == 1L) {
     return(sc)
   }
-  tb <- factor_target_times(prior, t(st$proj))
-  c_star <- shrink_tr / prior$d
+  prior <- pen$prior
+  tb <- factor_target_times(prior, t(beta))
+  c_star <- pen$tr / prior$d
   k <- prior$weight
-  w <- st$tau
-  list(proj = shrink_sigma(sc$proj, tb, k, w, c_star),
-       diag = shrink_sigma(sc$diag, prior$target_diag, k, w, c_star))
+  list(proj = shrink_sigma(sc$proj, tb, k, pen$w, c_star),
+       diag = shrink_sigma(sc$diag, prior$target_diag, k, pen$w, c_star))
 }
 
 # The prior's part of the penalised factor M-step of online EM at the
@@ -142,11 +150,14 @@ online_factor_prior <- function(prior, st, par, w) {
   )
 }
 
-# The penalised full Sigma of online EM's M-step from the current
-# parameters par, with W the weight of the rows seen so far.
-online_shrink_sigma <- function(sigma, par, prior, w) {
+# pen (penalty_arg()) of online EM's full M-step at the current
+# parameters par, with w the weight of the rows seen so far.
+online_penalty_arg <- function(par, prior, w) {
+  if (is.null(prior)) {
+    return(NULL)
+  }
   chol_l <- .Call(ffi_chol_lower, par$sigma)
-  penalty_sigma(sigma, prior, w, penalty_parts_chol(chol_l, prior)[[2L]])
+  penalty_arg(prior, w, penalty_parts_chol(chol_l, prior)[[2L]])
 }
 
 # P*(Sigma) at par of an online fit (from its own Cholesky or Woodbury
