@@ -317,7 +317,7 @@ factor_cov_mstep <- function(st, loc, par, pen) {
 # The factor step of constraints_profiled_mstep() with a nonzero gamma
 # held: gauge_search() profiled Q_N over a scale s of Sigma -> s Sigma
 # (F -> s^1/2 F, D -> s D) with F and D otherwise held: for the scatter
-# M(gamma) of fit_fixed_gauge.R's header, Q_N = -(d log s + log det
+# M(gamma) of R/constraints.R's gauge section, Q_N = -(d log s + log det
 # Sigma) / 2 - tr(Sigma^-1 M) / (2 s), at its best s = tr(Sigma^-1 M) / d
 # -d / 2 log tr(Sigma^-1 M) up to a constant (factor_gauge_normal(); the
 # full fit's profile over Sigma, -log det M / 2, has no closed form

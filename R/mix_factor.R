@@ -8,7 +8,7 @@
 #   each E-step: the per-row log densities of every component (the factor
 #   E-step with rows), the memberships tau_ik from them in R, then every
 #   component's sums from the factor E-step with row weights w_i tau_ik;
-#   each M-step: mstep_member() per component (a GEM step of each, so the
+#   each M-step: factor_mstep() per component (a GEM step of each, so the
 #   mixture log-likelihood never decreases) and pi_k = tau_k / sum(tau).
 # The components are iterated unrotated (as one factor fit is: see
 # factor_point()) and rotated once, in mixture_result().
