@@ -298,14 +298,14 @@ factor_from_theta <- function(theta, ctx) {
   from_theta_sub(par, theta[-seq_len(k + d * r + d)], ctx$family)
 }
 
-# The factor structure's M-step (its cov table mstep, R/mstep.R): the
-# factor-analysis step (see the top of this file) on the scatter at the
-# location step loc, penalised by pen (R/penalty.R).  Its products are
-# small (d x r by r x r, r x r solves with d right-hand sides): a
-# multithreaded BLAS (OpenBLAS) hands each to its own threads, which costs
-# milliseconds per iteration on a busy machine or beside the E-step's
-# threads, so the BLAS runs on one thread for it, as the compiled E-steps
-# do (src/cpu/blas_threads.h).
+# The M-step of a factor fit (see the top of this file); with a prior
+# (pen: penalty_arg(), R/penalty.R), on the penalised scatter: the factor
+# structure's mstep (R/cov.R, R/mstep.R) at the location step loc.  Its
+# products are small (d x r by r x r, r x r solves with d right-hand
+# sides): a multithreaded BLAS (OpenBLAS) hands each to its own threads,
+# which costs milliseconds per iteration on a busy machine or beside the
+# E-step's threads, so the BLAS runs on one thread for it, as the compiled
+# E-steps do (src/cpu/blas_threads.h).
 factor_cov_mstep <- function(st, loc, par, pen) {
   blas_threads <- .Call(ffi_blas_threads_single)
   on.exit(.Call(ffi_blas_threads_restore, blas_threads))

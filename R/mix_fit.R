@@ -398,8 +398,7 @@ mixture_state <- function(pars, props, ctx) {
   state <- list(pars = pars, props = props, es = es,
                 ok = !is.null(es) && is.finite(es$loglik) && es$n_bad == 0,
                 theta = mixture_theta(pars, props, ctx))
-  if (state$ok) state$objective <- es$loglik
-  penalty_point(state, es$loglik, pars, es$components, ctx$shrink)
+  mixture_shrink_point(state, ctx)
 }
 
 # One plain EM step from cur: the M-steps, the degenerate components

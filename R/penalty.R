@@ -59,6 +59,14 @@ penalty_point <- function(x, loglik, pars, sts, prior, chols = NULL) {
   x
 }
 
+# A mixture state (mixture_state()) with its objective: the
+# log-likelihood, plus the penalties with a prior (penalty_point()).
+mixture_shrink_point <- function(state, ctx) {
+  es <- state$es
+  if (state$ok) state$objective <- es$loglik
+  penalty_point(state, es$loglik, state$pars, es$components, ctx$shrink)
+}
+
 # c(log det Sigma, tr(Sigma^-1 T)) of a full Sigma from its lower
 # Cholesky factor chol_l (the source of each path's numbers: pass the
 # factor the path holds).
