@@ -16,6 +16,8 @@ mstep_member <- function(st, par, model, pen = NULL) {
   loc <- constraints_location(st, par, model)
   out <- c(loc[c("mu", "gamma")], cov$mstep(st, loc, par, pen),
            constraints_mixing(st, par, model))
+  # (a step in the gauge E[Y] = 1 gives gamma par's names, as the
+  # profiled one does)
   if (fixed_in_gauge(fixed)) names(out$gamma) <- names(par$gamma)
   out
 }
