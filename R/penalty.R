@@ -208,22 +208,30 @@ factor_shrink_target <- function(spec, src, call) {
   out
 }
 
-# The prior of a full mixture fit in the standardised units z of the EM
-# (std: the rows' center, scale and covariance; x: the rows in memory, or
-# NULL).
-mixture_shrink_setup <- function(spec, x, std, weights, g, call) {
+# The prior of a mixture fit in the units z of its EM (std: the rows'
+# center, scale and covariance; x: the rows in memory, or NULL: chunks;
+# nobs: their weight, NULL: from x or the weights), with the rule's
+# weight divided by G.  A full Sigma's target is taken in the units z; a
+# factor Sigma's (factors = r): mixture_factor_prior().
+mixture_shrink_setup <- function(spec, x, std, weights, g, call,
+                                 factors = NULL, scaling = NULL,
+                                 nobs = NULL) {
   if (is.null(spec)) {
     return(NULL)
   }
   mixture_shrink_check_cv(spec, call)
-  d <- length(std$scale)
-  src <- list(
-    engine = list(d = d), std = list(cov = std$cov / tcrossprod(std$scale)),
-    scaling = list(center = std$center, scale = std$scale), stored = x,
-    weights = weights,
-    nobs = if (is.null(weights)) NROW(x) else sum(weights)
-  )
-  prior <- shrink_setup(spec, src, call)
+  if (is.null(nobs)) nobs <- if (is.null(weights)) NROW(x) else sum(weights)
+  prior <- if (is.null(factors)) {
+    src <- list(
+      engine = list(d = length(std$scale)),
+      std = list(cov = std$cov / tcrossprod(std$scale)),
+      scaling = list(center = std$center, scale = std$scale), stored = x,
+      weights = weights, nobs = nobs
+    )
+    shrink_setup(spec, src, call)
+  } else {
+    mixture_factor_prior(spec, x, std, weights, nobs, factors, scaling, call)
+  }
   if (prior$rule != "given") prior$weight <- prior$weight / g
   prior
 }
@@ -243,25 +251,18 @@ mixture_shrink_check_cv <- function(spec, call) {
 }
 
 # The prior of a factor mixture (factor_shrink_target()'s, with r
-# factors): its target and rule taken on the rows x (in memory, or NULL:
-# chunks; nobs: their weight) in the data's units (as for one factor fit),
-# then the target moved to the units z of the EM (std: the rows' center
-# and scale) and the rule's weight divided by G.  prior$target stays in
-# the data's units (the fit's record).  Rows fitted in the units of a
-# scaling (R/fit_scaling.R) take them in the units of
+# factors): its target and rule taken on the rows x in the data's units
+# (as for one factor fit), then the target moved to the units z of the EM
+# (std: the rows' center and scale).  prior$target stays in the data's
+# units (the fit's record).  Rows fitted in the units of a scaling
+# (R/fit_scaling.R) take them in the units of
 # mixture_factor_target_units().
-mixture_factor_shrink_setup <- function(spec, x, std, weights, g, r, call,
-                                        scaling = NULL, nobs = NULL) {
-  if (is.null(spec)) {
-    return(NULL)
-  }
-  mixture_shrink_check_cv(spec, call)
+mixture_factor_prior <- function(spec, x, std, weights, nobs, r, scaling,
+                                 call) {
   units <- mixture_factor_target_units(spec, x, std, scaling, call)
   src <- list(
     engine = list(d = length(std$scale)), std = units$std, stored = units$x,
-    weights = weights,
-    nobs = if (!is.null(nobs)) nobs else if (is.null(weights)) NROW(x) else
-      sum(weights)
+    weights = weights, nobs = nobs
   )
   prior <- shrink_setup(spec, src, call, factors = r)
   s <- unname(units$std$scale)
@@ -274,7 +275,6 @@ mixture_factor_shrink_setup <- function(spec, x, std, weights, g, r, call,
     prior$target <- prior$target * units$record^2
   }
   prior$target_log_c <- units$log_c
-  if (prior$rule != "given") prior$weight <- prior$weight / g
   prior
 }
 
