@@ -197,7 +197,7 @@ online_shrink_result <- function(fit, state) {
   prior <- state$prior
   pen <- online_penalty(state$par, prior)
   shift <- if (is.null(state$scaling)) 0 else
-    prior$weight * sum(log(state$scaling$scale))
+    penalty_shift(prior, sum(log(state$scaling$scale)))
   fit$objective <- fit$loglik + pen - shift
   fit$shrink <- shrink_result(prior)
   fit

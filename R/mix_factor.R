@@ -113,7 +113,8 @@ mixture_unscale <- function(fit, sc, x, call, prior = NULL) {
   if (!is.null(fit$objective)) {
     # P*(Sigma_k) in the data's units (mixture_factor_prior())
     log_c <- if (is.null(prior$target_log_c)) 0 else prior$target_log_c
-    shift <- shift + fit$G * prior$weight * (sum(ls) + length(ls) / 2 * log_c)
+    shift <- shift + penalty_shift(prior, sum(ls) + length(ls) / 2 * log_c,
+                                   fit$G)
     fit$objective <- fit$objective - shift
     fit$trace$objective <- fit$trace$objective - shift
     if (!factor) {

@@ -315,8 +315,15 @@ mixture_factor_target_units <- function(spec, x, std, scaling, call) {
 # The pseudo-observations that the convergence rule adds to the rows.
 mixture_shrink_rows <- function(prior, g) g * shrink_rows(prior)
 
-# The objective in the data's units: the log-likelihood's shift, and
-# log det Sigma_k's (2 sum(log scale)) in each of the G penalties.
+# The penalties' part of the objective's shift from the fitted units to
+# the data's: log det Sigma_k moves by 2 log_s (log_s: the sum of the
+# logs of the columns' scales) in each of the G penalties (k / 2 each).
+penalty_shift <- function(prior, log_s, g = 1L) {
+  g * shrink_weight(prior) * log_s
+}
+
+# A mixture's objective in the data's units: the log-likelihood's shift,
+# and the penalties'.
 mixture_shrink_objective <- function(objective, prior, g, scale, shift) {
-  objective - shift - g * shrink_weight(prior) * sum(log(scale))
+  objective - shift - penalty_shift(prior, sum(log(scale)), g)
 }
