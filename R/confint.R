@@ -1,7 +1,7 @@
 # Confidence intervals of every fit: Wald intervals from vcov() on the
 # parametrisation coef() reports, and profile-likelihood intervals of the
 # mixing law's shape parameters by refits with the parameter held
-# (`fixed =`, R/fit_fixed.R, R/fit_fixed_family.R).
+# (`fixed =`, R/constraints.R, R/fit_fixed_family.R).
 
 #' Confidence intervals for the parameters of a GH-family fit
 #'

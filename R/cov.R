@@ -13,6 +13,18 @@
 #              tr(Sigma^-1 T)) for the prior (R/penalty.R) from the
 #              E-step st or the lower Cholesky factor chol_l of Sigma
 #              that the path holds (NULL: t(chol(Sigma)))
+#   penalty_target
+#              penalty_target(spec, src, call): the target part of the
+#              prior (shrink_setup(); full: shrink_full_target(), factor:
+#              factor_shrink_target())
+#   mstep      mstep(st, loc, par, pen): Sigma's part of the M-step
+#              (R/mstep.R) from the E-step st at par and the location
+#              step loc, penalised by pen (penalty_arg(); NULL: none)
+#   gauge_profile, mstep_profiled
+#              with a nonzero gamma held (constraints_profiled_mstep()):
+#              gauge_profile(st, par), Q_N at the best Sigma for
+#              gauge_search() (NULL: gauge_normal_full()), and
+#              mstep_profiled(best, st, loc, par, pen), Sigma's part then
 #   draw_z     draw_z(n, par): n draws of sqrt(Y)'s factor Sigma^(1/2) Z
 #   start      start(src, start, family, args, call): a single fit's start
 #              in the units its rows are fitted in (stage_start())
@@ -90,6 +102,18 @@ cov_table <- list(
     penalty_parts = function(par, st, prior, chol_l) {
       if (is.null(chol_l)) chol_l <- t(chol(par$sigma))
       penalty_parts_chol(chol_l, prior)
+    },
+    penalty_target = function(spec, src, call) {
+      shrink_full_target(spec, src, call)
+    },
+    mstep = function(st, loc, par, pen) {
+      list(sigma = penalty_sigma(full_sigma(st, loc, par), pen))
+    },
+    gauge_profile = function(st, par) NULL,
+    mstep_profiled = function(best, st, loc, par, pen) {
+      sigma <- best$normal$sigma
+      dimnames(sigma) <- dimnames(par$sigma)
+      list(sigma = penalty_sigma(sigma, pen))
     },
     draw_z = function(n, par) {
       d <- length(par$mu)
@@ -246,6 +270,14 @@ cov_table <- list(
     regular = function(par) mixture_factor_par_ok(par),
     penalty_parts = function(par, st, prior, chol_l) {
       penalty_parts_factor(par, st, prior)
+    },
+    penalty_target = function(spec, src, call) {
+      factor_shrink_target(spec, src, call)
+    },
+    mstep = function(st, loc, par, pen) factor_cov_mstep(st, loc, par, pen),
+    gauge_profile = function(st, par) factor_gauge_normal(st, par),
+    mstep_profiled = function(best, st, loc, par, pen) {
+      factor_mstep_profiled(best$normal$scale, st, loc, par, pen)
     },
     draw_z = function(n, par) {
       d <- length(par$uniquenesses)

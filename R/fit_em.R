@@ -57,19 +57,8 @@ mix_tri_index <- function(ctx, d) {
 
 mix_update <- function(pt, ctx) {
   t0 <- proc.time()[[3]]
-  par <- if (!is.null(ctx$factors) && !is.null(ctx$fixed)) {
-    factor_mstep_fixed(pt$st, pt$par, ctx, pt$shrink_tr)
-  } else if (!is.null(ctx$factors)) {
-    factor_mstep(pt$st, pt$par, ctx$family, ctx$symmetric, ctx$shrink,
-                 pt$shrink_tr)
-  } else if (is.null(ctx$fixed)) {
-    mix_mstep(pt$st, pt$par, ctx$family, ctx$symmetric)
-  } else {
-    mix_mstep_fixed(pt$st, pt$par, ctx)
-  }
-  if (is.null(ctx$factors)) {
-    par$sigma <- penalty_sigma(par$sigma, ctx$shrink, pt$st$tau, pt$shrink_tr)
-  }
+  par <- mstep_member(pt$st, pt$par, ctx,
+                      penalty_arg(ctx$shrink, pt$st$tau, pt$shrink_tr))
   ctx$clock$mstep <- ctx$clock$mstep + proc.time()[[3]] - t0
   mix_point(par, ctx)
 }

@@ -3,9 +3,9 @@
 # R/fit_run.R and R/fit_em.R.  The parameters are list(mu, gamma, loadings,
 # uniquenesses, p, a, b) (no sigma; no d x d matrix is ever formed); the
 # E-step is factor_estep() (Woodbury, O(n d r)); the M-step of mu, gamma
-# and (p, a, b) is that of mix_mstep(), and Sigma's is one closed-form
+# and (p, a, b) is that of mstep_member(), and Sigma's is one closed-form
 # factor-analysis EM step (Rubin and Thayer 1982, Psychometrika 47,
-# 69-76) on the effective scatter S of mix_mstep_normal(): with beta =
+# 69-76) on the effective scatter S of full_sigma(): with beta =
 # F' Sigma^-1 from the E-step,
 #   F_new = S beta' (I - beta F + beta S beta')^-1,
 #   D_new = diag(S) - rowSums(F_new * (S beta')),
@@ -292,24 +292,65 @@ factor_squarem_block <- function(px, pt, r, v, alpha, ctx) {
 }
 
 # The M-step of a factor fit (see the top of this file); with a prior
-# (R/penalty.R), on the penalised scatter, shrink_tr: tr(Sigma^-1 T)
-# at par.  Its products are small (d x r by r x r, r x r solves with d
-# right-hand sides): a multithreaded BLAS (OpenBLAS) hands each to its own
-# threads, which costs milliseconds per iteration on a busy machine or
-# beside the E-step's threads, so the BLAS runs on one thread for it, as
-# the compiled E-steps do (src/cpu/blas_threads.h).
-factor_mstep <- function(st, par, family, symmetric, prior = NULL,
-                         shrink_tr = NULL) {
+# (pen: penalty_arg(), R/penalty.R), on the penalised scatter: the factor
+# structure's mstep (R/cov.R, R/mstep.R) at the location step loc.  Its
+# products are small (d x r by r x r, r x r solves with d right-hand
+# sides): a multithreaded BLAS (OpenBLAS) hands each to its own threads,
+# which costs milliseconds per iteration on a busy machine or beside the
+# E-step's threads, so the BLAS runs on one thread for it, as the compiled
+# E-steps do (src/cpu/blas_threads.h).
+factor_cov_mstep <- function(st, loc, par, pen) {
   blas_threads <- .Call(ffi_blas_threads_single)
   on.exit(.Call(ffi_blas_threads_restore, blas_threads))
-  loc <- mix_mstep_location(st, par, symmetric)
   sc <- factor_scatter(st, factor_scatter_terms(loc))
-  sc <- penalty_scatter(sc, st, prior, shrink_tr)
-  fd <- factor_fa_step(sc, st$proj, par$loadings)
-  c(list(mu = loc$mu, gamma = loc$gamma), fd, mix_mstep_sub(st, par, family))
+  sc <- penalty_scatter(sc, st$proj, pen)
+  factor_fa_step(sc, st$proj, par$loadings)
 }
 
-# The effective scatter of mix_mstep_normal() as S = sxx / n + sum_k c_k
+# The factor step of constraints_profiled_mstep() with a nonzero gamma
+# held: gauge_search() profiled Q_N over a scale s of Sigma -> s Sigma
+# (F -> s^1/2 F, D -> s D) with F and D otherwise held: for the scatter
+# M(gamma) of R/constraints.R's gauge section, Q_N = -(d log s + log det
+# Sigma) / 2 - tr(Sigma^-1 M) / (2 s), at its best s = tr(Sigma^-1 M) / d
+# -d / 2 log tr(Sigma^-1 M) up to a constant (factor_gauge_normal(); the
+# full fit's profile over Sigma, -log det M / 2, has no closed form
+# here).  Then the factor-analysis step from (s^1/2 F, s D) on M at the
+# new mu and gamma (loc), whose beta is beta / s^1/2 (with a prior, whose
+# tr(Sigma^-1 T) is then tr / s).
+factor_mstep_profiled <- function(s, st, loc, par, pen) {
+  at <- st
+  at$proj <- st$proj / sqrt(s)
+  at$sxx_proj <- st$sxx_proj / sqrt(s)
+  sc <- factor_scatter(at, factor_scatter_terms(loc))
+  if (!is.null(pen)) pen$tr <- pen$tr / s
+  sc <- penalty_scatter(sc, at$proj, pen)
+  factor_fa_step(sc, at$proj, par$loadings * sqrt(s))
+}
+
+# Q_N of factor_mstep_profiled() at the best scale of Sigma (par's, with
+# beta = st$proj) for gauge_q(): tr(Sigma^-1 M(gamma)) from the E-step's
+# S beta' and diag(S) and Sigma^-1 v = v / D - (F / D) beta v (Woodbury),
+# O(d r) per trial; mu_u the move of mu (0 with mu held), scale the best s.
+factor_gauge_normal <- function(st, par) {
+  dd <- par$uniquenesses
+  fd <- par$loadings / dd
+  d <- length(dd)
+  beta <- if (ncol(fd) == 0L) matrix(0, 0L, d) else st$proj
+  inv <- function(v) v / dd - drop(fd %*% (beta %*% v))
+  tr_sxx <- (sum(st$sxx_diag / dd) - sum(fd * st$sxx_proj)) / st$tau
+  function(gamma, m, mu_held) {
+    mu_u <- if (mu_held) 0 * gamma else (m$xw - gamma) / m$delta
+    rest <- m$xbar - mu_u
+    inv_g <- inv(gamma)
+    tr <- tr_sxx - 2 * sum(m$xw * inv(mu_u)) +
+      m$delta * sum(mu_u * inv(mu_u)) - 2 * sum(rest * inv_g) +
+      m$eta * sum(gamma * inv_g)
+    list(mu_u = mu_u, scale = tr / d,
+         q = if (tr > 0) -d / 2 * log(tr / d) else -Inf)
+  }
+}
+
+# The effective scatter of full_sigma() as S = sxx / n + sum_k c_k
 # a_k b_k': its rank-one terms list(c_k, a_k, b_k) at the new mu, gamma.
 factor_scatter_terms <- function(loc) {
   xw <- loc$xw

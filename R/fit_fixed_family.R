@@ -1,9 +1,9 @@
 # Parameters held in the fits of every family (fit_nig(), fit_vg(),
 # fit_skewt(), fit_student(), fit_hyperbolic(), fit_gaussian(): `fixed =`),
-# by the machinery of fit_gh(fixed = ) (R/fit_fixed.R, R/fit_fixed_gauge.R):
-# what each family may hold, and the conditional M-steps of the gamma and
+# by the machinery of fit_gh(fixed = ) (R/constraints.R): what each
+# family may hold, and the conditional M-steps of the gamma and
 # inverse-gamma mixing laws (VG: b = 0, skew-t: a = 0), where the GIG's
-# (p, w, c) form of R/fit_fixed_gauge.R has w = 0.
+# (p, w, c) form of R/constraints.R's gauge section has w = 0.
 #
 # VG, Y ~ Gamma(shape p, rate a / 2):       E[Y] = 2 p / a,
 #   Q_G = (p - 1) ell - a eta / 2 + p log(a / 2) - lgamma(p);

@@ -132,12 +132,8 @@ gig_valid <- function(p, a, b) {
 }
 
 # The M-step from the statistics of an E-step at par (about par$mu).
-# |E 1/Y E Y - 1| below which the M-step holds gamma (mix_mstep()).
+# |E 1/Y E Y - 1| below which the M-step holds gamma (mix_mstep_location()).
 mstep_den_min <- 1e-9
-
-mix_mstep <- function(st, par, family, symmetric) {
-  c(mix_mstep_normal(st, par, symmetric), mix_mstep_sub(st, par, family))
-}
 
 # The M-step of the mixing parameters: list(p, a, b).
 mix_mstep_sub <- function(st, par, family) {
@@ -152,9 +148,13 @@ mix_mstep_sub <- function(st, par, family) {
   list(p = sub$p, a = sub$a, b = sub$b)
 }
 
-# The M-step of mu, gamma, Sigma.
-mix_mstep_normal <- function(st, par, symmetric) {
-  loc <- mix_mstep_location(st, par, symmetric)
+# A full Sigma's M-step (unpenalised) at the location step loc: the
+# effective scatter S = sxx / n + sum_k c_k a_k b_k' of
+# factor_scatter_terms() written out (this expression gives every full
+# fit's bits), symmetrised.  With mu held (location_mu_held(), mu_u = 0)
+# it is sxx / n - eta gamma gamma' to the bit (x - 0 and x + 0 are x, up
+# to the sign of a zero).
+full_sigma <- function(st, loc, par) {
   xw <- loc$xw
   mu_u <- loc$mu_u
   gamma <- loc$gamma
@@ -169,11 +169,11 @@ mix_mstep_normal <- function(st, par, symmetric) {
   }
   sigma <- (sigma + t(sigma)) / 2
   dimnames(sigma) <- dimnames(par$sigma)
-  list(mu = loc$mu, gamma = gamma, sigma = sigma)
+  sigma
 }
 
 # The M-step of mu and gamma, and the means Sigma's effective scatter S
-# at them is made of (mix_mstep_normal(), factor_scatter()); held: the
+# at them is made of (full_sigma(), factor_scatter()); held: the
 # near-normal branch (gamma held).
 mix_mstep_location <- function(st, par, symmetric) {
   n <- st$tau

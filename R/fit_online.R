@@ -1,7 +1,7 @@
 # Online (stochastic-approximation) EM over mini-batches (Cappe and
 # Moulines 2009, J. R. Statist. Soc. B 71, 593-613): running averages of
 # the normalised E-step statistics, s_bar <- (1 - g_t) s_bar + g_t s_t / n_t,
-# and the batch EM's M-step (mix_mstep()) from s_bar after each batch.
+# and the batch EM's M-step (mstep_member()) from s_bar after each batch.
 #
 # The state of a stream is list(par, s, t, ...): par the parameters (in
 # the data's units and the det gauge, det Sigma = 1) and s the averaged
@@ -371,13 +371,7 @@ online_step <- function(state, batch, ctx, args, call) {
   g <- online_gain(state$schedule, t)
   s <- online_average(state$s, online_stats(st, par), g)
   w_seen <- state$nobs + st$tau
-  pen <- if (!is.null(state$factors)) {
-    online_factor_prior(state$prior, st, par, w_seen)
-  }
-  new <- online_mstep(s, par, state, ctx, pen)
-  if (!is.null(state$prior) && is.null(state$factors)) {
-    new$sigma <- online_shrink_sigma(new$sigma, par, state$prior, w_seen)
-  }
+  new <- online_mstep(s, par, st, state, w_seen)
   if (!online_valid(new)) {
     online_abort_batch(state, "the M-step gave invalid parameters", call)
   }
@@ -424,19 +418,19 @@ online_estep <- function(state, batch, args) {
   mix_estep(engine, state$par, mix_what(state$family))
 }
 
-# The batch EM's M-step (mix_update()), from the averaged statistics; a
-# factor fit's with the prior's part pen (online_factor_prior()).
-online_mstep <- function(s, par, state, ctx, pen = NULL) {
-  if (!is.null(state$factors)) {
-    return(online_factor_mstep(s, par, state, pen))
-  }
-  new <- if (is.null(state$fixed)) {
-    mix_mstep(s, par, state$family, state$symmetric)
+# The batch EM's M-step (mstep_member()) from the averaged statistics s
+# at par, penalised toward the prior with w the weight of the rows seen
+# (st: the batch's E-step at par); a factor fit's from its complete-data
+# statistics (online_factor_mstep()).  The held parameters are imposed
+# after it.
+online_mstep <- function(s, par, st, state, w) {
+  new <- if (!is.null(state$factors)) {
+    online_factor_mstep(s, par, state,
+                        online_factor_prior(state$prior, st, par, w))
   } else {
-    mix_mstep_fixed(s, par, ctx)
+    mstep_member(s, par, state, online_penalty_arg(par, state$prior, w))
   }
-  if (!is.null(state$fixed)) new <- fixed_impose(new, state$fixed)
-  new
+  if (is.null(state$fixed)) new else fixed_impose(new, state$fixed)
 }
 
 # The statistics of an E-step (estep_decode_one()) per unit weight.

@@ -30,7 +30,7 @@
 #   F_new = C b_ff^-1,  D_new = diag(sum v E[(1/Y) r r']) - rowSums(F_new * C)
 # (over tau).  At a fixed point (mu_u = 0, gamma unchanged) C = tau S beta'
 # and b_ff = tau (I - beta F + beta S beta') with S the effective scatter
-# of mix_mstep_normal(): the batch factor M-step (factor_fa_step()), so
+# of full_sigma(): the batch factor M-step (factor_fa_step()), so
 # the fixed points are those of the batch fit.  When mu moves by c,
 # a_uf -> a_uf - c b_if' and diag S as online_move() moves S; when Y ->
 # k Y (the gauge), F -> F / sqrt(k) and so f -> sqrt(k) f: a_uf and b_if
@@ -54,9 +54,9 @@
 # batch penalised step with W rows, so the fixed points are those of the
 # penalised batch factor fit of rows of weight W.
 #
-# Fixed.  mu, p and gamma = 0 are held as in factor_mstep_fixed(): the
-# location with mu held (factor_location_mu_held()), p by
-# fixed_mstep_sub(); the same conditional steps, so the same fixed points.
+# Fixed.  mu, p and gamma = 0 are held as in the batch M-step: the
+# location with mu held (location_mu_held()), p by fixed_mstep_sub();
+# the same conditional steps, so the same fixed points.
 #
 # Units.  Where the first batch needs the standardisation (or update()
 # continues a fit that had it), the stream is fitted in its units: each
@@ -123,16 +123,11 @@ online_factor_latent <- function(st, par) {
 }
 
 # The factor M-step from the averaged complete-data statistics (the
-# header): mu, gamma and the mixing law as mix_mstep() (with the parameters
-# of state$fixed held as factor_mstep_fixed() holds them), then F and D,
+# header): mu, gamma and the mixing law as mstep_member() (with the
+# parameters of state$fixed held: R/constraints.R), then F and D,
 # penalised by pen (online_factor_prior(); NULL: none).
 online_factor_mstep <- function(s, par, state, pen = NULL) {
-  fixed <- state$fixed
-  loc <- if (is.null(fixed$mu)) {
-    mix_mstep_location(s, par, state$symmetric)
-  } else {
-    factor_location_mu_held(s, par, state$symmetric)
-  }
+  loc <- constraints_location(s, par, state)
   n <- s$tau
   dg <- s$sxx_diag / n
   for (term in factor_scatter_terms(loc)) {
@@ -148,14 +143,9 @@ online_factor_mstep <- function(s, par, state, pen = NULL) {
   }
   f_new <- if (ncol(cf) == 0L) cf else t(solve(b_ff, t(cf)))
   dd <- dg - rowSums(f_new * cf)
-  sub <- if (is.null(fixed)) {
-    mix_mstep_sub(s, par, state$family)
-  } else {
-    fixed_mstep_sub(s, par, state)
-  }
-  new <- c(list(mu = loc$mu, gamma = loc$gamma, loadings = f_new,
-                uniquenesses = pmax(dd, factor_uniq_floor * dg)), sub)
-  if (is.null(fixed)) new else fixed_impose(new, fixed)
+  c(list(mu = loc$mu, gamma = loc$gamma, loadings = f_new,
+         uniquenesses = pmax(dd, factor_uniq_floor * dg)),
+    fixed_mstep_sub(s, par, state))
 }
 
 # The factor statistics about mu + shift (online_move()).
@@ -207,7 +197,7 @@ online_shrink_result <- function(fit, state) {
   prior <- state$prior
   pen <- online_penalty(state$par, prior)
   shift <- if (is.null(state$scaling)) 0 else
-    prior$weight * sum(log(state$scaling$scale))
+    penalty_shift(prior, sum(log(state$scaling$scale)))
   fit$objective <- fit$loglik + pen - shift
   fit$shrink <- shrink_result(prior)
   fit

@@ -453,7 +453,7 @@ mix_result <- function(em, ctx, src, args, call, t_start) {
     trace$loglik <- trace$loglik - shift
     trace$mean_loglik <- trace$loglik / n
     # the penalty's log det Sigma moves as the log-likelihood's, k times
-    shift <- shift + shrink_weight(ctx$shrink) * sum(log(sc$scale))
+    shift <- shift + penalty_shift(ctx$shrink, sum(log(sc$scale)))
     objective <- objective - shift
     if (!is.null(trace$objective)) {
       trace$objective <- trace$objective - shift

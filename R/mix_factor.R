@@ -47,9 +47,9 @@ mixture_factor_fit_g <- function(data, g, family, nstart, start, args,
     on.exit(rows_gpu$free(), add = TRUE)
     ctx$estep <- mixture_factor_estep_cuda(rows_gpu, w)
   }
-  ctx$shrink <- mixture_factor_shrink_setup(args$shrink, fitted$x, std,
-                                            data$weights, g, args$factors,
-                                            call, fitted$scaling)
+  ctx$shrink <- mixture_shrink_setup(args$shrink, fitted$x, std,
+                                     data$weights, g, call, args$factors,
+                                     fitted$scaling)
   best <- mixture_best_start(z, g, family, nstart, start, std, ctx)
   em <- mixture_em_restarts(z, g, best, ctx, args$control)
   args$prior <- ctx$shrink
@@ -111,9 +111,10 @@ mixture_unscale <- function(fit, sc, x, call, prior = NULL) {
   fit$loglik <- fit$loglik - shift
   fit$trace$loglik <- fit$trace$loglik - shift
   if (!is.null(fit$objective)) {
-    # P*(Sigma_k) in the data's units (mixture_factor_shrink_setup())
+    # P*(Sigma_k) in the data's units (mixture_factor_prior())
     log_c <- if (is.null(prior$target_log_c)) 0 else prior$target_log_c
-    shift <- shift + fit$G * prior$weight * (sum(ls) + length(ls) / 2 * log_c)
+    shift <- shift + penalty_shift(prior, sum(ls) + length(ls) / 2 * log_c,
+                                   fit$G)
     fit$objective <- fit$objective - shift
     fit$trace$objective <- fit$trace$objective - shift
     if (!factor) {
@@ -255,9 +256,9 @@ mixture_factor_chunked_fit_g <- function(src, g, family, nstart, start, args,
   ctx <- mixture_factor_ctx(family, args, call, src$start_w,
                             length(src$std$scale))
   ctx$unit <- src$unit
-  ctx$shrink <- mixture_factor_shrink_setup(
+  ctx$shrink <- mixture_shrink_setup(
     args$shrink, if (is.matrix(src$stored)) src$stored, src$std,
-    src$weights, g, args$factors, call, src$scaling, src$nobs
+    src$weights, g, call, args$factors, src$scaling, src$nobs
   )
   fit <- mixture_chunked_em(src, g, family, nstart, start, args, ctx,
                             mixture_factor_estep_engine(src), call)

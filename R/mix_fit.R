@@ -7,8 +7,8 @@
 # gauge there; the result is reported in the data's units and the gauge
 # asked for.  Each iteration is one call of the mixture E-step
 # (mixture_estep_fun(): per-component sums and the mixture log-likelihood),
-# then the single-component M-step (mix_mstep()) of each component with its
-# membership weights, and proportions pi_k = tau_k / sum(tau).
+# then the one-component M-step (mstep_member()) of each component with
+# its membership weights, and proportions pi_k = tau_k / sum(tau).
 
 # The mixtures of the G of spec$G (model_spec()), the best by its criterion.
 mix_fit_components <- function(x, start, spec) {
@@ -399,8 +399,7 @@ mixture_state <- function(pars, props, ctx) {
                 ok = !is.null(es) && is.finite(es$loglik) && es$n_bad == 0,
                 theta = pack_all_em(pars, props, ctx$family,
                                     ctx$symmetric))
-  if (state$ok) state$objective <- es$loglik
-  penalty_point(state, es$loglik, pars, es$components, ctx$shrink)
+  mixture_shrink_point(state, ctx)
 }
 
 # One plain EM step from cur: the M-steps, the degenerate components
@@ -487,13 +486,15 @@ mixture_converged <- function(old, new, n, ctl) {
              theta_change(new$theta, old$theta) <= ctl$param_tol)
 }
 
-# The M-step of every component from its statistics, each put in the det
-# gauge (NULL where the step fails), and the new proportions.
+# The M-step of every component from its statistics (mstep_member(),
+# penalised with its membership weight and tr(Sigma_k^-1 T) at the
+# current parameters), each put in the det gauge (NULL where the step
+# fails), and the new proportions.
 mixture_mstep <- function(es, pars, ctx, shrink_tr = NULL) {
   taus <- vapply(es$components, function(st) st$tau, 0)
   one <- function(k) {
-    mixture_member_mstep(es$components[[k]], pars[[k]], ctx, taus[[k]],
-                         shrink_tr[[k]])
+    mstep_member(es$components[[k]], pars[[k]], ctx,
+                 penalty_arg(ctx$shrink, taus[[k]], shrink_tr[[k]]))
   }
   ks <- seq_along(pars)
   # a full member's M-step has no side effects and gives no warnings: one
@@ -511,19 +512,6 @@ mixture_mstep <- function(es, pars, ctx, shrink_tr = NULL) {
   }
   failed <- vapply(new, is.null, NA)
   list(pars = new, props = taus / sum(taus), taus = taus, failed = failed)
-}
-
-# One component's M-step, penalised with a prior (a factor member's on
-# its penalised scatter: factor_mstep(); a full one's Sigma:
-# penalty_sigma()); tau: its membership weight, tr: tr(Sigma^-1 T)
-# at the current parameters.
-mixture_member_mstep <- function(st, par, ctx, tau, tr) {
-  if (!is.null(ctx$factors)) {
-    return(factor_mstep(st, par, ctx$family, ctx$symmetric, ctx$shrink, tr))
-  }
-  par <- mix_mstep(st, par, ctx$family, ctx$symmetric)
-  par$sigma <- penalty_sigma(par$sigma, ctx$shrink, tau, tr)
-  par
 }
 
 # The weight of one row (weights_unit(); ctx$unit where the E-steps run

@@ -59,6 +59,14 @@ penalty_point <- function(x, loglik, pars, sts, prior, chols = NULL) {
   x
 }
 
+# A mixture state (mixture_state()) with its objective: the
+# log-likelihood, plus the penalties with a prior (penalty_point()).
+mixture_shrink_point <- function(state, ctx) {
+  es <- state$es
+  if (state$ok) state$objective <- es$loglik
+  penalty_point(state, es$loglik, state$pars, es$components, ctx$shrink)
+}
+
 # c(log det Sigma, tr(Sigma^-1 T)) of a full Sigma from its lower
 # Cholesky factor chol_l (the source of each path's numbers: pass the
 # factor the path holds).
@@ -92,32 +100,40 @@ factor_shrink_trace <- function(par, tb, prior) {
 
 # The penalised M-step ---------------------------------------------------------
 
-# A component's M-step Sigma, penalised (no prior or d = 1: unchanged);
-# tau: its membership weight, tr: tr(Sigma^-1 T) at the current Sigma.
-penalty_sigma <- function(sigma, prior, tau, tr) {
-  if (is.null(prior) || prior$d == 1L) {
+# The penalty's part of a component's M-step (pen of mstep_member()):
+# the prior, the weight w of the component's rows and tr = tr(Sigma^-1 T)
+# at its current Sigma; NULL without a prior.
+penalty_arg <- function(prior, w, tr) {
+  if (!is.null(prior)) list(prior = prior, w = w, tr = tr)
+}
+
+# A component's M-step Sigma, penalised by pen (penalty_arg(); NULL or
+# d = 1: unchanged).
+penalty_sigma <- function(sigma, pen) {
+  if (is.null(pen) || pen$prior$d == 1L) {
     return(sigma)
   }
-  out <- shrink_sigma(sigma, prior$target_fit, prior$weight, tau,
-                      tr / prior$d)
+  prior <- pen$prior
+  out <- shrink_sigma(sigma, prior$target_fit, prior$weight, pen$w,
+                      pen$tr / prior$d)
   out <- (out + t(out)) / 2
   dimnames(out) <- dimnames(sigma)
   out
 }
 
 # The penalised scatter S* (factor_scatter()'s proj = S beta' and diag)
-# of the factor M-step from the E-step st with tr(Sigma^-1 T) = shrink_tr
-# (the header); no prior or d = 1: unchanged.
-penalty_scatter <- function(sc, st, prior, shrink_tr) {
-  if (is.null(prior) || prior$d == 1L) {
+# of the factor M-step, beta = F' Sigma^-1 (proj) at the current
+# parameters (the header); pen as for penalty_sigma().
+penalty_scatter <- function(sc, beta, pen) {
+  if (is.null(pen) || pen$prior$d == 1L) {
     return(sc)
   }
-  tb <- factor_target_times(prior, t(st$proj))
-  c_star <- shrink_tr / prior$d
+  prior <- pen$prior
+  tb <- factor_target_times(prior, t(beta))
+  c_star <- pen$tr / prior$d
   k <- prior$weight
-  w <- st$tau
-  list(proj = shrink_sigma(sc$proj, tb, k, w, c_star),
-       diag = shrink_sigma(sc$diag, prior$target_diag, k, w, c_star))
+  list(proj = shrink_sigma(sc$proj, tb, k, pen$w, c_star),
+       diag = shrink_sigma(sc$diag, prior$target_diag, k, pen$w, c_star))
 }
 
 # The prior's part of the penalised factor M-step of online EM at the
@@ -142,11 +158,14 @@ online_factor_prior <- function(prior, st, par, w) {
   )
 }
 
-# The penalised full Sigma of online EM's M-step from the current
-# parameters par, with W the weight of the rows seen so far.
-online_shrink_sigma <- function(sigma, par, prior, w) {
+# pen (penalty_arg()) of online EM's full M-step at the current
+# parameters par, with w the weight of the rows seen so far.
+online_penalty_arg <- function(par, prior, w) {
+  if (is.null(prior)) {
+    return(NULL)
+  }
   chol_l <- .Call(ffi_chol_lower, par$sigma)
-  penalty_sigma(sigma, prior, w, penalty_parts_chol(chol_l, prior)[[2L]])
+  penalty_arg(prior, w, penalty_parts_chol(chol_l, prior)[[2L]])
 }
 
 # P*(Sigma) at par of an online fit (from its own Cholesky or Woodbury
@@ -189,22 +208,30 @@ factor_shrink_target <- function(spec, src, call) {
   out
 }
 
-# The prior of a full mixture fit in the standardised units z of the EM
-# (std: the rows' center, scale and covariance; x: the rows in memory, or
-# NULL).
-mixture_shrink_setup <- function(spec, x, std, weights, g, call) {
+# The prior of a mixture fit in the units z of its EM (std: the rows'
+# center, scale and covariance; x: the rows in memory, or NULL: chunks;
+# nobs: their weight, NULL: from x or the weights), with the rule's
+# weight divided by G.  A full Sigma's target is taken in the units z; a
+# factor Sigma's (factors = r): mixture_factor_prior().
+mixture_shrink_setup <- function(spec, x, std, weights, g, call,
+                                 factors = NULL, scaling = NULL,
+                                 nobs = NULL) {
   if (is.null(spec)) {
     return(NULL)
   }
   mixture_shrink_check_cv(spec, call)
-  d <- length(std$scale)
-  src <- list(
-    engine = list(d = d), std = list(cov = std$cov / tcrossprod(std$scale)),
-    scaling = list(center = std$center, scale = std$scale), stored = x,
-    weights = weights,
-    nobs = if (is.null(weights)) NROW(x) else sum(weights)
-  )
-  prior <- shrink_setup(spec, src, call)
+  if (is.null(nobs)) nobs <- if (is.null(weights)) NROW(x) else sum(weights)
+  prior <- if (is.null(factors)) {
+    src <- list(
+      engine = list(d = length(std$scale)),
+      std = list(cov = std$cov / tcrossprod(std$scale)),
+      scaling = list(center = std$center, scale = std$scale), stored = x,
+      weights = weights, nobs = nobs
+    )
+    shrink_setup(spec, src, call)
+  } else {
+    mixture_factor_prior(spec, x, std, weights, nobs, factors, scaling, call)
+  }
   if (prior$rule != "given") prior$weight <- prior$weight / g
   prior
 }
@@ -224,25 +251,18 @@ mixture_shrink_check_cv <- function(spec, call) {
 }
 
 # The prior of a factor mixture (factor_shrink_target()'s, with r
-# factors): its target and rule taken on the rows x (in memory, or NULL:
-# chunks; nobs: their weight) in the data's units (as for one factor fit),
-# then the target moved to the units z of the EM (std: the rows' center
-# and scale) and the rule's weight divided by G.  prior$target stays in
-# the data's units (the fit's record).  Rows fitted in the units of a
-# scaling (R/fit_scaling.R) take them in the units of
+# factors): its target and rule taken on the rows x in the data's units
+# (as for one factor fit), then the target moved to the units z of the EM
+# (std: the rows' center and scale).  prior$target stays in the data's
+# units (the fit's record).  Rows fitted in the units of a scaling
+# (R/fit_scaling.R) take them in the units of
 # mixture_factor_target_units().
-mixture_factor_shrink_setup <- function(spec, x, std, weights, g, r, call,
-                                        scaling = NULL, nobs = NULL) {
-  if (is.null(spec)) {
-    return(NULL)
-  }
-  mixture_shrink_check_cv(spec, call)
+mixture_factor_prior <- function(spec, x, std, weights, nobs, r, scaling,
+                                 call) {
   units <- mixture_factor_target_units(spec, x, std, scaling, call)
   src <- list(
     engine = list(d = length(std$scale)), std = units$std, stored = units$x,
-    weights = weights,
-    nobs = if (!is.null(nobs)) nobs else if (is.null(weights)) NROW(x) else
-      sum(weights)
+    weights = weights, nobs = nobs
   )
   prior <- shrink_setup(spec, src, call, factors = r)
   s <- unname(units$std$scale)
@@ -255,7 +275,6 @@ mixture_factor_shrink_setup <- function(spec, x, std, weights, g, r, call,
     prior$target <- prior$target * units$record^2
   }
   prior$target_log_c <- units$log_c
-  if (prior$rule != "given") prior$weight <- prior$weight / g
   prior
 }
 
@@ -296,8 +315,15 @@ mixture_factor_target_units <- function(spec, x, std, scaling, call) {
 # The pseudo-observations that the convergence rule adds to the rows.
 mixture_shrink_rows <- function(prior, g) g * shrink_rows(prior)
 
-# The objective in the data's units: the log-likelihood's shift, and
-# log det Sigma_k's (2 sum(log scale)) in each of the G penalties.
+# The penalties' part of the objective's shift from the fitted units to
+# the data's: log det Sigma_k moves by 2 log_s (log_s: the sum of the
+# logs of the columns' scales) in each of the G penalties (k / 2 each).
+penalty_shift <- function(prior, log_s, g = 1L) {
+  g * shrink_weight(prior) * log_s
+}
+
+# A mixture's objective in the data's units: the log-likelihood's shift,
+# and the penalties'.
 mixture_shrink_objective <- function(objective, prior, g, scale, shift) {
-  objective - shift - g * shrink_weight(prior) * sum(log(scale))
+  objective - shift - penalty_shift(prior, sum(log(scale)), g)
 }

@@ -322,11 +322,7 @@ shrink_setup <- function(spec, src, call, fold_fit = NULL, factors = NULL) {
   if (is.null(spec)) {
     return(NULL)
   }
-  out <- if (is.null(factors)) {
-    shrink_full_target(spec, src, call)
-  } else {
-    factor_shrink_target(spec, src, call)
-  }
+  out <- cov_get(factors)$penalty_target(spec, src, call)
   if (identical(spec$weight, "cv")) {
     cv <- shrink_cv(spec$target, src, fold_fit, call)
     out$rule <- "cv"

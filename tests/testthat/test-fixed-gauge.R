@@ -1,5 +1,5 @@
 # fit_gh(fixed = ) with a, b or a nonzero gamma held in the reported gauge
-# E[Y] = 1 (R/fit_fixed_gauge.R), against a direct maximisation by nlminb
+# E[Y] = 1 (R/constraints.R), against a direct maximisation by nlminb
 # of sum(dgh(log = TRUE)) over the free parameters in that gauge, written
 # here from the GIG mean E[Y] = sqrt(b / a) K_{p+1}(w) / K_p(w) with base
 # R's besselK(): mixing laws of mean 1 as (p, log w), a = w R, b = w / R

@@ -1,3 +1,247 @@
+# Constraints (issue 26, design 3.5): parameters held fixed during a fit
+# (fit_gh(fixed = ), R/fit_fixed_family.R for what each family holds) and
+# gamma = 0 (symmetric = TRUE), for every covariance structure.  p and mu
+# are held by conditional M-steps (ECM, Meng and Rubin 1993, Biometrika
+# 80, 267-278: each maximises the expected complete-data log-likelihood
+# over the free parameters, so the likelihood still never falls) and
+# imposed on every point the EM evaluates (mix_point()), SQUAREM
+# extrapolations included.  a, b and a gamma other than 0 change under
+# the scaling Y -> sY that the gauge fixes: they are held in the reported
+# gauge E[Y] = 1 (the last section).  The M-step's parts
+# (constraints_location(), constraints_mixing(),
+# constraints_profiled_mstep()) are called by mstep_member() (R/mstep.R).
+
+# The argument ---------------------------------------------------------------
+
+# fixed, checked: NULL or a list of mu, gamma, p, a, b in the data's units;
+# gamma = 0 is turned into args$symmetric by the caller.
+check_fixed <- function(fixed, d, call) {
+  if (is.null(fixed)) {
+    return(NULL)
+  }
+  known <- c("mu", "gamma", "p", "a", "b")
+  if (!fixed_list_ok(fixed, known)) {
+    abort_argument(
+      sprintf("`fixed` must be NULL or a named list of some of %s.",
+              paste0("`", known, "`", collapse = ", ")),
+      call
+    )
+  }
+  for (nm in names(fixed)) check_fixed_element(fixed[[nm]], nm, d, call)
+  check_fixed_mixing(fixed, call)
+  fixed
+}
+
+# p, a and b together over-determine the mixing law (E[Y] = 1 leaves two
+# of them); a* with p needs p < a* / 2, b* with p needs p > -1 - b* / 2
+# (gauge_p_range()).
+check_fixed_mixing <- function(fixed, call) {
+  if (all(c("p", "a", "b") %in% names(fixed))) {
+    model_refuse("fixed_all_mixing", call)
+  }
+  if (is.null(fixed$p)) {
+    return(invisible())
+  }
+  range <- gauge_p_range(fixed)
+  if (fixed$p <= range[[1L]] || fixed$p >= range[[2L]]) {
+    model_refuse("fixed_p_range", call, range,
+                 if (is.null(fixed$a)) "b" else "a",
+                 if (is.null(fixed$a)) fixed$b else fixed$a)
+  }
+}
+
+# a, b and a gamma other than 0 are held in the gauge E[Y] = 1: not with
+# gauge = "det", symmetric = TRUE or online EM.
+check_fixed_mode <- function(fixed, args, call) {
+  if (!fixed_in_gauge(fixed)) {
+    return(invisible())
+  }
+  why <- if (!identical(args$gauge, "mean")) {
+    'gauge = "mean" (the default)'
+  } else if (!is.null(fixed$gamma) && isTRUE(args$symmetric)) {
+    "symmetric = FALSE (`fixed$gamma` is not 0)"
+  } else if (!is.null(args$control$online)) {
+    "the full EM (not `control$online`)"
+  }
+  if (!is.null(why)) model_refuse("fixed_gauge", call, why)
+}
+
+fixed_list_ok <- function(fixed, known) {
+  is.list(fixed) && !is.data.frame(fixed) && length(fixed) > 0L &&
+    fixed_names_ok(names(fixed), known)
+}
+
+fixed_names_ok <- function(nms, known) {
+  !is.null(nms) && all(nms %in% known) && anyDuplicated(nms) == 0L
+}
+
+# mu: d numbers; gamma: d, or one 0; p, a, b: one.
+fixed_size <- function(v, nm, d) {
+  zero <- length(v) == 1L && isTRUE(v == 0)
+  if (nm == "mu" || (nm == "gamma" && !zero)) d else 1L
+}
+
+check_fixed_element <- function(v, nm, d, call) {
+  size <- fixed_size(v, nm, d)
+  if (!is.numeric(v) || is.factor(v) || length(v) != size ||
+        !all(is.finite(v))) {
+    abort_argument(
+      sprintf("`fixed$%s` must be %s.", nm,
+              if (size == 1L) "a single finite number" else
+                sprintf("%d finite numbers", size)),
+      call
+    )
+  }
+  check_fixed_gauge(v, nm, call)
+}
+
+check_fixed_gauge <- function(v, nm, call) {
+  if (nm %in% c("a", "b") && v <= 0) {
+    abort_argument(sprintf("`fixed$%s` must be positive.", nm), call)
+  }
+  if (nm %in% c("a", "b") && v < .Machine$double.xmin) {
+    # (a subnormal: below the doubles' precision, the limit itself)
+    abort_argument(
+      sprintf(
+        paste(
+          "`fixed$%s` must be at least 2.2e-308 (the smallest normal",
+          "double), not %g; %s = 0 is the %s limit: %s."
+        ),
+        nm, v, nm, if (nm == "a") "skew-t" else "variance gamma",
+        if (nm == "a") "fit_skewt()" else "fit_vg()"
+      ),
+      call
+    )
+  }
+}
+
+# The fixed values in the units the rows are fitted in (scaling: NULL or
+# that of the fit, R/fit_scaling.R), as the EM imposes them.
+fixed_internal <- function(fixed, scaling) {
+  if (fixed_gamma_zero(fixed)) fixed$gamma <- NULL
+  if (length(fixed) == 0L) {
+    return(NULL)
+  }
+  fixed <- lapply(fixed, as.double)
+  for (nm in intersect(names(fixed), c("mu", "gamma"))) {
+    if (!is.null(scaling)) {
+      v <- matrix(fixed[[nm]], 1L)
+      fixed[[nm]] <- drop(if (nm == "mu") scaling_apply(v, scaling) else
+        v / scaling$scale)
+    }
+  }
+  fixed$law <- gauge_law(fixed)
+  fixed
+}
+
+fixed_impose <- function(par, fixed) {
+  if (!is.null(fixed$mu)) par$mu[] <- fixed$mu
+  if (!is.null(fixed$p)) par$p <- fixed$p
+  if (fixed_in_gauge(fixed)) par <- gauge_impose(par, fixed)
+  par
+}
+
+# The fit's record of its fixed parameters (in the data's units) and its
+# degrees of freedom less those held.
+fixed_result <- function(fit, fixed) {
+  if (is.null(fixed)) {
+    return(fit)
+  }
+  fit$fixed <- fixed
+  # (the EM's standardisation and gauge may round them by an ulp)
+  held <- intersect(names(fixed), c("mu", "gamma", "p", "a", "b"))
+  if (fixed_gamma_zero(fixed)) {
+    held <- setdiff(held, "gamma") # symmetric: model_df() counts it
+  }
+  for (nm in held) fit$parameters[[nm]][] <- as.double(fixed[[nm]])
+  fit$df <- fit$df - sum(lengths(fixed[held]))
+  fit
+}
+
+# TRUE when fixed holds gamma = 0 (the symmetric fit).
+fixed_gamma_zero <- function(fixed) {
+  !is.null(fixed$gamma) && all(fixed$gamma == 0)
+}
+
+# The M-step's parts ---------------------------------------------------------
+
+# The location step: mix_mstep_location() (R/fit_model.R), or with mu
+# held location_mu_held(); model: family, symmetric, fixed.
+constraints_location <- function(st, par, model) {
+  if (is.null(model$fixed$mu)) {
+    mix_mstep_location(st, par, model$symmetric)
+  } else {
+    location_mu_held(st, par, model$symmetric)
+  }
+}
+
+# mix_mstep_location()'s result with mu held (the E-step's statistics are
+# about it): gamma = mean u / mean E Y (0 when symmetric) and no move of
+# mu, so that Sigma is the weighted scatter about mu + Y gamma.
+location_mu_held <- function(st, par, symmetric) {
+  n <- st$tau
+  xbar <- st$sx / n
+  eta <- st$s_y / n
+  gamma <- if (symmetric) rep(0, length(xbar)) else xbar / eta
+  list(mu = par$mu, gamma = gamma, mu_u = rep(0, length(xbar)),
+       delta = st$s_inv / n, eta = eta, xbar = xbar, xw = st$sxw / n,
+       held = FALSE)
+}
+
+# The mixing step: a*, b* held by gauge_search() (below), else
+# fixed_mstep_sub().
+constraints_mixing <- function(st, par, model) {
+  if (fixed_in_gauge(model$fixed)) {
+    return(gauge_mixing(gauge_search(st, par, model$fixed)))
+  }
+  fixed_mstep_sub(st, par, model)
+}
+
+# The M-step of the mixing parameters, p held where model$fixed holds it.
+fixed_mstep_sub <- function(st, par, model) {
+  p <- model$fixed$p
+  if (is.null(p)) {
+    return(mix_mstep_sub(st, par, model$family))
+  }
+  if (fixed_on_limit(model$family)) {
+    # (the gamma and inverse-gamma laws: see fit_fixed_family.R)
+    return(fixed_sub_limit(st, model$family, p))
+  }
+  n <- st$tau
+  sub <- .Call(ffi_mix_subordinator_fixed_p, p,
+               c(st$s_log / n, st$s_inv / n, st$s_y / n),
+               c(par$p, par$a, par$b))
+  list(p = sub$p, a = sub$a, b = sub$b)
+}
+
+# TRUE when fixed holds a gamma other than 0 (in the gauge E[Y] = 1).
+fixed_gamma_held <- function(fixed) {
+  !is.null(fixed$gamma) && any(fixed$gamma != 0)
+}
+
+# The M-step with a nonzero gamma* = g0 held in the gauge E[Y] = 1
+# (below), as two conditional steps.  First gauge_search()
+# over log k (k = E[Y], gamma = g0 / k), the free mixing parameters, mu
+# and Sigma's part that the structure profiles out (its gauge_profile():
+# the full Sigma itself, Q_N = -log det M(gamma) / 2; a factor Sigma's
+# scale s, factor_gauge_normal()); then the covariance step of the
+# structure at the new mu and gamma (its mstep_profiled()).  Each step
+# raises Q, so the iteration is a GEM; its fixed points are stationary
+# points of the likelihood with gamma* held.
+constraints_profiled_mstep <- function(st, par, fixed, cov, pen) {
+  best <- gauge_search(st, par, fixed, cov$gauge_profile(st, par))
+  m <- gauge_means(st)
+  mu_u <- best$normal$mu_u
+  loc <- list(mu = par$mu + mu_u, gamma = fixed$gamma / best$k, mu_u = mu_u,
+              delta = m$delta, eta = m$eta, xbar = m$xbar, xw = m$xw,
+              held = TRUE)
+  names(loc$gamma) <- names(par$gamma)
+  c(loc[c("mu", "gamma")], cov$mstep_profiled(best, st, loc, par, pen),
+    gauge_mixing(best))
+}
+
+# Held in the gauge E[Y] = 1 -------------------------------------------------
+
 # Parameters held in the reported gauge E[Y] = 1 (fit_gh(fixed = ), gauge
 # "mean"): a, b and a gamma other than 0, alone or with mu and p.
 #
@@ -206,25 +450,6 @@ gauge_representable <- function(p, w, c) {
   hi <- log(.Machine$double.xmax)
   l <- log(w) + c(-log(c), log(c), gauge_log_ratio(p, w) * c(1, -1))
   all(is.finite(l) & l >= lo & l <= hi)
-}
-
-# The ECM M-step with a*, b* or gamma* held (and mu, p where fixed holds
-# them).
-mix_mstep_gauge <- function(st, par, ctx) {
-  fixed <- ctx$fixed
-  best <- gauge_search(st, par, fixed)
-  gamma_held <- !is.null(fixed$gamma)
-  out <- if (gamma_held) {
-    list(mu = par$mu + best$normal$mu_u, gamma = fixed$gamma / best$k,
-         sigma = best$normal$sigma)
-  } else if (is.null(fixed$mu)) {
-    mix_mstep_normal(st, par, ctx$symmetric)
-  } else {
-    mix_mstep_mu_held(st, par, ctx$symmetric)
-  }
-  dimnames(out$sigma) <- dimnames(par$sigma)
-  names(out$gamma) <- names(par$gamma)
-  c(out[c("mu", "gamma", "sigma")], gauge_mixing(best))
 }
 
 # The maximiser of Q over the search variables (gauge_q()), from par's;
