@@ -23,7 +23,7 @@
 #
 # With parameters held (`fixed`), theta is replaced by a chart of the free
 # ones: without mu and p where held (V as before), or, with a, b or a
-# nonzero gamma held in the gauge E[Y] = 1 (R/fit_fixed_gauge.R), also
+# nonzero gamma held in the gauge E[Y] = 1 (R/constraints.R), also
 # without the mixing parameter k that E[Y] = 1 determines.  There the
 # estimates lie on the set C of parameters with E[Y] = 1 and the held
 # values, of dimension df, whose tangent T is made of the unit vectors of
