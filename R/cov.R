@@ -67,7 +67,6 @@
 # and for the natural packing (R/packing.R) and vcov() (R/vcov.R)
 #   pack_nat, unpack_nat(v, par), size_nat(par), names_nat(vars, r):
 #              Sigma's entries in pack_nat(), and their names
-#   sd         sd(par): sqrt(diag(Sigma))
 #   step_scale step_scale(par, sd_x): the natural scales of the entries
 #   orbit      orbit(par): Sigma's part of the scaling orbit's tangent
 #   rotations  rotations(par): Sigma's parts of the other null directions
@@ -219,7 +218,6 @@ cov_table <- list(
       idx <- which(lower.tri(diag(length(vars)), diag = TRUE), arr.ind = TRUE)
       sprintf("Sigma[%s,%s]", vars[idx[, 2L]], vars[idx[, 1L]])
     },
-    sd = function(par) sqrt(diag(par$sigma)),
     step_scale = function(par, sd_x) list(sigma = tcrossprod(sd_x)),
     orbit = function(par) list(sigma = -par$sigma),
     rotations = function(par) list(),
@@ -365,7 +363,6 @@ cov_table <- list(
         sprintf("D[%s]", vars)
       )
     },
-    sd = function(par) sqrt(rowSums(par$loadings^2) + par$uniquenesses),
     step_scale = function(par, sd_x) {
       list(loadings = outer(sd_x, rep(1, ncol(par$loadings))),
            uniquenesses = par$uniquenesses)

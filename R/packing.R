@@ -96,7 +96,7 @@ names_fit <- function(par, family, symmetric) {
 steps_nat <- function(par, family, symmetric, h = 1e-4) {
   m <- fit_y_scale(par)
   cov <- cov_of(par)
-  sd_x <- cov$sd(par)
+  sd_x <- sqrt(cov$sigma_diag(par))
   scale <- c(
     list(mu = sqrt(m) * sd_x, gamma = sd_x / sqrt(m)),
     cov$step_scale(par, sd_x),
