@@ -54,12 +54,13 @@ enum { FAC_SX = 0, FAC_SXW, FAC_DIAG, FAC_PROJ };
  * model's 4 sums (ghmix_mixg_global), then GHMIX_TERM_COUNT per
  * component). */
 typedef struct {
-  const double *x, *weights, *log_prop;
+  const double *x, *weights;
   size_t n, ldx, nacc, nterms;
-  int d, r, G, what, mixture; /* mixture: the per-row tau of G >= 1 */
+  int d, r, G, mixture; /* mixture: the per-row tau of G >= 1 */
   ghmix_slots sl;
   const ghmix_factor_model *fm; /* G of them */
   double *slot_acc, *slot_terms, *rows;
+  ghmix_mixg_rows mix; /* a mixture's (for ghmix_mixg_block_terms) */
   fac_work *work;
 } fac_job;
 
@@ -306,24 +307,11 @@ static void facg_block(const fac_job *job, int slot, size_t lo, int m,
   const int G = job->G;
   double *acc = job->slot_acc + (size_t)slot * G * job->nacc;
   double *terms = job->slot_terms + (size_t)slot * job->nterms;
-  ghmix_mixg_block b;
   int k;
   for (k = 0; k < G; k++)
     facg_component_rows(job, k, lo, m, w);
-  b.G = G;
-  b.what = job->what;
-  b.m = m;
-  b.lo = lo;
-  b.n = job->n;
-  b.log_prop = job->log_prop;
-  b.weights = job->weights;
-  b.res = w->res;
-  b.tau = w->tau;
-  b.terms = terms;
-  b.v = w->v_g;
-  b.vw = w->vw_g;
-  b.rows = job->rows;
-  ghmix_mixg_block_terms(&b);
+  ghmix_mixg_block_terms(&job->mix, lo, m, w->res, w->tau, terms, w->v_g,
+                         w->vw_g);
   for (k = 0; k < G; k++)
     facg_component_sums(job, k, lo, m, w, acc + (size_t)k * job->nacc);
 }
@@ -529,7 +517,6 @@ ghmix_status ghmix_factor_estep_mixture_cpu(
                            "cannot allocate the E-step work buffers");
   job.weights = weights;
   job.rows = rows;
-  job.log_prop = log_prop;
-  job.what = what;
+  job.mix = ghmix_mixg_rows_make(G, what, n, log_prop, weights, rows);
   return fac_run(&job, &shape, facg_slot_block, stats, threads, err);
 }

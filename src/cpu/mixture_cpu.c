@@ -657,6 +657,7 @@ typedef struct {
   mix_offsets *at;                /* G */
   size_t nterms;
   double *slot_terms, *rows;
+  ghmix_mixg_rows mix; /* (for ghmix_mixg_block_terms) */
   mixg_work *gw;
   /* the range pass of the components whose table pays (ranged[k]): their
    * rows' Q and B (component k's at fq + k n, fb + k n), kept for the main
@@ -699,27 +700,6 @@ static void mixg_component_rows(const mixg_job *job, int k, int m,
     i = w->tabled[j];
     ghmix_mix_row_done(c, b[i], &w->arg[i], &w->kq[j], &res[(size_t)i * G + k]);
   }
-}
-
-/* Every row's tau and terms (into the slot's term sums), the per-row
- * output, and v, v E[1/Y | x] of each component. */
-static void mixg_block_rows(const mixg_job *job, size_t lo, int m, mixg_work *g,
-                            double *terms) {
-  ghmix_mixg_block b;
-  b.G = job->G;
-  b.what = job->what;
-  b.m = m;
-  b.lo = lo;
-  b.n = job->base.n;
-  b.log_prop = job->log_prop;
-  b.weights = job->weights;
-  b.res = g->res;
-  b.tau = g->tau;
-  b.terms = terms;
-  b.v = g->v;
-  b.vw = g->vw;
-  b.rows = job->rows;
-  ghmix_mixg_block_terms(&b);
 }
 
 /* Component k's vector sums over the block: u = x - m_k (0 where v = 0),
@@ -781,7 +761,7 @@ static void mixg_block(const mixg_job *job, int slot, size_t lo, size_t hi,
     }
     mixg_component_rows(job, k, m, q, b, w, g->res);
   }
-  mixg_block_rows(job, lo, m, g, terms);
+  ghmix_mixg_block_terms(&job->mix, lo, m, g->res, g->tau, terms, g->v, g->vw);
   for (k = 0; k < G; k++)
     mixg_block_sums(job, k, s, lo, m, w, g);
 }
@@ -976,6 +956,8 @@ static int mixg_job_init(mixg_job *job, const double *x, size_t n, size_t ldx,
     mixg_job_free(job, *threads);
     return 0;
   }
+  job->mix = ghmix_mixg_rows_make(job->G, job->what, n, job->log_prop,
+                                  job->weights, rows);
   return 1;
 }
 
