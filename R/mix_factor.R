@@ -5,16 +5,16 @@
 # factor E- and M-steps of R/fit_factor.R in place of the full ones, so
 # that no d x d matrix is formed and the memory is O(n G + G d r) beyond
 # the rows:
-#   each E-step: the per-row log densities of every component (the factor
-#   E-step with rows), the memberships tau_ik from them in R, then every
-#   component's sums from the factor E-step with row weights w_i tau_ik;
+#   each E-step: one pass over the rows (src/cpu/factor_cpu.c), each row's
+#   factor forms and density under every component, its memberships tau_ik
+#   and every component's sums with row weights w_i tau_ik;
 #   each M-step: factor_mstep() per component (a GEM step of each, so the
 #   mixture log-likelihood never decreases) and pi_k = tau_k / sum(tau).
 # The components are iterated unrotated (as one factor fit is: see
 # factor_point()) and rotated once, in mixture_result().
 #
 # Chunked data and clusters (R/mix_chunked.R): each chunk does the whole
-# E-step of its rows where it is read (densities, memberships, then the
+# E-step of its rows where it is read (densities, memberships and the
 # weighted factor sums: mixture_factor_chunk_stats()), so one pass over
 # the chunks per E-step and O(G d r) numbers back from each.  Data whose
 # scale needs the standardisation of R/fit_scaling.R are fitted in its
@@ -129,31 +129,67 @@ mixture_unscale <- function(fit, sc, x, call, prior = NULL) {
 
 # The mixture E-step of factor members, with the arguments and result of
 # mixture_estep() (R/mix_estep.R) but each component's statistics those
-# of factor_estep() (sxx_diag, sxx_proj, proj in place of sxx); the
-# per-row log_y is that of `what` only with rows = TRUE.
+# of factor_estep() (sxx_diag, sxx_proj, proj in place of sxx), in one
+# pass over the rows x in memory (src/cpu/factor_cpu.c: every row's
+# components, memberships and weighted sums).
 mixture_factor_estep <- function(x, pars, props, weights = NULL, what,
                                  rows = FALSE, threads = ghmix_threads()) {
-  member <- function(par, what, v, rows) {
-    factor_estep(x, par, what, v, rows = rows, threads = threads)
+  heads <- mixture_factor_heads(pars, ncol(x), what)
+  if (is.null(heads)) {
+    return(NULL)
   }
-  mixture_factor_estep_by(member, nrow(x), pars, props, weights, what, rows)
+  raw <- mixture_factor_raw(x, weights, pars, props, what, rows, threads)
+  mixture_factor_result(raw, heads, rows)
+}
+
+# The raw statistics of G factor components (src/core/estep.h) of the
+# rows x (a double matrix) in one pass, with attribute "rows" when rows =
+# TRUE; NULL when a component's parameters are not usable
+# (src/r_factor.c, ffi_factor_estep_mixture).
+mixture_factor_raw <- function(x, weights, pars, props, what, rows,
+                               threads) {
+  if (!is.null(weights)) {
+    weights <- as.double(weights)
+  }
+  .Call(ffi_factor_estep_mixture, x, weights,
+        lapply(pars, factor_estep_args, what = what), log(props),
+        as.integer(what), rows, as.integer(threads))
+}
+
+# Each component's constants proj, logdet and gsg (factor_estep() on no
+# rows); NULL when a component's parameters are not usable.
+mixture_factor_heads <- function(pars, d, what) {
+  heads <- lapply(pars, function(par) {
+    factor_estep(matrix(0, 0L, d), par, what)
+  })
+  if (any(vapply(heads, is.null, NA))) NULL else heads
+}
+
+# The E-step's result from the raw statistics (NULL: NULL) and the
+# components' constants (mixture_factor_heads()).
+mixture_factor_result <- function(raw, heads, rows) {
+  if (is.null(raw)) {
+    return(NULL)
+  }
+  proj <- heads[[1L]]$proj
+  es <- mixture_factor_unpack(raw, heads, ncol(proj), nrow(proj))
+  if (rows) {
+    es$rows <- mixture_rows(attr(raw, "rows"), length(heads))
+  }
+  es
 }
 
 # The E-step of mixture_factor_estep() on the GPU, in one pass over the
 # rows of `data` (factor_cuda_data(), made with the rows' weights `held`;
 # the x of the call, the same rows in this process, is not read): every
 # row's components, memberships and weighted sums on the device
-# (src/cuda/factor_estep.cu), its results as mixture_factor_estep_by()'s
-# (each component's constants proj, logdet, gsg from factor_estep() on no
-# rows, as mixture_factor_estep_engine() has them).  Other weights than
-# those held are copied over them first.
+# (src/cuda/factor_estep.cu).  Other weights than those held are copied
+# over them first.
 mixture_factor_estep_cuda <- function(data, held) {
   d <- data$dim[[2L]]
   function(x, pars, props, weights = NULL, what, rows = FALSE, threads) {
-    heads <- lapply(pars, function(par) {
-      factor_estep(matrix(0, 0L, d), par, what)
-    })
-    if (any(vapply(heads, is.null, NA))) {
+    heads <- mixture_factor_heads(pars, d, what)
+    if (is.null(heads)) {
       return(NULL)
     }
     w <- if (is.null(weights)) rep(1, data$dim[[1L]]) else as.double(weights)
@@ -162,19 +198,12 @@ mixture_factor_estep_cuda <- function(data, held) {
       held <<- w
     }
     raw <- factor_cuda_estep_mixture_raw(data, pars, props, what, rows)
-    if (is.null(raw)) {
-      return(NULL)
-    }
-    es <- mixture_factor_unpack(raw, heads, d, ncol(pars[[1L]]$loadings))
-    if (rows) {
-      es$rows <- mixture_rows(attr(raw, "rows"), length(pars))
-    }
-    es
+    mixture_factor_result(raw, heads, rows)
   }
 }
 
-# The raw statistics of a factor mixture's E-step on the GPU (the vector of
-# mixture_factor_chunk_stats(), with attribute "rows" when rows = TRUE:
+# The raw statistics of a factor mixture's E-step on the GPU (those of
+# mixture_factor_raw(), with attribute "rows" when rows = TRUE:
 # src/r_factor.c, ffi_cuda_factor_estep_mixture).
 factor_cuda_estep_mixture_raw <- function(data, pars, props, what, rows) {
   .Call(ffi_cuda_factor_estep_mixture, data$handle,
@@ -185,64 +214,6 @@ factor_cuda_estep_mixture_raw <- function(data, pars, props, what, rows) {
 # New row weights for the rows of `data` on the GPU.
 factor_cuda_weights <- function(data, w) {
   invisible(.Call(ffi_cuda_factor_data_weights, data$handle, as.double(w)))
-}
-
-# mixture_factor_estep() with the factor E-step of one component on the
-# n rows given as member(par, what, v, rows) (v: NULL, or the rows'
-# weights): the memberships (mixture_factor_members_by()), then each
-# component's sums with row weights w_i tau_ik.
-mixture_factor_estep_by <- function(member, n, pars, props, weights, what,
-                                    rows) {
-  mm <- mixture_factor_members_by(member, n, pars, props, weights, what,
-                                  rows)
-  if (is.null(mm)) {
-    return(NULL)
-  }
-  comps <- lapply(seq_along(pars), function(k) {
-    member(pars[[k]], what, mm$v[, k], FALSE)
-  })
-  if (any(vapply(comps, is.null, NA))) {
-    return(NULL)
-  }
-  c(mm$sums, list(components = comps,
-                  rows = if (rows) mixture_rows_list(mm$mr)))
-}
-
-# The memberships of a factor mixture's E-step on rows x in memory
-# (mixture_factor_members_by() with the CPU factor E-step).
-mixture_factor_members <- function(x, pars, props, weights, what, rows,
-                                   threads) {
-  member <- function(par, what, v, rows) {
-    factor_estep(x, par, what, v, rows = rows, threads = threads)
-  }
-  mixture_factor_members_by(member, nrow(x), pars, props, weights, what,
-                            rows)
-}
-
-# The memberships from each component's per-row log densities
-# (member(par, what, NULL, TRUE)$rows, unweighted): the per-row results
-# (mr: mixture_rows_combine()), the weights of each component's sums (v,
-# n x G: w_i tau_ik, 0 at rows left out) and the mixture's sums (n,
-# weight, loglik, n_bad); NULL when a component's parameters are not
-# usable.
-mixture_factor_members_by <- function(member, n, pars, props, weights, what,
-                                      rows) {
-  # (the memberships need no E[log Y | x])
-  logy <- ghmix_flags("estep", "logy")
-  what_rows <- if (rows) what else bitwAnd(what, bitwNot(logy))
-  per <- lapply(pars, function(par) member(par, what_rows, NULL, TRUE)$rows)
-  mr <- mixture_rows_combine(per, props)
-  if (is.null(mr)) {
-    return(NULL)
-  }
-  w_in <- if (is.null(weights)) rep(1, n) else as.double(weights)
-  ok <- mr$ok & w_in > 0
-  w <- ifelse(ok, w_in, 0)
-  list(
-    mr = mr, v = w * mr$z,
-    sums = list(n = sum(ok), weight = sum(w), loglik = sum(w[ok] * mr$logf[ok]),
-                n_bad = sum(!mr$ok & w_in > 0))
-  )
 }
 
 # Chunked data and clusters ---------------------------------------------------
@@ -271,27 +242,18 @@ mixture_factor_chunked_fit_g <- function(src, g, family, nstart, start, args,
 # One chunk's share of a factor mixture's E-step, where the chunk is read
 # (an engine's estep_mixture() given args$factor_mixture: the components
 # in the units z = (x - center) / scale of its std, their proportions and
-# the E-step flags): mixture_factor_estep() of its rows standardised here,
-# memberships and sums in one pass, as one vector that adds over chunks:
-# the statistics of G factor components (src/core/estep.h), the model's
-# sums, then each component's blocks of ffi_mix_estep_factor() (its
-# statistics after the blocks of a whole model).
+# the E-step flags): the raw statistics of G factor components
+# (mixture_factor_raw()) of its rows standardised here, one vector that
+# adds over chunks.
 mixture_factor_chunk_stats <- function(x, weights, args, threads) {
   fm <- args$factor_mixture
   z <- mixture_standardise(x, fm$std)
-  mm <- mixture_factor_members(z, fm$pars, fm$props, weights, fm$what, FALSE,
-                               threads)
-  if (is.null(mm)) {
+  raw <- mixture_factor_raw(z, weights, fm$pars, fm$props, fm$what, FALSE,
+                            threads)
+  if (is.null(raw)) {
     stop("internal error: unusable factor mixture parameters", call. = FALSE)
   }
-  own <- -seq_along(mm$sums)
-  raws <- lapply(seq_along(fm$pars), function(k) {
-    a <- factor_estep_args(fm$pars[[k]], fm$what)
-    as.vector(.Call(ffi_mix_estep_factor, z, mm$v[, k], a$center, a$loadings,
-                    a$uniquenesses, a$gamma, a$pab, a$what, FALSE,
-                    as.integer(threads)))[own]
-  })
-  c(unlist(mm$sums, use.names = FALSE), unlist(raws))
+  as.vector(raw)
 }
 
 # The E-step of a factor mixture in z's units over the chunks of
@@ -304,10 +266,8 @@ mixture_factor_chunk_stats <- function(x, weights, args, threads) {
 mixture_factor_estep_engine <- function(src) {
   d <- length(src$std$scale)
   function(x, pars, props, weights = NULL, what, rows = FALSE, threads) {
-    heads <- lapply(pars, function(par) {
-      factor_estep(matrix(0, 0L, d), par, what)
-    })
-    if (any(vapply(heads, is.null, NA))) {
+    heads <- mixture_factor_heads(pars, d, what)
+    if (is.null(heads)) {
       return(NULL)
     }
     fm <- list(pars = pars, props = props, what = what,

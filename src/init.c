@@ -17,6 +17,8 @@ SEXP ffi_mix_estep_mixture(SEXP x, SEXP centers, SEXP chols, SEXP gs,
 SEXP ffi_mix_estep_factor(SEXP x, SEXP weights, SEXP center, SEXP loadings,
                           SEXP uniq, SEXP gamma, SEXP pab, SEXP what, SEXP rows,
                           SEXP threads);
+SEXP ffi_factor_estep_mixture(SEXP x, SEXP weights, SEXP comps, SEXP log_props,
+                              SEXP what, SEXP rows, SEXP threads);
 SEXP ffi_cuda_factor_data_create(SEXP x, SEXP weights, SEXP device);
 SEXP ffi_cuda_factor_data_free(SEXP handle);
 SEXP ffi_cuda_factor_data_weights(SEXP handle, SEXP weights);
@@ -89,6 +91,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(ffi_mix_estep_weighted, 9),
     CALLDEF(ffi_mix_estep_mixture, 10),
     CALLDEF(ffi_mix_estep_factor, 10),
+    CALLDEF(ffi_factor_estep_mixture, 7),
     CALLDEF(ffi_cuda_factor_data_create, 3),
     CALLDEF(ffi_cuda_factor_data_free, 1),
     CALLDEF(ffi_cuda_factor_data_weights, 2),

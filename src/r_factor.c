@@ -206,29 +206,14 @@ static void factor_mixture_layout(const ghmix_estep_shape *s, size_t one,
            sizeof(double) * per);
 }
 
-/* The E-step of a mixture of G factor-analytic components on the data of
- * the handle, whose weights are the rows' (none: 1), in one pass on the
- * GPU (ghmix_cuda_factor_estep_mixture): comps, the G components'
- * arguments of ffi_mix_estep_factor (a list each: center, loadings,
- * uniquenesses, gamma, pab, what; R's factor_estep_args()), log_props
- * (G), what (the flags of the rows' E[log Y]), rows (flag).  R NULL when
- * a component's parameters are not usable; else the statistics of G factor
- * components (src/core/estep.h: the mixture's sums, then each component's
- * blocks, with row weights w tau_k), with attributes "launches" and, with
- * rows, "rows" (as those of ffi_mix_estep_mixture). */
-SEXP ffi_cuda_factor_estep_mixture(SEXP handle, SEXP comps, SEXP log_props,
-                                   SEXP what, SEXP rows) {
-  int n, d, weighted, G, k, launches = 0;
-  int flags =
-      ghmix_r_int(what, "what", 0, GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY);
-  void *h = factor_handle(handle, &n, &d, &weighted);
-  const double *lp = ghmix_r_doubles(log_props, "log_props");
+/* The G models of a factor mixture's .Call arguments (comps: a list of G
+ * lists of the arguments of ffi_mix_estep_factor, center, loadings,
+ * uniquenesses, gamma, pab, what: R's factor_estep_args(); log_props: G)
+ * for data of dimension d (R_alloc'ed); NULL when a component's
+ * parameters are not usable. */
+static ghmix_factor_model *factor_models(SEXP comps, SEXP log_props, int d) {
   ghmix_factor_model *fms;
-  ghmix_estep_shape shape;
-  ghmix_error err;
-  double *row_out, *sums;
-  size_t one;
-  SEXP out;
+  int G, k;
   if (TYPEOF(comps) != VECSXP || XLENGTH(comps) < 1 ||
       XLENGTH(comps) > GHMIX_MAX_COMPONENTS ||
       XLENGTH(log_props) != XLENGTH(comps))
@@ -243,17 +228,83 @@ SEXP ffi_cuda_factor_estep_mixture(SEXP handle, SEXP comps, SEXP log_props,
     if (!factor_model(VECTOR_ELT(a, 0), VECTOR_ELT(a, 1), VECTOR_ELT(a, 2),
                       VECTOR_ELT(a, 3), VECTOR_ELT(a, 4), VECTOR_ELT(a, 5), d,
                       &fms[k]))
-      return R_NilValue;
+      return NULL;
     if (fms[k].r != fms[0].r)
       Rf_error("internal error: factor mixture components of different r");
   }
+  return fms;
+}
+
+/* The statistics vector of G factor components like fms[0] (returned
+ * unprotected), with attribute "rows" when asked (*row_out: its data). */
+static SEXP factor_mixture_prepare(const ghmix_factor_model *fms, int G,
+                                   SEXP rows, R_xlen_t n, double **row_out) {
+  ghmix_estep_shape shape = ghmix_factor_shape(fms, 1);
+  SEXP out;
+  shape.components = G;
+  out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)ghmix_estep_nstats(&shape)));
+  *row_out = ghmix_r_mixg_rows(out, rows, G, n);
+  UNPROTECT(1);
+  return out;
+}
+
+/* The E-step of a mixture of G factor-analytic components on the rows of
+ * x (weights NULL or n finite values >= 0) in one pass
+ * (ghmix_factor_estep_mixture_cpu): comps and log_props as
+ * factor_models() takes them, what (the flags), rows (flag), threads.  R
+ * NULL when a component's parameters are not usable; else the statistics
+ * of G factor components (src/core/estep.h: the mixture's sums, then each
+ * component's blocks, with row weights w tau_k), with attribute "rows"
+ * when asked (as those of ffi_mix_estep_mixture). */
+SEXP ffi_factor_estep_mixture(SEXP x, SEXP weights, SEXP comps, SEXP log_props,
+                              SEXP what, SEXP rows, SEXP threads) {
+  const double *xp = ghmix_r_double_matrix(x, -1, -1, "x");
+  const double *lp = ghmix_r_doubles(log_props, "log_props");
+  int d = Rf_ncols(x), nthreads = ghmix_r_threads(threads);
+  int flags =
+      ghmix_r_int(what, "what", 0, GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY);
+  R_xlen_t n = Rf_nrows(x);
+  const double *w = ghmix_r_weights(weights, n);
+  ghmix_factor_model *fms = factor_models(comps, log_props, d);
+  ghmix_error err;
+  double *row_out;
+  SEXP out;
+  if (fms == NULL)
+    return R_NilValue;
+  out = PROTECT(
+      factor_mixture_prepare(fms, (int)XLENGTH(comps), rows, n, &row_out));
+  if (ghmix_factor_estep_mixture_cpu(
+          xp, (size_t)n, (size_t)n, (int)XLENGTH(comps), fms, lp, flags, w,
+          REAL(out), row_out, nthreads, &err) != GHMIX_OK)
+    ghmix_r_stop(&err);
+  UNPROTECT(1);
+  return out;
+}
+
+/* The same on the data of the handle, whose weights are the rows' (none:
+ * 1), in one pass on the GPU (ghmix_cuda_factor_estep_mixture), with
+ * attribute "launches". */
+SEXP ffi_cuda_factor_estep_mixture(SEXP handle, SEXP comps, SEXP log_props,
+                                   SEXP what, SEXP rows) {
+  int n, d, weighted, G = (int)XLENGTH(comps), launches = 0;
+  int flags =
+      ghmix_r_int(what, "what", 0, GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY);
+  void *h = factor_handle(handle, &n, &d, &weighted);
+  const double *lp = ghmix_r_doubles(log_props, "log_props");
+  ghmix_factor_model *fms = factor_models(comps, log_props, d);
+  ghmix_estep_shape shape;
+  ghmix_error err;
+  double *row_out, *sums;
+  size_t one;
+  SEXP out;
+  if (fms == NULL)
+    return R_NilValue;
   shape = ghmix_factor_shape(&fms[0], 1);
   one = ghmix_estep_nstats(&shape);
   sums = (double *)R_alloc((size_t)GHMIX_STAT_TAU + (size_t)G * one,
                            sizeof(double));
   shape.components = G;
-  out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t)ghmix_estep_nstats(&shape)));
-  row_out = ghmix_r_mixg_rows(out, rows, G, n);
+  out = PROTECT(factor_mixture_prepare(fms, G, rows, n, &row_out));
   if (ghmix_cuda_factor_estep_mixture(h, G, fms, lp, flags, sums, row_out,
                                       &launches, &err) != GHMIX_OK)
     ghmix_r_stop(&err);

@@ -38,6 +38,24 @@ ghmix_status ghmix_factor_estep_cpu(const double *x, size_t n, size_t ldx,
                                     double *rows, int threads,
                                     ghmix_error *err);
 
+/* The E-step of a finite mixture of G factor-analytic components (1 <= G
+ * <= GHMIX_MAX_COMPONENTS, all of the same d and r; fm: G models) in one
+ * pass over the rows: per block of rows each component's forms and row
+ * results, then each row's memberships tau_k and terms
+ * (ghmix_mixg_row, src/core/mixture_g.h: log_prop the G log proportions,
+ * what the flags), then each component's sums with the row weights v_k =
+ * w tau_k.  x, n, ldx, weights, threads: as above.  stats: the statistics
+ * of G factor components (ghmix_estep_nstats of the shape (d, G,
+ * GHMIX_COV_FACTOR, r, what)), overwritten.  rows: NULL, or n x
+ * ghmix_mixg_row_ncol(G) as ghmix_mixg_row_store writes them.  The same
+ * blocks, slots and order of summation as above, so the thread count
+ * changes no bit.  Returns GHMIX_OK, GHMIX_ERR_DOMAIN (G out of range, d or
+ * r differ), GHMIX_ERR_NOMEM or GHMIX_ERR_INTERRUPTED. */
+ghmix_status ghmix_factor_estep_mixture_cpu(
+    const double *x, size_t n, size_t ldx, int G, const ghmix_factor_model *fm,
+    const double *log_prop, int what, const double *weights, double *stats,
+    double *rows, int threads, ghmix_error *err);
+
 /* The shape of those statistics. */
 ghmix_estep_shape ghmix_factor_shape(const ghmix_factor_model *fm,
                                      int weighted);

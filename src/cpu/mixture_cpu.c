@@ -9,6 +9,7 @@
 #include "bessel_table.h"
 #include "blas.h"
 #include "blas_threads.h"
+#include "mixg_block.h"
 #include "slots.h"
 
 /* Rows per block (per BLAS call for large d, where short blocks would leave
@@ -656,6 +657,7 @@ typedef struct {
   mix_offsets *at;                /* G */
   size_t nterms;
   double *slot_terms, *rows;
+  ghmix_mixg_rows mix; /* (for ghmix_mixg_block_terms) */
   mixg_work *gw;
   /* the range pass of the components whose table pays (ranged[k]): their
    * rows' Q and B (component k's at fq + k n, fb + k n), kept for the main
@@ -697,36 +699,6 @@ static void mixg_component_rows(const mixg_job *job, int k, int m,
   for (j = 0; j < nt; j++) {
     i = w->tabled[j];
     ghmix_mix_row_done(c, b[i], &w->arg[i], &w->kq[j], &res[(size_t)i * G + k]);
-  }
-}
-
-/* Every row's tau and terms (into the slot's sums acc), the per-row
- * output, and v, v E[1/Y | x] of each component. */
-static void mixg_block_rows(const mixg_job *job, size_t lo, int m, mixg_work *g,
-                            ghmix_mixg_global *gacc, ghmix_mix_terms *acc) {
-  const int G = job->G;
-  ghmix_mixg_global glob;
-  double logf;
-  int i, k, ok;
-  for (i = 0; i < m; i++) {
-    const ghmix_mix_row_result *r = g->res + (size_t)i * G;
-    double *tau = g->tau + (size_t)i * G;
-    double w = job->weights != NULL ? job->weights[lo + (size_t)i] : 1.0;
-    /* ghmix_mixg_row, each component's terms added as they are made (from
-     * an array of all G, their loads stalled on the stores just made) */
-    ok = ghmix_mixg_row_tau(G, job->log_prop, r, tau, &logf) && w > 0;
-    ghmix_mixg_global_terms(ok, w, logf, &glob);
-    ghmix_mixg_global_add(gacc, &glob);
-    for (k = 0; k < G; k++) {
-      ghmix_mix_terms t;
-      ghmix_mixg_comp_terms(job->what, ok ? w * tau[k] : 0.0, &r[k], &t);
-      ghmix_mix_terms_add(&acc[k], &t);
-      g->v[(size_t)k * m + i] = t.v[GHMIX_TERM_ROWS];
-      g->vw[(size_t)k * m + i] = t.v[GHMIX_TERM_INV_Y];
-    }
-    if (job->rows != NULL)
-      ghmix_mixg_row_store(G, job->what, r, tau, logf, lo + (size_t)i,
-                           job->base.n, job->rows);
   }
 }
 
@@ -776,8 +748,6 @@ static void mixg_block(const mixg_job *job, int slot, size_t lo, size_t hi,
   const int m = (int)(hi - lo), G = job->G;
   double *s = job->base.slot_stats + (size_t)slot * job->base.nstats;
   double *terms = job->slot_terms + (size_t)slot * job->nterms;
-  ghmix_mix_terms acc[GHMIX_MAX_COMPONENTS];
-  ghmix_mixg_global gacc;
   mix_job jk = job->base;
   int k;
   for (k = 0; k < G; k++) {
@@ -791,11 +761,7 @@ static void mixg_block(const mixg_job *job, int slot, size_t lo, size_t hi,
     }
     mixg_component_rows(job, k, m, q, b, w, g->res);
   }
-  memcpy(&gacc, terms, sizeof gacc);
-  memcpy(acc, terms + GHMIX_STAT_TAU, sizeof acc[0] * (size_t)G);
-  mixg_block_rows(job, lo, m, g, &gacc, acc);
-  memcpy(terms, &gacc, sizeof gacc);
-  memcpy(terms + GHMIX_STAT_TAU, acc, sizeof acc[0] * (size_t)G);
+  ghmix_mixg_block_terms(&job->mix, lo, m, g->res, g->tau, terms, g->v, g->vw);
   for (k = 0; k < G; k++)
     mixg_block_sums(job, k, s, lo, m, w, g);
 }
@@ -990,6 +956,8 @@ static int mixg_job_init(mixg_job *job, const double *x, size_t n, size_t ldx,
     mixg_job_free(job, *threads);
     return 0;
   }
+  job->mix = ghmix_mixg_rows_make(job->G, job->what, n, job->log_prop,
+                                  job->weights, rows);
   return 1;
 }
 

@@ -6,7 +6,11 @@
  * to the sum of its terms' sizes where that is larger), for the
  * four families, d = 1..50, r = 0..min(5, d - 1), with and without
  * weights; rows far out (Q overflows) and a NaN row; the same bits on 1
- * and 2 threads; unusable parameters refused.  Each case is one check.
+ * and 2 threads; unusable parameters refused.  The factor mixture's
+ * one-pass E-step (ghmix_factor_estep_mixture_cpu) against the full
+ * mixture E-step (ghmix_mix_estep_mixture_cpu) of the dense Sigma_k, the
+ * same bits on 1 and 2 threads, and for G = 1 the bits of the
+ * one-component driver.  Each case is one check.
  * Ends with "N passed, M failed". */
 #include <float.h>
 #include <math.h>
@@ -17,6 +21,7 @@
 
 #include "../../src/core/factor.h"
 #include "../../src/core/mixture.h"
+#include "../../src/core/mixture_g.h"
 #include "../../src/cpu/factor_cpu.h"
 #include "../../src/cpu/mixture_cpu.h"
 #include "check.h"
@@ -392,11 +397,243 @@ static void test_refused(void) {
   case_free(&c);
 }
 
+/* A factor mixture of G components on the rows of cs[0]: component k the
+ * model of cs[k] (its own centre, F, D, gamma), family (k + family0) mod
+ * the families, log proportions lp. */
+typedef struct {
+  int G, what;
+  ghmix_factor_model fm[4];
+  double *buf[4], lp[4];
+} facg_case;
+
+static int facg_init(facg_case *m, fac_case *cs, int G, int family0) {
+  int k, ok = 1;
+  double s = 0;
+  m->G = G;
+  m->what = GHMIX_ESTEP_MOMENTS | GHMIX_ESTEP_LOGY;
+  for (k = 0; k < G; k++) {
+    const double *pab = family_pab[(k + family0) % GHMIX_FAMILY_COUNT];
+    m->buf[k] =
+        xmalloc(sizeof(double) * ghmix_factor_buffer_size(cs[k].d, cs[k].r));
+    ok &= ghmix_factor_model_init(cs[k].d, cs[k].r, cs[k].center, cs[k].f,
+                                  cs[k].uniq, cs[k].gamma, pab[0], pab[1],
+                                  pab[2], m->what, m->buf[k], &m->fm[k]);
+    m->lp[k] = 1.0 + k;
+    s += m->lp[k];
+  }
+  for (k = 0; k < G; k++)
+    m->lp[k] = log(m->lp[k] / s);
+  return ok;
+}
+
+static void facg_free(facg_case *m) {
+  int k;
+  for (k = 0; k < m->G; k++)
+    free(m->buf[k]);
+}
+
+/* The full mixture E-step of the same model (dense Sigma_k). */
+static int facg_full(fac_case *cs, const facg_case *m, int weighted,
+                     double *stats, double *rows) {
+  ghmix_mix_component comp[4];
+  ghmix_mix_model model;
+  ghmix_error err;
+  int k;
+  for (k = 0; k < m->G; k++) {
+    case_chol(&cs[k]);
+    ghmix_mix_chol_consts(cs[k].d, cs[k].chol, cs[k].gamma, cs[k].g,
+                          &comp[k].gsg, &comp[k].logdet);
+    comp[k].center = cs[k].center;
+    comp[k].chol = cs[k].chol;
+    comp[k].g = cs[k].g;
+    comp[k].p = m->fm[k].c.p;
+    comp[k].a = m->fm[k].c.a;
+    comp[k].b = m->fm[k].c.b;
+    comp[k].log_prop = m->lp[k];
+  }
+  model.shape.d = cs[0].d;
+  model.shape.components = m->G;
+  model.shape.cov = GHMIX_COV_FULL;
+  model.shape.factors = 0;
+  model.shape.what = m->what | (weighted ? GHMIX_ESTEP_WEIGHTS : 0);
+  model.comp = comp;
+  model.weights = weighted ? cs[0].w : NULL;
+  if (ghmix_mix_model_complete(&model, &err) != GHMIX_OK)
+    return 0;
+  return ghmix_mix_estep_mixture_cpu(cs[0].x, cs[0].n, cs[0].n, cs[0].d, &model,
+                                     stats, rows, 1, &err) == GHMIX_OK;
+}
+
+/* The worst error of the factor mixture's statistics fs and rows fr
+ * against the full ones: each block relative to its largest entry, a
+ * component's scalars to the larger of themselves and its sum of v (the
+ * deviation statistics' terms cancel), diag S and S beta_k' from the full
+ * S_k. */
+static double facg_compare(const fac_case *cs, const facg_case *m, int weighted,
+                           const double *fs, const double *fr,
+                           const double *full, const double *rows) {
+  ghmix_estep_shape sf = ghmix_factor_shape(&m->fm[0], weighted), sg;
+  const int d = cs[0].d, r = cs[0].r;
+  const size_t n = cs[0].n;
+  double *diag = xmalloc(sizeof(double) * d);
+  double *proj = xmalloc(sizeof(double) * (size_t)d * r), e = 0, v;
+  int id, i, j, k, l;
+  sf.components = m->G;
+  sf.what = m->what | (weighted ? GHMIX_ESTEP_WEIGHTS : 0);
+  sg = sf;
+  sg.cov = GHMIX_COV_FULL;
+  sg.factors = 0;
+  for (k = 0; k < m->G; k++) {
+    const double tau =
+        full[ghmix_estep_stat(&sg, k, GHMIX_STAT_TAU).offset] + 1e-300;
+    const double *sxx =
+        full + ghmix_estep_stat(&sg, k, GHMIX_STAT_INV_Y_UU).offset;
+    for (id = 0; id <= GHMIX_STAT_INV_Y_U; id++) {
+      ghmix_stat_block a = ghmix_estep_stat(&sf, k, (ghmix_stat_id)id);
+      ghmix_stat_block b = ghmix_estep_stat(&sg, k, (ghmix_stat_id)id);
+      v = block_err(fs + a.offset, full + b.offset, a.length);
+      if (a.length == 1 && !ghmix_stat_is_global((ghmix_stat_id)id) &&
+          full[b.offset] != 0)
+        v *= fabs(full[b.offset]) / fmax(fabs(full[b.offset]), tau);
+      e = v > e || isnan(v) ? v : e;
+    }
+    for (j = 0; j < d; j++) {
+      diag[j] = sxx[(size_t)j * d + j];
+      for (l = 0; l < r; l++) {
+        double s = 0;
+        for (i = 0; i < d; i++)
+          s += sxx[(size_t)i * d + j] * m->fm[k].proj_t[(size_t)i * r + l];
+        proj[(size_t)l * d + j] = s;
+      }
+    }
+    v = block_err(fs +
+                      ghmix_estep_stat(&sf, k, GHMIX_STAT_INV_Y_UU_DIAG).offset,
+                  diag, d);
+    e = v > e || isnan(v) ? v : e;
+    v = block_err(fs +
+                      ghmix_estep_stat(&sf, k, GHMIX_STAT_INV_Y_UU_PROJ).offset,
+                  proj, (size_t)d * r);
+    e = v > e || isnan(v) ? v : e;
+  }
+  for (k = 0; k < (int)ghmix_mixg_row_ncol(m->G); k++) {
+    v = block_err(fr + k * n, rows + k * n, n);
+    e = v > e || isnan(v) ? v : e;
+  }
+  free(diag);
+  free(proj);
+  return e;
+}
+
+/* The factor mixture's statistics (and rows) of G components on cs. */
+static double *facg_estep(const fac_case *cs, const facg_case *m, int weighted,
+                          double *rows, int threads, size_t *ns) {
+  ghmix_estep_shape sf = ghmix_factor_shape(&m->fm[0], weighted);
+  ghmix_error err;
+  double *fs;
+  sf.components = m->G;
+  *ns = ghmix_estep_nstats(&sf);
+  fs = xmalloc(sizeof(double) * *ns);
+  if (ghmix_factor_estep_mixture_cpu(cs[0].x, cs[0].n, cs[0].n, m->G, m->fm,
+                                     m->lp, m->what, weighted ? cs[0].w : NULL,
+                                     fs, rows, threads, &err) != GHMIX_OK) {
+    free(fs);
+    return NULL;
+  }
+  return fs;
+}
+
+static void test_mixture_against_full(void) {
+  int d, r, G, family, weighted, k;
+  for (d = 1; d <= 20; d += 3)
+    for (r = 0; r <= (d - 1 < 3 ? d - 1 : 3); r++)
+      for (G = 1; G <= 3; G++)
+        for (family = 0; family < GHMIX_FAMILY_COUNT; family++)
+          for (weighted = 0; weighted <= 1; weighted++) {
+            fac_case cs[3];
+            facg_case m;
+            size_t ns, nr;
+            double *fs = NULL, *full, *fr, *rows, e = INFINITY;
+            for (k = 0; k < G; k++)
+              case_init(&cs[k], d, r, 50 + (size_t)d);
+            nr = cs[0].n * ghmix_mixg_row_ncol(G);
+            fr = xmalloc(sizeof(double) * nr);
+            rows = xmalloc(sizeof(double) * nr);
+            full = xmalloc(sizeof(double) *
+                           (20 + (size_t)G * (8 + 3 * d + d * d)));
+            if (facg_init(&m, cs, G, family) &&
+                (fs = facg_estep(cs, &m, weighted, fr, 2, &ns)) != NULL &&
+                facg_full(cs, &m, weighted, full, rows))
+              e = facg_compare(cs, &m, weighted, fs, fr, full, rows);
+            note_worst("factor mixture E-step vs the full one", e, 1e-11);
+            check(e <= 1e-11,
+                  "factor mixture G = %d, %s, d = %d, r = %d, weights %d: "
+                  "error %.3g",
+                  G, ghmix_family_name(family), d, r, weighted, e);
+            facg_free(&m);
+            free(fs);
+            free(full);
+            free(fr);
+            free(rows);
+            for (k = 0; k < G; k++)
+              case_free(&cs[k]);
+          }
+}
+
+/* The factor mixture: the same bits on 1 and 2 threads (rows far out and
+ * a NaN row among them); G = 1: the one-component driver's bits. */
+static void test_mixture_threads(void) {
+  int G, weighted, k, j;
+  for (G = 1; G <= 3; G++)
+    for (weighted = 0; weighted <= 1; weighted++) {
+      fac_case cs[3];
+      facg_case m;
+      size_t ns, nr;
+      double *s1, *s2, *r1, *r2;
+      for (k = 0; k < G; k++)
+        case_init(&cs[k], 30, 3, 7000);
+      for (j = 0; j < 30; j++)
+        cs[0].x[(size_t)j * cs[0].n + 17] *= 1e160;
+      cs[0].x[(size_t)4 * cs[0].n + 23] = NAN;
+      nr = cs[0].n * ghmix_mixg_row_ncol(G);
+      r1 = xmalloc(sizeof(double) * nr);
+      r2 = xmalloc(sizeof(double) * nr);
+      facg_init(&m, cs, G, 1);
+      s1 = facg_estep(cs, &m, weighted, r1, 1, &ns);
+      s2 = facg_estep(cs, &m, weighted, r2, 2, &ns);
+      check(s1 != NULL && s2 != NULL &&
+                memcmp(s1, s2, sizeof(double) * ns) == 0 &&
+                memcmp(r1, r2, sizeof(double) * nr) == 0,
+            "factor mixture G = %d: threads 1 and 2 give the same bits "
+            "(weights %d)",
+            G, weighted);
+      if (G == 1 && s1 != NULL) {
+        ghmix_error err;
+        double *one = xmalloc(sizeof(double) * ns);
+        ghmix_factor_estep_cpu(cs[0].x, cs[0].n, cs[0].n, &m.fm[0],
+                               weighted ? cs[0].w : NULL, one, NULL, 2, &err);
+        check(memcmp(s1, one, sizeof(double) * ns) == 0,
+              "factor mixture G = 1: the bits of the one-component E-step "
+              "(weights %d)",
+              weighted);
+        free(one);
+      }
+      facg_free(&m);
+      free(s1);
+      free(s2);
+      free(r1);
+      free(r2);
+      for (k = 0; k < G; k++)
+        case_free(&cs[k]);
+    }
+}
+
 int main(void) {
   test_against_full();
   test_far_rows();
   test_threads();
   test_refused();
+  test_mixture_against_full();
+  test_mixture_threads();
   report_worst();
   printf("test_factor: %d passed, %d failed\n", passed, failed);
   printf("%d passed, %d failed\n", passed, failed);

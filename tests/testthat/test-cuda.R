@@ -724,19 +724,12 @@ test_that("a device fault is a classed error that says to restart R", {
 })
 
 # The factor mixture's GPU engine at the R level, with the device's one
-# pass (factor_cuda_estep_mixture_raw()) standing in as the CPU's chunk
-# statistics of the same rows (mixture_factor_chunk_stats(): the vector it
-# returns, with the memberships of every row as the rows of the C glue).
+# pass (factor_cuda_estep_mixture_raw()) standing in as the CPU's one pass
+# over the same rows (ffi_factor_estep_mixture, the same raw statistics
+# and rows).
 cuda_factor_mixture_stand_in <- function(seen) {
   seen$passes <- 0L
   seen$uploads <- 0L
-  rows_matrix <- function(rl) {
-    g <- ncol(rl$tau)
-    m <- cbind(rl$loglik, rl$tau, rl$inv_y, rl$y, rl$log_y)
-    colnames(m) <- c("loglik", paste0(rep(c("tau", "inv_y", "y", "log_y"),
-                                          each = g), "_", seq_len(g)))
-    m
-  }
   stand_in <- list(
     cuda_require = function(call) 1L,
     factor_cuda_data = function(x, weights, device) {
@@ -746,19 +739,8 @@ cuda_factor_mixture_stand_in <- function(seen) {
     factor_cuda_weights = function(data, w) seen$uploads <- seen$uploads + 1L,
     factor_cuda_estep_mixture_raw = function(data, pars, props, what, rows) {
       seen$passes <- seen$passes + 1L
-      x <- data$handle$x
-      fm <- list(pars = pars, props = props, what = what,
-                 std = list(center = rep(0, ncol(x)), scale = rep(1, ncol(x))))
-      raw <- ghmix:::mixture_factor_chunk_stats(
-        x, data$handle$weights, list(factor_mixture = fm), 1L
-      )
-      if (rows) {
-        mm <- ghmix:::mixture_factor_members(x, pars, props,
-                                             data$handle$weights, what, TRUE,
-                                             1L)
-        attr(raw, "rows") <- rows_matrix(ghmix:::mixture_rows_list(mm$mr))
-      }
-      raw
+      ghmix:::mixture_factor_raw(data$handle$x, data$handle$weights, pars,
+                                 props, what, rows, 1L)
     }
   )
   cuda_stand_in(stand_in)

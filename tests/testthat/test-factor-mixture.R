@@ -260,3 +260,91 @@ test_that("factor mixtures: the combinations not supported yet", {
   expect_error(fit_nig(sim$x, components = 2, factors = 4),
                class = "ghmix_error_argument")
 })
+
+# E[1/Y], E[Y] and E[log Y] of GIG(lambda, chi, psi) (density proportional
+# to y^(lambda - 1) exp(-(chi / y + psi y) / 2)) by base R's besselK():
+# with w = sqrt(chi psi) and R = K_(lambda + 1)(w) / K_lambda(w),
+# E[Y] = sqrt(chi / psi) R, E[1/Y] = sqrt(psi / chi) R - 2 lambda / chi,
+# E[log Y] = log sqrt(chi / psi) + d/d lambda log K_lambda(w) (a central
+# difference).
+fmix_ref_gig <- function(lambda, chi, psi) {
+  w <- sqrt(chi * psi)
+  ratio <- besselK(w, lambda + 1, TRUE) / besselK(w, lambda, TRUE)
+  h <- 1e-5
+  dlogk <- (log(besselK(w, lambda + h, TRUE)) -
+              log(besselK(w, lambda - h, TRUE))) / (2 * h)
+  list(inv_y = sqrt(psi / chi) * ratio - 2 * lambda / chi,
+       y = sqrt(chi / psi) * ratio, log_y = 0.5 * log(chi / psi) + dlogk)
+}
+
+test_that("the factor mixture's one-pass E-step equals a plain-R one", {
+  sim <- fmix_sim(300, 6, 2, 2, 5)
+  x <- unname(sim$x)
+  pars <- lapply(sim$truth$components, function(par) {
+    par$p <- 0.7
+    par
+  })
+  pars[[2L]]$mu <- pars[[2L]]$mu + 0.5
+  props <- c(0.3, 0.7)
+  w <- rep_len(c(1, 0, 2.5, 0.5), nrow(x))
+  what <- mix_what_rows()
+  es <- mixture_factor_estep(x, pars, props, w, what, rows = TRUE,
+                             threads = 2L)
+  # the plain-R E-step: dense Sigma_k = F F' + D, the log densities of
+  # fmix_ref_logpdf(), memberships by log-sum-exp, GIG moments by besselK()
+  d <- ncol(x)
+  lf <- vapply(seq_along(pars), function(k) {
+    log(props[[k]]) + fmix_ref_logpdf(x, pars[[k]])
+  }, numeric(nrow(x)))
+  top <- apply(lf, 1L, max)
+  lse <- top + log(rowSums(exp(lf - top)))
+  tau <- exp(lf - lse)
+  ok <- w > 0
+  expect_equal(es$n, sum(ok))
+  expect_equal(es$weight, sum(w))
+  expect_equal(es$loglik, sum(w * lse), tolerance = 1e-10)
+  expect_equal(es$n_bad, 0)
+  expect_equal(es$rows$tau, tau, tolerance = 1e-10)
+  expect_equal(es$rows$loglik, lse, tolerance = 1e-10)
+  for (k in seq_along(pars)) {
+    par <- pars[[k]]
+    sigma <- tcrossprod(par$loadings) + diag(par$uniquenesses, d)
+    si <- solve(sigma)
+    u <- sweep(x, 2L, par$mu)
+    m <- fmix_ref_gig(par$p - d / 2, par$b + rowSums((u %*% si) * u),
+                      par$a + sum(par$gamma * (si %*% par$gamma)))
+    v <- w * tau[, k]
+    st <- es$components[[k]]
+    expect_equal(st$tau, sum(v), tolerance = 1e-10)
+    expect_equal(st$s_inv, sum(v * m$inv_y), tolerance = 1e-10)
+    expect_equal(st$s_y, sum(v * m$y), tolerance = 1e-10)
+    expect_equal(st$s_log, sum(v * m$log_y), tolerance = 1e-7)
+    expect_equal(st$sx, colSums(v * u), tolerance = 1e-10)
+    expect_equal(st$sxw, colSums(v * m$inv_y * u), tolerance = 1e-10)
+    s <- crossprod(u, v * m$inv_y * u)
+    proj <- t(par$loadings) %*% si
+    expect_equal(st$sxx_diag, diag(s), tolerance = 1e-10)
+    expect_equal(unname(st$sxx_proj), unname(s %*% t(proj)),
+                 tolerance = 1e-10)
+    expect_equal(es$rows$inv_y[, k], m$inv_y, tolerance = 1e-10)
+    expect_equal(es$rows$y[, k], m$y, tolerance = 1e-10)
+    expect_equal(es$rows$log_y[, k], m$log_y, tolerance = 1e-7)
+  }
+})
+
+test_that("the factor mixture E-step: the same bits on 1 and 2 threads", {
+  sim <- fmix_sim(6000, 6, 2, 3, 7)
+  pars <- sim$truth$components
+  props <- sim$truth$proportions
+  w <- rep_len(c(1, 0, 2.5, 0.5), nrow(sim$x))
+  what <- mix_what_rows()
+  one <- mixture_factor_estep(sim$x, pars, props, w, what, rows = TRUE,
+                              threads = 1L)
+  two <- mixture_factor_estep(sim$x, pars, props, w, what, rows = TRUE,
+                              threads = 2L)
+  expect_identical(one, two)
+  expect_identical(
+    mixture_factor_estep(sim$x, pars, props, NULL, what, threads = 1L),
+    mixture_factor_estep(sim$x, pars, props, NULL, what, threads = 2L)
+  )
+})
