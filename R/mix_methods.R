@@ -157,11 +157,7 @@ mixture_print_extra <- function(x, digits) {
 #' @rdname ghmix_mixture
 #' @export
 summary.ghmix_mixture <- function(object, ...) {
-  tab <- if (is.null(object$factors)) {
-    mixture_summary_tables(object)
-  } else {
-    mixture_factor_tables(object)
-  }
+  tab <- mixture_summary_tables(object)
   structure(
     list(proportions = object$proportions, proportions_se = tab$prop_se,
          has_se = tab$has_se, coefficients = tab$tables,
@@ -181,24 +177,31 @@ summary.ghmix_mixture <- function(object, ...) {
 }
 
 # Per component its estimates with standard errors from vcov(), and the
-# proportions' standard errors.
+# proportions' standard errors: none at a posterior mode (`shrink`), nor
+# for factor mixtures with more parameters than vcov() forms.
 mixture_summary_tables <- function(object) {
-  se <- if (is.null(object$shrink)) {
+  k <- length(names_all(object)) - 1L
+  big <- !is.null(object$factors) && k > factor_vcov_max_k
+  se <- if (is.null(object$shrink) && !big) {
     sqrt(pmax(diag(stats::vcov(object)), 0))
   } else {
-    rep(NA_real_, length(names_all(object))) # a posterior mode
+    rep(NA_real_, k + 1L)
   }
   size <- length(se) %/% object$G - 1L
-  tables <- lapply(seq_len(object$G), function(k) {
-    est <- pack_nat(object$components[[k]], object$family, object$symmetric)
+  tables <- lapply(seq_len(object$G), function(g) {
+    est <- pack_nat(object$components[[g]], object$family, object$symmetric)
     out <- cbind(Estimate = est,
-                 `Std. Error` = unname(se[(k - 1L) * size + seq_len(size)]))
+                 `Std. Error` = unname(se[(g - 1L) * size + seq_len(size)]))
     rownames(out) <- names_nat(colnames(object$data), object$family,
-                               object$symmetric)
+                               object$symmetric, object$factors)
     out
   })
   list(tables = tables, has_se = !all(is.na(se)),
-       prop_se = unname(se[object$G * size + seq_len(object$G)]))
+       prop_se = unname(se[object$G * size + seq_len(object$G)]),
+       note = if (big) {
+         sprintf("vcov() is formed for at most %d parameters; this fit has %d",
+                 factor_vcov_max_k, k)
+       })
 }
 
 #' @rdname ghmix_mixture

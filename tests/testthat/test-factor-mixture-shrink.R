@@ -311,3 +311,22 @@ test_that("factor mixtures with shrink: columns of scales far apart", {
   expect_error(fshr_fit(x, shrink = ghmix_shrink(diag(6), weight = 5)),
                "too far apart", class = "ghmix_error_shrink")
 })
+
+test_that("factor mixtures with shrink: summary() has no standard errors", {
+  # a posterior mode: summary() prints the estimates without standard
+  # errors (it called vcov(), which refuses penalised fits, and failed)
+  x <- fshr_sim(n = 200, d = 3)
+  for (r in 0:1) {
+    set.seed(1)
+    fit <- suppressWarnings(fit_nig(x, components = 2, factors = r,
+                                    shrink = 5))
+    s <- summary(fit)
+    expect_s3_class(s, "summary.ghmix_mixture")
+    expect_true(all(is.na(s$coefficients[[1L]][, 2L])))
+    est <- s$coefficients[[1L]][, 1L]
+    expect_identical(unname(est[paste0("mu[v", 1:3, "]")]),
+                     unname(fit$components[[1L]]$mu))
+    expect_output(print(s), "Penalised fit")
+    expect_error(vcov(fit), class = "ghmix_error_shrink")
+  }
+})
