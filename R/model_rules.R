@@ -13,7 +13,8 @@ model_rules <- list(
   ),
   online_components = list(
     args = c("control$online", "components"), class = "ghmix_error_argument",
-    message = "Online EM (`control$online`) fits one distribution.",
+    message = paste("Online EM (`control$online`) fits one distribution:",
+                    "`components` must be 1."),
     why = "not written yet: averaged statistics per component"
   ),
   online_cluster = list(
@@ -111,8 +112,9 @@ model_rules <- list(
     args = c("shrink", "control$online"),
     class = c("ghmix_error_shrink", "ghmix_error_argument"),
     message = paste(
-      'Online EM takes no `shrink` weight "cv" (it would refit the',
-      "stream); give a weight, or NULL for the rule on the first batch."
+      'Online EM (`control$online`) takes no `shrink` weight "cv" (it would',
+      "refit the stream); give a weight, or NULL for the rule on the first",
+      "batch."
     ),
     why = "a stream is read once"
   ),
@@ -135,7 +137,7 @@ model_rules <- list(
     args = c("shrink", "x"),
     class = c("ghmix_error_shrink", "ghmix_error_argument"),
     message = paste(
-      "The target of `shrink` must be \"diagonal\" here: the data's scale",
+      "The target of `shrink` must be \"diagonal\" here: the scale of `x`",
       "is beyond the doubles for a target in the data's units (the rows are",
       "fitted standardised)."
     ),
@@ -145,8 +147,8 @@ model_rules <- list(
     args = c("shrink", "x"),
     class = c("ghmix_error_shrink", "ghmix_error_argument"),
     message = paste(
-      "The target of `shrink` must be \"diagonal\" here: the columns'",
-      "scales are too far apart for a target in the data's units."
+      "The target of `shrink` must be \"diagonal\" here: the scales of",
+      "the columns of `x` are too far apart for a target in the data's units."
     ),
     why = "the target is no double in the data's units"
   ),

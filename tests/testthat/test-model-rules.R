@@ -58,6 +58,21 @@ test_that("every rule names two arguments and a reason", {
   }
 })
 
+test_that("every fixed message names both of its rule's arguments", {
+  # (control$online as `control$online` or online EM's name; messages
+  # built from values are checked where they are raised, below)
+  for (id in names(ghmix:::model_rules)) {
+    rule <- ghmix:::model_rules[[id]]
+    if (!is.character(rule$message)) next
+    for (arg in unique(rule$args)) {
+      expect_true(grepl(arg, rule$message, fixed = TRUE) ||
+                    grepl(sub("^control\\$", "", arg), rule$message,
+                          fixed = TRUE),
+                  label = paste(id, "names", arg))
+    }
+  }
+})
+
 test_that("every rule is raised by the call that asks for it", {
   skip_if_not_installed("future")
   calls <- rules_calls()
