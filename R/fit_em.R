@@ -63,9 +63,6 @@ mix_update <- function(pt, ctx) {
   mix_point(par, ctx)
 }
 
-# Relative change of the standardised parameter vector.
-theta_change <- function(a, b) max(abs(a - b) / (1 + abs(b)))
-
 mix_em <- function(par0, ctx) {
   ctl <- ctx$control
   n <- ctx$nobs
@@ -102,7 +99,7 @@ mix_em <- function(par0, ctx) {
       status <- list(converged = FALSE, message = sing)
       break
     }
-    done <- mix_converged(pt, nxt$pt, n + shrink_rows(ctx$shrink), ctl)
+    done <- em_converged(pt, nxt$pt, n + shrink_rows(ctx$shrink), ctl)
     pt <- nxt$pt
     if (done) {
       status <- list(converged = TRUE, message = "converged")
@@ -113,14 +110,6 @@ mix_em <- function(par0, ctx) {
     point = pt, iterations = iter, status = status,
     trace = mix_trace_frame(trace, iter + 1, n, !is.null(ctx$shrink))
   )
-}
-
-# A tolerance of 0 turns its rule off (the fit runs max_iter iterations).
-# n: the rows (with a prior, plus its pseudo-observations).
-mix_converged <- function(old, new, n, ctl) {
-  ctl$tol > 0 && ctl$param_tol > 0 &&
-    isTRUE(abs(new$objective - old$objective) / n <= ctl$tol &&
-             theta_change(new$theta, old$theta) <= ctl$param_tol)
 }
 
 # The trace starts small and doubles as the iterations need it (never
@@ -195,33 +184,20 @@ mix_step_falls <- function(old, new) {
   isTRUE(new$objective < old$objective - 1e-9 * abs(old$objective))
 }
 
-# The SQUAREM extrapolation from pt through the EM steps p1, p2.
+# The SQUAREM step (em_squarem()) from pt through the EM steps p1, p2; a
+# factor fit tries its block candidate too (factor_squarem_block()).
 mix_squarem <- function(pt, p1, p2, ctx, step_max) {
-  r <- p1$theta - pt$theta
-  v <- p2$theta - p1$theta - r
-  raw <- -sqrt(sum(r^2) / sum(v^2))
-  if (!is.finite(raw)) raw <- -1
-  alpha <- max(min(raw, -1), -step_max)
-  if (alpha == -1) {
-    # theta0 - 2 alpha r + alpha^2 v is then p2 itself
-    if (raw < -step_max) step_max <- 4 * step_max
-    return(list(ok = TRUE, pt = p2, kind = "em", alpha = alpha,
-                step_max = step_max))
-  }
-  theta <- pt$theta - 2 * alpha * r + alpha^2 * v
-  par <- from_std(unpack_em(theta, ctx$family, ctx$symmetric,
-                            length(pt$par$mu), ctx$factors), ctx$std)
-  px <- mix_point(par, ctx)
-  if (!is.null(ctx$factors) && raw < alpha) {
-    px <- factor_squarem_block(px, pt, r, v, alpha, ctx)
-  }
-  if (px$ok && px$objective >= p2$objective) {
-    if (alpha == -step_max) step_max <- 4 * step_max
-    return(list(ok = TRUE, pt = px, kind = "squarem", alpha = alpha,
-                step_max = step_max))
-  }
-  list(ok = TRUE, pt = p2, kind = "em", alpha = alpha,
-       step_max = max(1, step_max / 4))
+  sq <- em_squarem(pt, p1, p2, step_max, function(theta, r, v, alpha, raw) {
+    par <- from_std(unpack_em(theta, ctx$family, ctx$symmetric,
+                              length(pt$par$mu), ctx$factors), ctx$std)
+    px <- mix_point(par, ctx)
+    if (!is.null(ctx$factors) && raw < alpha) {
+      px <- factor_squarem_block(px, pt, r, v, alpha, ctx)
+    }
+    px
+  })
+  list(ok = TRUE, pt = if (sq$take == "squarem") sq$state else p2,
+       kind = sq$take, alpha = sq$alpha, step_max = sq$step_max)
 }
 
 mix_fail_message <- function(pt, ctx) {

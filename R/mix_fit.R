@@ -314,7 +314,7 @@ mixture_em <- function(z, pars, props, ctx, max_iter, trace_on,
     behind <- mixture_screen_behind(ctx, cur, nxt$state, max_iter - iter) ||
       (stop_on_drop && !is.null(nxt$dropped))
     done <- nxt$kind != "drop" &&
-      mixture_converged(cur, nxt$state,
+      em_converged(cur, nxt$state,
                         n + mixture_shrink_rows(ctx$shrink, length(pars)),
                         ctx$control)
     cur <- nxt$state
@@ -439,25 +439,14 @@ mixture_cycle <- function(cur, ctx, step_max) {
   mixture_squarem(cur, s1, s2, ctx, step_max)
 }
 
-# The SQUAREM extrapolation from cur through the EM steps s1, s2 (as
-# mix_squarem() for one distribution).
+# The SQUAREM step (em_squarem()) from cur through the EM steps s1, s2.
 mixture_squarem <- function(cur, s1, s2, ctx, step_max) {
-  r <- s1$state$theta - cur$theta
-  v <- s2$state$theta - s1$state$theta - r
-  raw <- -sqrt(sum(r^2) / sum(v^2))
-  if (!is.finite(raw)) raw <- -1
-  alpha <- max(min(raw, -1), -step_max)
-  if (alpha == -1) {
-    if (raw < -step_max) step_max <- 4 * step_max
-    return(c(s2, list(step_max = step_max)))
-  }
-  ext <- mixture_from_theta(cur$theta - 2 * alpha * r + alpha^2 * v, cur, ctx)
-  if (!is.null(ext) && ext$ok && ext$objective >= s2$state$objective) {
-    if (alpha == -step_max) step_max <- 4 * step_max
-    return(list(state = ext, kind = "squarem", dropped = NULL,
-                step_max = step_max))
-  }
-  c(s2, list(step_max = max(1, step_max / 4)))
+  sq <- em_squarem(cur, s1$state, s2$state, step_max, function(theta, ...) {
+    mixture_from_theta(theta, cur, ctx)
+  })
+  if (sq$take == "em") return(c(s2, list(step_max = sq$step_max)))
+  list(state = sq$state, kind = "squarem", dropped = NULL,
+       step_max = sq$step_max)
 }
 
 mixture_from_theta <- function(theta, cur, ctx) {
@@ -475,15 +464,6 @@ mixture_from_theta <- function(theta, cur, ctx) {
     return(NULL)
   }
   mixture_state(pars, w / sum(w), ctx)
-}
-
-# The mean log-likelihood changed by at most tol and the parameter vector
-# by at most param_tol (relative; a tolerance of 0: never).
-mixture_converged <- function(old, new, n, ctl) {
-  ctl$tol > 0 && ctl$param_tol > 0 &&
-    length(old$theta) == length(new$theta) &&
-    isTRUE(abs(new$objective - old$objective) / n <= ctl$tol &&
-             theta_change(new$theta, old$theta) <= ctl$param_tol)
 }
 
 # The M-step of every component from its statistics (mstep_member(),
