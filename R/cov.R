@@ -271,6 +271,9 @@ cov_table <- list(
     online_scale = function(s, k) {
       s$sxx <- s$sxx / k
       s
+    },
+    online_mstep = function(s, par, st, state, w) {
+      mstep_member(s, par, state, online_penalty_arg(par, state$prior, w))
     }
   ),
   factor = list(
@@ -433,6 +436,12 @@ cov_table <- list(
       s$b_if <- s$b_if / sqrt(k)
       s$b_f <- s$b_f * sqrt(k)
       s
+    },
+    # S beta' does not average: the M-step from the complete-data
+    # statistics
+    online_mstep = function(s, par, st, state, w) {
+      online_factor_mstep(s, par, state,
+                          online_factor_prior(state$prior, st, par, w))
     }
   )
 )

@@ -420,16 +420,10 @@ online_estep <- function(state, batch, args) {
 
 # The batch EM's M-step (mstep_member()) from the averaged statistics s
 # at par, penalised toward the prior with w the weight of the rows seen
-# (st: the batch's E-step at par); a factor fit's from its complete-data
-# statistics (online_factor_mstep()).  The held parameters are imposed
-# after it.
+# (st: the batch's E-step at par), as the structure's online_mstep()
+# (R/cov.R) takes it.  The held parameters are imposed after it.
 online_mstep <- function(s, par, st, state, w) {
-  new <- if (!is.null(state$factors)) {
-    online_factor_mstep(s, par, state,
-                        online_factor_prior(state$prior, st, par, w))
-  } else {
-    mstep_member(s, par, state, online_penalty_arg(par, state$prior, w))
-  }
+  new <- cov_of(par)$online_mstep(s, par, st, state, w)
   if (is.null(state$fixed)) new else fixed_impose(new, state$fixed)
 }
 
