@@ -256,7 +256,23 @@ cov_table <- list(
       d_chol
     },
     vcov_max_k = Inf,
-    vcov_unidentified = function(object) FALSE
+    vcov_unidentified = function(object) FALSE,
+    online_stats = function(st, par) online_normalise(st),
+    # sum v e (u - c)(u - c)' = sxx - sxw c' - c sxw' + s_inv c c', c the
+    # shift of mu
+    online_move = function(s, shift) {
+      s$sxx <- s$sxx - tcrossprod(s$sxw, shift) - tcrossprod(shift, s$sxw) +
+        s$s_inv * tcrossprod(shift)
+      s$sxx <- (s$sxx + t(s$sxx)) / 2
+      s
+    },
+    online_scale = function(s, k) {
+      s$sxx <- s$sxx / k
+      s
+    },
+    online_mstep = function(s, par, st, state, w) {
+      mstep_member(s, par, state, online_penalty_arg(par, state$prior, w))
+    }
   ),
   factor = list(
     kind = "factor",
@@ -399,7 +415,31 @@ cov_table <- list(
            uniquenesses = exp(v[d * r + seq_len(d)]))
     },
     vcov_max_k = factor_vcov_max_k,
-    vcov_unidentified = function(object) factor_vcov_unidentified(object)
+    vcov_unidentified = function(object) factor_vcov_unidentified(object),
+    online_stats = function(st, par) {
+      s <- lapply(online_factor_latent(st, par), function(v) v / st$tau)
+      s$tau <- 1
+      s
+    },
+    online_move = function(s, shift) {
+      s$sxx_diag <- s$sxx_diag - 2 * s$sxw * shift + s$s_inv * shift^2
+      s$a_uf <- s$a_uf - tcrossprod(shift, s$b_if)
+      s
+    },
+    # Y -> k Y, f -> sqrt(k) f
+    online_scale = function(s, k) {
+      s$sxx_diag <- s$sxx_diag / k
+      s$a_uf <- s$a_uf / sqrt(k)
+      s$b_if <- s$b_if / sqrt(k)
+      s$b_f <- s$b_f * sqrt(k)
+      s
+    },
+    # S beta' does not average: the M-step from the complete-data
+    # statistics
+    online_mstep = function(s, par, st, state, w) {
+      online_factor_mstep(s, par, state,
+                          online_factor_prior(state$prior, st, par, w))
+    }
   )
 )
 

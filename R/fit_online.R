@@ -324,10 +324,10 @@ online_warmup_stage <- function(src, family, start, args, call, state) {
 online_state <- function(point, ctx, schedule, batch, t) {
   st <- online_units(point$st, ctx$scaling)
   par <- point$par
-  s <- online_stats(st, par)
+  s <- cov_of(par)$online_stats(st, par)
   scale <- gauge_scale(par, "det")
   list(
-    par = apply_scale(par, scale), s = online_scale(s, scale), t = t,
+    par = apply_scale(par, scale), s = online_scale(s, scale, par), t = t,
     schedule = schedule, family = ctx$family, symmetric = ctx$symmetric,
     fixed = ctx$fixed, factors = ctx$factors, prior = ctx$shrink,
     scaling = ctx$scaling[c("center", "scale")],
@@ -369,7 +369,7 @@ online_step <- function(state, batch, ctx, args, call) {
   t1 <- proc.time()[[3]]
   t <- state$t + 1
   g <- online_gain(state$schedule, t)
-  s <- online_average(state$s, online_stats(st, par), g)
+  s <- online_average(state$s, cov_of(par)$online_stats(st, par), g)
   w_seen <- state$nobs + st$tau
   new <- online_mstep(s, par, st, state, w_seen)
   if (!online_valid(new)) {
@@ -378,7 +378,7 @@ online_step <- function(state, batch, ctx, args, call) {
   s <- online_move(s, par, new)
   scale <- gauge_scale(new, "det")
   state$par <- apply_scale(new, scale)
-  state$s <- online_scale(s, scale)
+  state$s <- online_scale(s, scale, new)
   state$t <- t
   state$batches <- state$batches + 1
   state$loglik <- state$loglik + st$loglik
@@ -420,16 +420,10 @@ online_estep <- function(state, batch, args) {
 
 # The batch EM's M-step (mstep_member()) from the averaged statistics s
 # at par, penalised toward the prior with w the weight of the rows seen
-# (st: the batch's E-step at par); a factor fit's from its complete-data
-# statistics (online_factor_mstep()).  The held parameters are imposed
-# after it.
+# (st: the batch's E-step at par), as the structure's online_mstep()
+# (R/cov.R) takes it.  The held parameters are imposed after it.
 online_mstep <- function(s, par, st, state, w) {
-  new <- if (!is.null(state$factors)) {
-    online_factor_mstep(s, par, state,
-                        online_factor_prior(state$prior, st, par, w))
-  } else {
-    mstep_member(s, par, state, online_penalty_arg(par, state$prior, w))
-  }
+  new <- cov_of(par)$online_mstep(s, par, st, state, w)
   if (is.null(state$fixed)) new else fixed_impose(new, state$fixed)
 }
 
@@ -451,19 +445,13 @@ online_average <- function(s, new, g) {
 }
 
 # s (about par) as an E-step at par_new would take it: about par_new$mu
-# (sum v e (u - c)(u - c)' = sxx - sxw c' - c sxw' + s_inv c c', c the
-# shift of mu), and the deviation statistics about c_new = sqrt(b / a) of
-# par_new: c_new e - 1 = r (c e - 1) + (r - 1), e / c_new - 1 =
-# (e / c - 1) / r + (1 / r - 1), r = c_new / c.
+# (the structure's online_move(), R/cov.R), and the deviation
+# statistics about c_new = sqrt(b / a) of par_new (r = c_new / c):
+# c_new e - 1 = r (c e - 1) + (r - 1), e / c_new - 1 =
+# (e / c - 1) / r + (1 / r - 1).
 online_move <- function(s, par, par_new) {
   shift <- par_new$mu - par$mu
-  if (is.null(s[["sxx"]])) {
-    s <- online_factor_move(s, shift)
-  } else {
-    s$sxx <- s$sxx - tcrossprod(s$sxw, shift) - tcrossprod(shift, s$sxw) +
-      s$s_inv * tcrossprod(shift)
-    s$sxx <- (s$sxx + t(s$sxx)) / 2
-  }
+  s <- cov_of(par)$online_move(s, shift)
   s$sxw <- s$sxw - s$s_inv * shift
   s$sx <- s$sx - shift
   r <- online_dev_scale(par_new) / online_dev_scale(par)
@@ -481,15 +469,12 @@ online_dev_scale <- function(par) {
   }
 }
 
-# s under Y -> k Y (apply_scale(par, k)); the deviations are unchanged.
-online_scale <- function(s, k) {
+# s under Y -> k Y (apply_scale(par, k); par: either side, for its
+# structure); the deviations are unchanged.
+online_scale <- function(s, k, par) {
   s$s_inv <- s$s_inv / k
   s$sxw <- s$sxw / k
-  if (is.null(s[["sxx"]])) {
-    s <- online_factor_scale(s, k)
-  } else {
-    s$sxx <- s$sxx / k
-  }
+  s <- cov_of(par)$online_scale(s, k)
   s$s_y <- s$s_y * k
   s$s_log <- s$s_log + log(k)
   s

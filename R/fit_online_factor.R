@@ -88,17 +88,6 @@ online_units <- function(st, scaling) {
   st
 }
 
-# The averaged statistics of an E-step at par, per unit weight.
-online_stats <- function(st, par) {
-  if (!is.null(st[["sxx"]])) {
-    return(online_normalise(st))
-  }
-  s <- online_factor_latent(st, par)
-  s <- lapply(s, function(v) v / st$tau)
-  s$tau <- 1
-  s
-}
-
 # The complete-data statistics of the factor model (the header) from a
 # factor E-step at par.
 online_factor_latent <- function(st, par) {
@@ -146,22 +135,6 @@ online_factor_mstep <- function(s, par, state, pen = NULL) {
   c(list(mu = loc$mu, gamma = loc$gamma, loadings = f_new,
          uniquenesses = pmax(dd, factor_uniq_floor * dg)),
     fixed_mstep_sub(s, par, state))
-}
-
-# The factor statistics about mu + shift (online_move()).
-online_factor_move <- function(s, shift) {
-  s$sxx_diag <- s$sxx_diag - 2 * s$sxw * shift + s$s_inv * shift^2
-  s$a_uf <- s$a_uf - tcrossprod(shift, s$b_if)
-  s
-}
-
-# The factor statistics under Y -> k Y, f -> sqrt(k) f (online_scale()).
-online_factor_scale <- function(s, k) {
-  s$sxx_diag <- s$sxx_diag / k
-  s$a_uf <- s$a_uf / sqrt(k)
-  s$b_if <- s$b_if / sqrt(k)
-  s$b_f <- s$b_f * sqrt(k)
-  s
 }
 
 # Parameters an E-step can take.
